@@ -1,0 +1,306 @@
+//! A position: the discs of both sides and the side to move, with the rules
+//! of Othello (moves, flips, passes, game end).
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use super::bitboard::Bitboard;
+use super::geometry::Geometry;
+use super::moves::{flips, legal_moves};
+
+/// A side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Color {
+    /// Moves first.
+    Black,
+    /// Moves second.
+    White,
+}
+
+impl Color {
+    /// The other side.
+    pub const fn opposite(self) -> Color {
+        match self {
+            Color::Black => Color::White,
+            Color::White => Color::Black,
+        }
+    }
+}
+
+/// What the side to move may do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// It has these legal moves (never empty).
+    Moves(Bitboard),
+    /// It has no move but the opponent has: it must pass.
+    Pass,
+    /// Neither side can move: the game is over.
+    Terminal,
+}
+
+/// A malformed position.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PositionError {
+    #[error("a square holds both a black and a white disc")]
+    Overlap,
+    #[error("a disc lies outside the {0}x{0} board")]
+    OffBoard(u32),
+    #[error("a centre square is empty, which no reachable position has")]
+    EmptyCentre,
+    #[error("diagram: {0}")]
+    Diagram(String),
+}
+
+/// Black discs, white discs and the side to move on an N x N board.
+///
+/// Stored as (discs of the side to move, discs of the other side, colour to
+/// move), which makes a move two xors and an or.
+///
+/// ```
+/// use othello_census::board::{B4, Color, Position, Status};
+/// let start = Position::<B4>::start();
+/// assert_eq!(start.to_string(), "....\n.OX.\n.XO.\n....\nX to move\n");
+/// assert_eq!(start.side_to_move(), Color::Black);
+/// let after = start.play(1); // Black plays on b1 (row 0, column 1)
+/// assert_eq!(after.to_string(), ".X..\n.XX.\n.XO.\n....\nO to move\n");
+/// assert!(matches!(after.status(), Status::Moves(_)));
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Position<G: Geometry> {
+    me: u64,
+    opp: u64,
+    black_to_move: bool,
+    geometry: PhantomData<G>,
+}
+
+impl<G: Geometry> Position<G> {
+    /// The start position: White on the upper-left and lower-right centre
+    /// squares, Black on the other two, Black to move.
+    pub const fn start() -> Position<G> {
+        let h = G::N / 2;
+        let ul = (h - 1) * G::N + (h - 1);
+        let ur = (h - 1) * G::N + h;
+        let ll = h * G::N + (h - 1);
+        let lr = h * G::N + h;
+        Position {
+            me: (1u64 << ur) | (1u64 << ll),
+            opp: (1u64 << ul) | (1u64 << lr),
+            black_to_move: true,
+            geometry: PhantomData,
+        }
+    }
+
+    /// A position from its black and white discs and side to move.
+    pub fn from_colors(black: Bitboard, white: Bitboard, side: Color) -> Result<Self, PositionError> {
+        if black.0 & white.0 != 0 {
+            return Err(PositionError::Overlap);
+        }
+        if (black.0 | white.0) & !G::FULL != 0 {
+            return Err(PositionError::OffBoard(G::N));
+        }
+        Ok(Self::from_colors_unchecked(black.0, white.0, side))
+    }
+
+    #[inline(always)]
+    pub(crate) const fn from_colors_unchecked(black: u64, white: u64, side: Color) -> Self {
+        match side {
+            Color::Black => Position { me: black, opp: white, black_to_move: true, geometry: PhantomData },
+            Color::White => Position { me: white, opp: black, black_to_move: false, geometry: PhantomData },
+        }
+    }
+
+    /// Parses a diagram of N rows of N characters (`X` black, `O` white,
+    /// `.` empty), whitespace between rows ignored.
+    pub fn from_diagram(diagram: &str, side: Color) -> Result<Self, PositionError> {
+        let cells: Vec<char> = diagram.chars().filter(|c| !c.is_whitespace()).collect();
+        if cells.len() != G::SQUARES as usize {
+            return Err(PositionError::Diagram(format!(
+                "expected {} squares, found {}",
+                G::SQUARES,
+                cells.len()
+            )));
+        }
+        let (mut black, mut white) = (0u64, 0u64);
+        for (i, c) in cells.into_iter().enumerate() {
+            match c {
+                'X' | 'x' | 'B' | 'b' => black |= 1 << i,
+                'O' | 'o' | 'W' | 'w' => white |= 1 << i,
+                '.' | '-' => {}
+                other => return Err(PositionError::Diagram(format!("unexpected character {other:?}"))),
+            }
+        }
+        Ok(Self::from_colors_unchecked(black, white, side))
+    }
+
+    /// Black discs.
+    #[inline(always)]
+    pub const fn black(&self) -> Bitboard {
+        Bitboard(if self.black_to_move { self.me } else { self.opp })
+    }
+
+    /// White discs.
+    #[inline(always)]
+    pub const fn white(&self) -> Bitboard {
+        Bitboard(if self.black_to_move { self.opp } else { self.me })
+    }
+
+    /// Discs of the side to move.
+    #[inline(always)]
+    pub const fn mover(&self) -> Bitboard {
+        Bitboard(self.me)
+    }
+
+    /// Discs of the side not to move.
+    #[inline(always)]
+    pub const fn opponent(&self) -> Bitboard {
+        Bitboard(self.opp)
+    }
+
+    /// The side to move.
+    #[inline(always)]
+    pub const fn side_to_move(&self) -> Color {
+        if self.black_to_move { Color::Black } else { Color::White }
+    }
+
+    /// Number of discs on the board (its layer).
+    #[inline(always)]
+    pub const fn discs(&self) -> u32 {
+        (self.me | self.opp).count_ones()
+    }
+
+    /// Empty squares.
+    #[inline(always)]
+    pub const fn empty(&self) -> Bitboard {
+        Bitboard(!(self.me | self.opp) & G::FULL)
+    }
+
+    /// Legal moves of the side to move.
+    #[inline(always)]
+    pub fn legal_moves(&self) -> Bitboard {
+        Bitboard(legal_moves::<G>(self.me, self.opp))
+    }
+
+    /// Whether the side not to move has a legal move.
+    #[inline(always)]
+    pub fn opponent_can_move(&self) -> bool {
+        legal_moves::<G>(self.opp, self.me) != 0
+    }
+
+    /// What the side to move may do.
+    #[inline]
+    pub fn status(&self) -> Status {
+        let moves = self.legal_moves();
+        if !moves.is_empty() {
+            Status::Moves(moves)
+        } else if self.opponent_can_move() {
+            Status::Pass
+        } else {
+            Status::Terminal
+        }
+    }
+
+    /// Discs flipped by the side to move playing on `square`.
+    #[inline(always)]
+    pub fn flips(&self, square: u32) -> Bitboard {
+        Bitboard(flips::<G>(self.me, self.opp, square))
+    }
+
+    /// The position after the side to move plays the legal move `square`.
+    #[inline(always)]
+    pub fn play(&self, square: u32) -> Position<G> {
+        let f = flips::<G>(self.me, self.opp, square);
+        debug_assert!(f != 0, "illegal move {square}");
+        Position {
+            me: self.opp ^ f,
+            opp: self.me | f | (1u64 << square),
+            black_to_move: !self.black_to_move,
+            geometry: PhantomData,
+        }
+    }
+
+    /// The same board with the other side to move.
+    #[inline(always)]
+    pub const fn pass(&self) -> Position<G> {
+        Position { me: self.opp, opp: self.me, black_to_move: !self.black_to_move, geometry: PhantomData }
+    }
+
+    /// The children of this position in the game tree, lowest square first:
+    /// one per legal move, or the passed position when the side must pass,
+    /// or none when the game is over.
+    pub fn children(&self) -> Vec<Position<G>> {
+        match self.status() {
+            Status::Moves(m) => m.iter().map(|sq| self.play(sq)).collect(),
+            Status::Pass => vec![self.pass()],
+            Status::Terminal => Vec::new(),
+        }
+    }
+}
+
+impl<G: Geometry> fmt::Display for Position<G> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (b, w) = (self.black(), self.white());
+        for row in 0..G::N {
+            for col in 0..G::N {
+                let sq = row * G::N + col;
+                let c = if b.contains(sq) {
+                    'X'
+                } else if w.contains(sq) {
+                    'O'
+                } else {
+                    '.'
+                };
+                write!(f, "{c}")?;
+            }
+            writeln!(f)?;
+        }
+        match self.side_to_move() {
+            Color::Black => writeln!(f, "X to move"),
+            Color::White => writeln!(f, "O to move"),
+        }
+    }
+}
+
+impl<G: Geometry> fmt::Debug for Position<G> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Position<{}x{}>\n{}", G::N, G::N, self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::{B6, B8};
+
+    #[test]
+    fn start_positions() {
+        let p = Position::<B8>::start();
+        assert_eq!(p.discs(), 4);
+        assert!(p.black().contains(28) && p.black().contains(35));
+        assert!(p.white().contains(27) && p.white().contains(36));
+        assert_eq!(p.legal_moves().count(), 4);
+        let p6 = Position::<B6>::start();
+        assert_eq!(p6.legal_moves().count(), 4);
+    }
+
+    #[test]
+    fn diagram_round_trip() {
+        let p = Position::<B6>::start().play(8);
+        let text = p.to_string();
+        let body: String = text.lines().take(6).collect::<Vec<_>>().join("\n");
+        let q = Position::<B6>::from_diagram(&body, p.side_to_move()).unwrap();
+        assert_eq!(p, q);
+    }
+
+    #[test]
+    fn pass_and_terminal_4x4() {
+        use crate::board::B4;
+        let d = "XO..\n....\n....\n....";
+        // White cannot flank anything; Black can play square 2.
+        assert_eq!(Position::<B4>::from_diagram(d, Color::White).unwrap().status(), Status::Pass);
+        let q = Position::<B4>::from_diagram(d, Color::Black).unwrap();
+        assert_eq!(q.status(), Status::Moves(Bitboard::from_square(2)));
+        assert_eq!(q.play(2).to_string(), "XXX.\n....\n....\n....\nO to move\n");
+        let over = Position::<B4>::from_diagram("XX..\n....\n....\n....", Color::White).unwrap();
+        assert_eq!(over.status(), Status::Terminal);
+    }
+}

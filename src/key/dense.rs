@@ -1,0 +1,232 @@
+//! The dense base-3 key (seed 001): the centre squares one bit each, every
+//! other square one base-3 digit, the side to move on top:
+//!
+//! ```text
+//! key = centre_bits + 16 * (sum_j digit_j * 3^j) + 16 * 3^M * side
+//! ```
+//!
+//! with the squares in spiral order (`M = N*N - 4` outer squares, digit 0
+//! empty, 1 Black, 2 White; centre bit 1 = Black; side 1 = White to move).
+//! The key compares exactly as the spiral key does (side first, then the
+//! outermost square down to the centre), so the least dense key over the
+//! symmetry images is the image with the least spiral key.
+//!
+//! Packing is a sum of table entries, one per byte of each colour's
+//! bitboard, with one table per symmetry: the key of every symmetry image
+//! costs `2 * ceil(N*N / 8)` loads and adds.
+
+use std::fmt::Debug;
+use std::hash::Hash;
+use std::ops::Add;
+
+use super::{spiral_index, spiral_order};
+use crate::board::{Bitboard, Color, Geometry, Position};
+use crate::symmetry::Symmetry;
+
+/// A malformed key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum KeyError {
+    #[error("key has bits set above the width of its board size")]
+    OutOfRange,
+    #[error("key has an invalid square field")]
+    BadField,
+}
+
+/// An unsigned integer that holds a dense key.
+pub trait PackedKey:
+    Copy + Clone + Eq + Ord + Hash + Debug + Default + Send + Sync + Add<Output = Self> + 'static
+{
+    /// Width in bytes in memory.
+    const BYTES: usize;
+    /// Conversion from a `u128` known to fit.
+    fn from_u128(v: u128) -> Self;
+    /// Widening conversion.
+    fn to_u128(self) -> u128;
+}
+
+macro_rules! packed_key {
+    ($t:ty) => {
+        impl PackedKey for $t {
+            const BYTES: usize = std::mem::size_of::<$t>();
+            #[inline(always)]
+            fn from_u128(v: u128) -> Self {
+                debug_assert!(v <= <$t>::MAX as u128);
+                v as $t
+            }
+            #[inline(always)]
+            fn to_u128(self) -> u128 {
+                self as u128
+            }
+        }
+    };
+}
+packed_key!(u32);
+packed_key!(u64);
+packed_key!(u128);
+
+/// Number of significant bytes of a dense key for board side `n`
+/// (4x4: 4 (25 bits), 6x6: 7 (56 bits), 8x8: 13 (101 bits)).
+pub const fn dense_bytes(n: u32) -> usize {
+    let largest = max_dense(n) - 1;
+    (128 - largest.leading_zeros()).div_ceil(8) as usize
+}
+
+/// The largest dense key for board side `n` plus one.
+pub const fn max_dense(n: u32) -> u128 {
+    side_weight(n) * 2
+}
+
+/// Weight of the side-to-move digit: `16 * 3^(n*n - 4)`.
+pub const fn side_weight(n: u32) -> u128 {
+    16 * 3u128.pow(n * n - 4)
+}
+
+/// Per-geometry lookup tables: `black[s][byte][value]` is the contribution
+/// to the dense key of symmetry image `s` of black discs `value` in byte
+/// `byte` of the black bitboard; likewise `white`.
+pub struct KeyTables<K> {
+    black: Box<[[[K; 256]; 8]; 4]>,
+    white: Box<[[[K; 256]; 8]; 4]>,
+    side: K,
+}
+
+impl<K: PackedKey> KeyTables<K> {
+    /// Builds the tables for board side `n`.
+    pub fn build(n: u32) -> KeyTables<K> {
+        let index = spiral_index(n);
+        let mut black = Box::new([[[K::default(); 256]; 8]; 4]);
+        let mut white = Box::new([[[K::default(); 256]; 8]; 4]);
+        for (s, sym) in Symmetry::ALL.iter().enumerate() {
+            for byte in 0..8u32 {
+                for value in 0..256u32 {
+                    let (mut bsum, mut wsum) = (0u128, 0u128);
+                    for bit in 0..8 {
+                        let sq = byte * 8 + bit;
+                        if sq >= n * n || value >> bit & 1 == 0 {
+                            continue;
+                        }
+                        let i = index[sym.square(sq, n) as usize] as u32;
+                        if i < 4 {
+                            bsum += 1 << i;
+                        } else {
+                            let w = 16 * 3u128.pow(i - 4);
+                            bsum += w;
+                            wsum += 2 * w;
+                        }
+                    }
+                    black[s][byte as usize][value as usize] = K::from_u128(bsum);
+                    white[s][byte as usize][value as usize] = K::from_u128(wsum);
+                }
+            }
+        }
+        KeyTables { black, white, side: K::from_u128(side_weight(n)) }
+    }
+}
+
+/// A dense key tagged with its geometry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DenseKey<K>(pub K);
+
+/// Dense key of symmetry image `s` (index into [`Symmetry::ALL`]).
+#[inline(always)]
+pub fn image_key<G: Geometry>(p: &Position<G>, s: usize) -> G::Key {
+    let t = G::key_tables();
+    let (b, w) = (p.black().0, p.white().0);
+    let mut key = if p.side_to_move() == Color::White { t.side } else { G::Key::default() };
+    let bytes = G::SQUARES.div_ceil(8) as usize;
+    for i in 0..bytes {
+        key = key + t.black[s][i][(b >> (8 * i)) as usize & 0xff];
+        key = key + t.white[s][i][(w >> (8 * i)) as usize & 0xff];
+    }
+    key
+}
+
+/// Dense keys of the four symmetry images, in the order of [`Symmetry::ALL`].
+#[inline(always)]
+pub fn image_keys<G: Geometry>(p: &Position<G>) -> [G::Key; 4] {
+    [image_key(p, 0), image_key(p, 1), image_key(p, 2), image_key(p, 3)]
+}
+
+/// Dense key of the position itself.
+#[inline]
+pub fn pack<G: Geometry>(p: &Position<G>) -> G::Key {
+    image_key(p, 0)
+}
+
+/// The position of a dense key.
+pub fn unpack<G: Geometry>(key: G::Key) -> Result<Position<G>, KeyError> {
+    let mut v = key.to_u128();
+    if v >= max_dense(G::N) {
+        return Err(KeyError::OutOfRange);
+    }
+    let order = spiral_order(G::N);
+    let (mut b, mut w) = (0u64, 0u64);
+    for (i, &sq) in order.iter().take(4).enumerate() {
+        if v >> i & 1 == 1 {
+            b |= 1 << sq;
+        } else {
+            w |= 1 << sq;
+        }
+    }
+    v >>= 4;
+    // Split the base-3 digits off in chunks of 3^20 so that most divisions
+    // are on u64.
+    const CHUNK: u32 = 20;
+    let m = G::SQUARES - 4;
+    let mut i = 0u32;
+    while i < m {
+        let digits = CHUNK.min(m - i);
+        let base = 3u128.pow(digits);
+        let mut chunk = (v % base) as u64;
+        v /= base;
+        for d in 0..digits {
+            let sq = order[(4 + i + d) as usize];
+            match chunk % 3 {
+                0 => {}
+                1 => b |= 1 << sq,
+                _ => w |= 1 << sq,
+            }
+            chunk /= 3;
+        }
+        i += digits;
+    }
+    let side = if v == 1 { Color::White } else { Color::Black };
+    Ok(Position::from_colors(Bitboard(b), Bitboard(w), side).expect("disjoint by construction"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::{B4, B6, B8};
+    use crate::key::SpiralKey;
+
+    #[test]
+    fn widths() {
+        assert_eq!(dense_bytes(4), 4);
+        assert_eq!(dense_bytes(6), 7);
+        assert_eq!(dense_bytes(8), 13);
+        assert!(max_dense(6) <= u64::MAX as u128);
+        assert!(max_dense(4) <= u32::MAX as u128);
+    }
+
+    #[test]
+    fn round_trip_and_order() {
+        let mut ps = vec![Position::<B6>::start()];
+        for _ in 0..6 {
+            let next: Vec<_> = ps.iter().flat_map(|p| p.children()).collect();
+            ps.extend(next);
+            ps.truncate(400);
+        }
+        for a in &ps {
+            assert_eq!(unpack::<B6>(pack(a)).unwrap(), *a);
+            for b in &ps {
+                assert_eq!(pack(a).cmp(&pack(b)), SpiralKey::pack(a).cmp(&SpiralKey::pack(b)));
+            }
+        }
+        let p8 = Position::<B8>::start().play(19).pass();
+        assert_eq!(unpack::<B8>(pack(&p8)).unwrap(), p8);
+        let p4 = Position::<B4>::start().play(1);
+        assert_eq!(unpack::<B4>(pack(&p4)).unwrap(), p4);
+        assert_eq!(unpack::<B4>(max_dense(4) as u32), Err(KeyError::OutOfRange));
+    }
+}

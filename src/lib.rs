@@ -1,0 +1,7 @@
+//! othello-census: exact counts of the reachable positions, terminal
+//! positions and games of Othello on 4x4, 6x6 and 8x8 boards.
+
+pub mod board;
+pub mod key;
+pub mod perft;
+pub mod symmetry;
