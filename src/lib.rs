@@ -2,6 +2,9 @@
 //! positions and games of Othello on 4x4, 6x6 and 8x8 boards.
 
 pub mod board;
+pub mod cli;
+pub mod engine;
 pub mod key;
 pub mod perft;
+pub mod report;
 pub mod symmetry;

@@ -1,0 +1,153 @@
+//! Command-line arguments (clap). Parsing only; running is in `cli::run`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::board::BoardSize;
+
+/// Exact census of Othello on 4x4, 6x6 and 8x8 boards: every reachable
+/// position, terminal position and game, counted exactly.
+#[derive(Debug, Parser)]
+#[command(
+    name = "othello-census",
+    version,
+    about,
+    long_about = "Exact census of Othello on 4x4, 6x6 and 8x8 boards.\n\n\
+        A position is a board plus the side to move; a terminal position is one where \
+        neither side can move; a class is a set of positions equal under the four \
+        symmetries of the start (identity, 180-degree turn, both diagonal reflections). \
+        Standard rules: Black moves first, a side with no move passes, the game ends when \
+        neither side can move.",
+    after_help = "Examples:\n  othello-census count --size 4\n  othello-census perft --size 8 --depth 9\n  \
+        othello-census reproduce published-4x4"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Count every reachable position, terminal position and class, per disc count.
+    Count(CountArgs),
+    /// Count games per ply (a pass is a ply), under both conventions.
+    Perft(PerftArgs),
+    /// Reproduce published figures and explain them.
+    Reproduce(ReproduceArgs),
+}
+
+fn parse_size(s: &str) -> Result<BoardSize, String> {
+    s.parse::<BoardSize>().map_err(|e| e.to_string())
+}
+
+#[derive(Debug, Args)]
+pub struct PerftArgs {
+    /// Board size: 4, 6 or 8.
+    #[arg(short, long, value_name = "N", default_value = "8", value_parser = parse_size)]
+    pub size: BoardSize,
+    /// Count plies 1..=D.
+    #[arg(short, long, value_name = "D", value_parser = clap::value_parser!(u32).range(1..=128))]
+    pub depth: u32,
+    /// Print one JSON document on stdout instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CountArgs {
+    /// Board size: 4, 6 or 8.
+    #[arg(short, long, value_name = "N", default_value = "4", value_parser = parse_size)]
+    pub size: BoardSize,
+    /// Census engine. `dfs`: parallel depth-first walkers with a shared
+    /// in-memory cache of classes.
+    #[arg(long, value_enum, default_value = "dfs")]
+    pub engine: EngineChoice,
+    /// Stop at K discs: count the layers 4..=K only (the result is then
+    /// marked incomplete). Default: the whole game.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(4..=64))]
+    pub max_discs: Option<u32>,
+    /// Worker threads (default: all cores).
+    #[arg(short = 'j', long, value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+    /// Memory the cache may use, e.g. `8GiB`, `512MiB`, `2G` (default: 70%
+    /// of the memory available at start).
+    #[arg(long, value_name = "LIMIT", value_parser = parse_bytes)]
+    pub memory: Option<u64>,
+    /// Directory for the JSON and CSV result files.
+    #[arg(long, value_name = "DIR", default_value = "results")]
+    pub out: PathBuf,
+    /// Print one JSON document on stdout instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress display.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum EngineChoice {
+    /// Parallel depth-first walkers, shared in-memory cache.
+    Dfs,
+}
+
+#[derive(Debug, Args)]
+pub struct ReproduceArgs {
+    /// Which figures.
+    #[arg(value_enum)]
+    pub what: Reproducible,
+    /// Print one JSON document on stdout instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Reproducible {
+    /// The 4x4 totals of the design document: 24,981 and 2,576.
+    #[value(name = "published-4x4")]
+    Published4x4,
+}
+
+/// Parses a byte count: a number with an optional unit (K, M, G, T, with or
+/// without `iB`/`B`; all binary multiples).
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let value: f64 = num.parse().map_err(|_| format!("not a size: {s:?} (try 8GiB or 512MiB)"))?;
+    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        _ => return Err(format!("unknown unit in {s:?} (use K, M, G or T)")),
+    };
+    let bytes = value * mult as f64;
+    if !(1.0..1.8e19).contains(&bytes) {
+        return Err(format!("size out of range: {s:?}"));
+    }
+    Ok(bytes as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes() {
+        assert_eq!(parse_bytes("8GiB"), Ok(8 << 30));
+        assert_eq!(parse_bytes("512M"), Ok(512 << 20));
+        assert_eq!(parse_bytes("1.5g"), Ok(3 << 29));
+        assert_eq!(parse_bytes("1000"), Ok(1000));
+        assert!(parse_bytes("lots").is_err());
+        assert!(parse_bytes("3Q").is_err());
+        assert!(parse_bytes("0").is_err());
+    }
+
+    #[test]
+    fn clap_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

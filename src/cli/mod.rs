@@ -1,0 +1,49 @@
+//! The command-line front end: parse (`args`), then run one command.
+
+pub mod args;
+mod count;
+mod perft;
+mod reproduce;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+use clap::error::ErrorKind;
+
+use args::{Cli, Command};
+
+/// Entry point of the binary: parses the arguments, runs the command and
+/// turns any error into one line on stderr and a non-zero exit.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => match e.kind() {
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => e.exit(),
+            ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                let _ = e.print();
+                return ExitCode::from(2);
+            }
+            _ => {
+                let text = e.render().to_string();
+                let first = text.lines().next().unwrap_or("error: bad arguments");
+                eprintln!("{first} (see --help)");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let command_line = std::env::args().collect::<Vec<_>>().join(" ");
+    let result = match cli.command {
+        Command::Perft(a) => perft::run(&a),
+        Command::Count(a) => count::run(&a, &command_line),
+        Command::Reproduce(a) => reproduce::run(&a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            let _ = std::io::stdout().flush();
+            eprintln!("error: {}", format!("{e:#}").replace('\n', " "));
+            ExitCode::FAILURE
+        }
+    }
+}
