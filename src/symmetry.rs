@@ -23,8 +23,12 @@ pub enum Symmetry {
 
 impl Symmetry {
     /// All four, identity first.
-    pub const ALL: [Symmetry; 4] =
-        [Symmetry::Identity, Symmetry::Rotate180, Symmetry::Transpose, Symmetry::AntiTranspose];
+    pub const ALL: [Symmetry; 4] = [
+        Symmetry::Identity,
+        Symmetry::Rotate180,
+        Symmetry::Transpose,
+        Symmetry::AntiTranspose,
+    ];
 
     /// The image of square `sq` (index `row * n + col`) on an `n x n` board.
     ///
@@ -53,13 +57,18 @@ impl Symmetry {
 
     /// The image of a set of squares.
     pub fn bitboard<G: Geometry>(self, b: Bitboard) -> Bitboard {
-        b.iter().fold(Bitboard::EMPTY, |acc, sq| acc.with(self.square(sq, G::N)))
+        b.iter()
+            .fold(Bitboard::EMPTY, |acc, sq| acc.with(self.square(sq, G::N)))
     }
 
     /// The image of a position (same side to move).
     pub fn position<G: Geometry>(self, p: &Position<G>) -> Position<G> {
-        Position::from_colors(self.bitboard::<G>(p.black()), self.bitboard::<G>(p.white()), p.side_to_move())
-            .expect("a symmetry keeps colours disjoint")
+        Position::from_colors(
+            self.bitboard::<G>(p.black()),
+            self.bitboard::<G>(p.white()),
+            p.side_to_move(),
+        )
+        .expect("a symmetry keeps colours disjoint")
     }
 }
 

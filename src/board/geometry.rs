@@ -11,7 +11,9 @@ use std::sync::LazyLock;
 use crate::key::dense::{KeyTables, PackedKey};
 
 /// A board size known at compile time.
-pub trait Geometry: Copy + Clone + Default + fmt::Debug + PartialEq + Eq + std::hash::Hash + Send + Sync + 'static {
+pub trait Geometry:
+    Copy + Clone + Default + fmt::Debug + PartialEq + Eq + std::hash::Hash + Send + Sync + 'static
+{
     /// Side length.
     const N: u32;
     /// Number of squares, `N * N`.
@@ -75,7 +77,11 @@ impl Geometry for B8 {
 
 /// Mask of the `n * n` squares.
 pub const fn full_mask(n: u32) -> u64 {
-    if n * n == 64 { u64::MAX } else { (1u64 << (n * n)) - 1 }
+    if n * n == 64 {
+        u64::MAX
+    } else {
+        (1u64 << (n * n)) - 1
+    }
 }
 
 /// Mask of the squares not in column 0 nor column `n - 1`.
@@ -136,7 +142,9 @@ impl FromStr for BoardSize {
     type Err = GeometryError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let t = s.trim();
-        let t = t.split_once(['x', 'X']).map_or(t, |(a, b)| if a == b { a } else { "" });
+        let t = t
+            .split_once(['x', 'X'])
+            .map_or(t, |(a, b)| if a == b { a } else { "" });
         match t.parse::<u32>() {
             Ok(n) => BoardSize::from_n(n).map_err(|_| GeometryError::Unsupported(s.to_string())),
             Err(_) => Err(GeometryError::Unsupported(s.to_string())),

@@ -91,7 +91,11 @@ impl<G: Geometry> Position<G> {
     }
 
     /// A position from its black and white discs and side to move.
-    pub fn from_colors(black: Bitboard, white: Bitboard, side: Color) -> Result<Self, PositionError> {
+    pub fn from_colors(
+        black: Bitboard,
+        white: Bitboard,
+        side: Color,
+    ) -> Result<Self, PositionError> {
         if black.0 & white.0 != 0 {
             return Err(PositionError::Overlap);
         }
@@ -104,8 +108,18 @@ impl<G: Geometry> Position<G> {
     #[inline(always)]
     pub(crate) const fn from_colors_unchecked(black: u64, white: u64, side: Color) -> Self {
         match side {
-            Color::Black => Position { me: black, opp: white, black_to_move: true, geometry: PhantomData },
-            Color::White => Position { me: white, opp: black, black_to_move: false, geometry: PhantomData },
+            Color::Black => Position {
+                me: black,
+                opp: white,
+                black_to_move: true,
+                geometry: PhantomData,
+            },
+            Color::White => Position {
+                me: white,
+                opp: black,
+                black_to_move: false,
+                geometry: PhantomData,
+            },
         }
     }
 
@@ -126,7 +140,11 @@ impl<G: Geometry> Position<G> {
                 'X' | 'x' | 'B' | 'b' => black |= 1 << i,
                 'O' | 'o' | 'W' | 'w' => white |= 1 << i,
                 '.' | '-' => {}
-                other => return Err(PositionError::Diagram(format!("unexpected character {other:?}"))),
+                other => {
+                    return Err(PositionError::Diagram(format!(
+                        "unexpected character {other:?}"
+                    )));
+                }
             }
         }
         Ok(Self::from_colors_unchecked(black, white, side))
@@ -135,13 +153,21 @@ impl<G: Geometry> Position<G> {
     /// Black discs.
     #[inline(always)]
     pub const fn black(&self) -> Bitboard {
-        Bitboard(if self.black_to_move { self.me } else { self.opp })
+        Bitboard(if self.black_to_move {
+            self.me
+        } else {
+            self.opp
+        })
     }
 
     /// White discs.
     #[inline(always)]
     pub const fn white(&self) -> Bitboard {
-        Bitboard(if self.black_to_move { self.opp } else { self.me })
+        Bitboard(if self.black_to_move {
+            self.opp
+        } else {
+            self.me
+        })
     }
 
     /// Discs of the side to move.
@@ -159,7 +185,11 @@ impl<G: Geometry> Position<G> {
     /// The side to move.
     #[inline(always)]
     pub const fn side_to_move(&self) -> Color {
-        if self.black_to_move { Color::Black } else { Color::White }
+        if self.black_to_move {
+            Color::Black
+        } else {
+            Color::White
+        }
     }
 
     /// Number of discs on the board (its layer).
@@ -221,7 +251,12 @@ impl<G: Geometry> Position<G> {
     /// The same board with the other side to move.
     #[inline(always)]
     pub const fn pass(&self) -> Position<G> {
-        Position { me: self.opp, opp: self.me, black_to_move: !self.black_to_move, geometry: PhantomData }
+        Position {
+            me: self.opp,
+            opp: self.me,
+            black_to_move: !self.black_to_move,
+            geometry: PhantomData,
+        }
     }
 
     /// The children of this position in the game tree, lowest square first:
@@ -296,7 +331,12 @@ mod tests {
         use crate::board::B4;
         let d = "XO..\n....\n....\n....";
         // White cannot flank anything; Black can play square 2.
-        assert_eq!(Position::<B4>::from_diagram(d, Color::White).unwrap().status(), Status::Pass);
+        assert_eq!(
+            Position::<B4>::from_diagram(d, Color::White)
+                .unwrap()
+                .status(),
+            Status::Pass
+        );
         let q = Position::<B4>::from_diagram(d, Color::Black).unwrap();
         assert_eq!(q.status(), Status::Moves(Bitboard::from_square(2)));
         assert_eq!(q.play(2).to_string(), "XXX.\n....\n....\n....\nO to move\n");

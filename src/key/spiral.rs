@@ -77,8 +77,15 @@ impl SpiralKey {
                 _ => return Err(KeyError::BadField),
             }
         }
-        let side = if self.0 >> (width - 1) & 1 == 1 { Color::White } else { Color::Black };
-        Ok(Position::from_colors(Bitboard(b), Bitboard(w), side).expect("disjoint by construction"))
+        let side = if self.0 >> (width - 1) & 1 == 1 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        Ok(
+            Position::from_colors(Bitboard(b), Bitboard(w), side)
+                .expect("disjoint by construction"),
+        )
     }
 }
 
