@@ -5,6 +5,7 @@ pub mod board;
 pub mod cli;
 pub mod engine;
 pub mod key;
+pub mod legacy;
 pub mod perft;
 pub mod report;
 pub mod symmetry;
