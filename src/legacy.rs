@@ -22,16 +22,7 @@ pub enum Flipping {
     Legacy,
 }
 
-const DIRECTIONS: [(i32, i32); 8] = [
-    (-1, -1),
-    (-1, 0),
-    (-1, 1),
-    (0, -1),
-    (0, 1),
-    (1, -1),
-    (1, 0),
-    (1, 1),
-];
+const DIRECTIONS: [(i32, i32); 8] = [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)];
 
 /// Squares that become the mover's (besides the placed one) when `me`
 /// plays on `square` against `opp` with the legacy defect.
@@ -83,10 +74,7 @@ impl State {
     }
 
     fn moves<G: Geometry>(&self, c: Color) -> u64 {
-        Position::<G>::from_colors(Bitboard(self.black), Bitboard(self.white), c)
-            .expect("disjoint")
-            .legal_moves()
-            .0
+        Position::<G>::from_colors(Bitboard(self.black), Bitboard(self.white), c).expect("disjoint").legal_moves().0
     }
 
     fn play<G: Geometry>(&self, q: Color, square: u32, flipping: Flipping) -> State {
@@ -101,11 +89,7 @@ impl State {
             Color::Black => (me2, opp2),
             Color::White => (opp2, me2),
         };
-        State {
-            black,
-            white,
-            player: q.opposite(),
-        }
+        State { black, white, player: q.opposite() }
     }
 }
 
@@ -127,11 +111,7 @@ pub struct WalkerCounts {
 /// own.
 pub fn original_walker<G: Geometry>(flipping: Flipping, shared_terminals: bool) -> WalkerCounts {
     let start = Position::<G>::start();
-    let root = State {
-        black: start.black().0,
-        white: start.white().0,
-        player: Color::Black,
-    };
+    let root = State { black: start.black().0, white: start.white().0, player: Color::Black };
     let mut visited: HashSet<State> = HashSet::new();
     let mut terminals: HashSet<State> = HashSet::new();
     let mut stack = vec![root];
@@ -146,30 +126,21 @@ pub fn original_walker<G: Geometry>(flipping: Flipping, shared_terminals: bool) 
             moves = s.moves::<G>(q);
         }
         if moves == 0 {
-            let key = State {
-                player: p.opposite(),
-                ..s
-            };
+            let key = State { player: p.opposite(), ..s };
             terminals.insert(key);
             if shared_terminals {
                 visited.insert(key);
             }
             continue;
         }
-        let children: Vec<State> = Bitboard(moves)
-            .iter()
-            .map(|sq| s.play::<G>(q, sq, flipping))
-            .collect();
+        let children: Vec<State> = Bitboard(moves).iter().map(|sq| s.play::<G>(q, sq, flipping)).collect();
         for child in children.into_iter().rev() {
             if visited.insert(child) {
                 stack.push(child);
             }
         }
     }
-    WalkerCounts {
-        popped,
-        terminal_pairs: terminals.len() as u64,
-    }
+    WalkerCounts { popped, terminal_pairs: terminals.len() as u64 }
 }
 
 /// The first place, in order of ply and then of the walker's move order,
@@ -204,16 +175,9 @@ pub fn first_divergence<G: Geometry>() -> Option<Divergence<G>> {
                     Color::White => (opp, me),
                 };
                 let legacy =
-                    Position::from_colors(Bitboard(b), Bitboard(w), p.side_to_move().opposite())
-                        .expect("disjoint");
+                    Position::from_colors(Bitboard(b), Bitboard(w), p.side_to_move().opposite()).expect("disjoint");
                 if legacy != standard {
-                    return Some(Divergence {
-                        ply,
-                        before: *p,
-                        square: sq,
-                        standard,
-                        legacy,
-                    });
+                    return Some(Divergence { ply, before: *p, square: sq, standard, legacy });
                 }
                 next.push(standard);
             }
@@ -259,20 +223,8 @@ mod tests {
         let legacy = original_walker::<B4>(Flipping::Legacy, true);
         assert_eq!(legacy.popped, 24_981);
         let separate = original_walker::<B4>(Flipping::Legacy, false);
-        assert_eq!(
-            separate,
-            WalkerCounts {
-                popped: 25_447,
-                terminal_pairs: 2_576
-            }
-        );
+        assert_eq!(separate, WalkerCounts { popped: 25_447, terminal_pairs: 2_576 });
         let standard = original_walker::<B4>(Flipping::Standard, false);
-        assert_eq!(
-            standard,
-            WalkerCounts {
-                popped: 55_093,
-                terminal_pairs: 6_168
-            }
-        );
+        assert_eq!(standard, WalkerCounts { popped: 55_093, terminal_pairs: 6_168 });
     }
 }

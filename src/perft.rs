@@ -42,11 +42,7 @@ struct Tally {
 impl Tally {
     fn new(depth: u32) -> Tally {
         let len = depth as usize + 1;
-        Tally {
-            nodes: vec![0; len],
-            passes: vec![0; len],
-            ended: vec![0; len],
-        }
+        Tally { nodes: vec![0; len], passes: vec![0; len], ended: vec![0; len] }
     }
 
     fn merge(mut self, other: Tally) -> Tally {
@@ -150,9 +146,6 @@ mod tests {
         let games: Vec<u64> = rows.iter().map(|r| r.games).collect();
         assert_eq!(games, vec![4, 12, 56, 244]);
         let rows4 = perft::<B4>(3);
-        assert_eq!(
-            rows4.iter().map(|r| r.games).collect::<Vec<_>>(),
-            vec![4, 12, 44]
-        );
+        assert_eq!(rows4.iter().map(|r| r.games).collect::<Vec<_>>(), vec![4, 12, 44]);
     }
 }

@@ -23,12 +23,8 @@ pub enum Symmetry {
 
 impl Symmetry {
     /// All four, identity first.
-    pub const ALL: [Symmetry; 4] = [
-        Symmetry::Identity,
-        Symmetry::Rotate180,
-        Symmetry::Transpose,
-        Symmetry::AntiTranspose,
-    ];
+    pub const ALL: [Symmetry; 4] =
+        [Symmetry::Identity, Symmetry::Rotate180, Symmetry::Transpose, Symmetry::AntiTranspose];
 
     /// The image of square `sq` (index `row * n + col`) on an `n x n` board.
     ///
@@ -36,13 +32,13 @@ impl Symmetry {
     /// use othello_census::symmetry::Symmetry;
     /// // 4x4, square 1 = (0,1):
     /// // . a . .     . . . .     . . . .     . . . .
-    /// // . . . .  -> . . . .     a . . .     . . . a
-    /// // . . . .     . . . .     . . . .     . . . .
+    /// // . . . .     . . . .     a . . .     . . . .
+    /// // . . . .     . . . .     . . . .     . . . a
     /// // . . . .     . . a .     . . . .     . . . .
     /// //  identity   rotate180   transpose  anti-transpose
     /// assert_eq!(Symmetry::Rotate180.square(1, 4), 14);
     /// assert_eq!(Symmetry::Transpose.square(1, 4), 4);
-    /// assert_eq!(Symmetry::AntiTranspose.square(1, 4), 7);
+    /// assert_eq!(Symmetry::AntiTranspose.square(1, 4), 11);
     /// ```
     pub const fn square(self, sq: u32, n: u32) -> u32 {
         let (r, c) = (sq / n, sq % n);
@@ -57,18 +53,13 @@ impl Symmetry {
 
     /// The image of a set of squares.
     pub fn bitboard<G: Geometry>(self, b: Bitboard) -> Bitboard {
-        b.iter()
-            .fold(Bitboard::EMPTY, |acc, sq| acc.with(self.square(sq, G::N)))
+        b.iter().fold(Bitboard::EMPTY, |acc, sq| acc.with(self.square(sq, G::N)))
     }
 
     /// The image of a position (same side to move).
     pub fn position<G: Geometry>(self, p: &Position<G>) -> Position<G> {
-        Position::from_colors(
-            self.bitboard::<G>(p.black()),
-            self.bitboard::<G>(p.white()),
-            p.side_to_move(),
-        )
-        .expect("a symmetry keeps colours disjoint")
+        Position::from_colors(self.bitboard::<G>(p.black()), self.bitboard::<G>(p.white()), p.side_to_move())
+            .expect("a symmetry keeps colours disjoint")
     }
 }
 

@@ -10,11 +10,7 @@ use othello_census::engine::dfs::{DfsConfig, Live, census};
 use othello_census::engine::{CensusCounts, Counts};
 
 fn run<G: Geometry>(max_discs: u32, threads: usize) -> CensusCounts {
-    let config = DfsConfig {
-        threads,
-        max_discs,
-        memory_limit: 1 << 32,
-    };
+    let config = DfsConfig { threads, max_discs, memory_limit: 1 << 32 };
     census::<G>(&config, &Live::default()).expect("fits").counts
 }
 
@@ -37,17 +33,9 @@ fn compare_with_oracle<G: Geometry>(max_discs: u32) {
         let got = run::<G>(max_discs, threads);
         assert_eq!(got.layers.len(), (max_discs - 3) as usize);
         for l in &got.layers {
-            assert_eq!(
-                as_oracle(&l.counts),
-                want[l.discs as usize],
-                "layer {} ({threads} threads)",
-                l.discs
-            );
+            assert_eq!(as_oracle(&l.counts), want[l.discs as usize], "layer {} ({threads} threads)", l.discs);
         }
-        assert_eq!(
-            got.explored, got.totals.classes,
-            "every class is expanded once"
-        );
+        assert_eq!(got.explored, got.totals.classes, "every class is expanded once");
     }
 }
 
@@ -78,17 +66,8 @@ fn published_4x4_fixed_points() {
     assert_eq!(t.classes, 15_856);
     assert_eq!(t.terminal_classes, 1_604);
     let per_layer: Vec<u64> = c.layers.iter().map(|l| l.counts.positions).collect();
-    assert_eq!(
-        per_layer,
-        [
-            1, 4, 12, 42, 124, 400, 1124, 2792, 6716, 12442, 17962, 16118, 5052
-        ]
-    );
-    let terminal: Vec<u64> = c
-        .layers
-        .iter()
-        .map(|l| l.counts.terminal_positions)
-        .collect();
+    assert_eq!(per_layer, [1, 4, 12, 42, 124, 400, 1124, 2792, 6716, 12442, 17962, 16118, 5052]);
+    let terminal: Vec<u64> = c.layers.iter().map(|l| l.counts.terminal_positions).collect();
     assert_eq!(terminal, [0, 0, 0, 0, 0, 0, 4, 4, 10, 80, 208, 810, 5052]);
 }
 
@@ -101,11 +80,7 @@ fn a_cut_census_is_a_prefix_of_the_full_one() {
 
 #[test]
 fn memory_limit_stops_the_run() {
-    let config = DfsConfig {
-        threads: 2,
-        max_discs: 14,
-        memory_limit: 1 << 20,
-    };
+    let config = DfsConfig { threads: 2, max_discs: 14, memory_limit: 1 << 20 };
     let err = census::<B6>(&config, &Live::default()).unwrap_err();
     assert!(err.to_string().contains("memory limit"), "{err}");
 }

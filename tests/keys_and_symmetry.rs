@@ -14,11 +14,7 @@ use proptest::prelude::*;
 
 fn to_engine<G: Geometry>(p: &Naive) -> Position<G> {
     let body: String = p.diagram().lines().take(p.n).collect::<Vec<_>>().join("\n");
-    let side = if p.to_move == BLACK {
-        Color::Black
-    } else {
-        Color::White
-    };
+    let side = if p.to_move == BLACK { Color::Black } else { Color::White };
     Position::<G>::from_diagram(&body, side).unwrap()
 }
 
@@ -26,12 +22,7 @@ fn to_engine<G: Geometry>(p: &Naive) -> Position<G> {
 fn arbitrary<G: Geometry>(cells: &[u8], white_to_move: bool) -> Position<G> {
     let n = G::N;
     let h = n / 2;
-    let centre = [
-        (h - 1) * n + h - 1,
-        (h - 1) * n + h,
-        h * n + h - 1,
-        h * n + h,
-    ];
+    let centre = [(h - 1) * n + h - 1, (h - 1) * n + h, h * n + h - 1, h * n + h];
     let (mut b, mut w) = (Bitboard::EMPTY, Bitboard::EMPTY);
     for sq in 0..G::SQUARES {
         let v = cells[sq as usize % cells.len()] % 3;
@@ -42,16 +33,7 @@ fn arbitrary<G: Geometry>(cells: &[u8], white_to_move: bool) -> Position<G> {
             _ => {}
         }
     }
-    Position::from_colors(
-        b,
-        w,
-        if white_to_move {
-            Color::White
-        } else {
-            Color::Black
-        },
-    )
-    .unwrap()
+    Position::from_colors(b, w, if white_to_move { Color::White } else { Color::Black }).unwrap()
 }
 
 fn check_keys<G: Geometry>(a: &Position<G>, b: &Position<G>) {

@@ -30,21 +30,9 @@ fn a124004_8x8_plies_1_to_9() {
 fn four_by_four_by_ply() {
     let rows = perft::<B4>(16);
     let a: Vec<u64> = rows.iter().map(|r| r.games_a124004).collect();
-    assert_eq!(
-        a,
-        [
-            4, 12, 44, 128, 424, 1256, 3624, 9116, 20044, 36540, 50704, 57436, 59564, 59980, 60060,
-            60060
-        ]
-    );
+    assert_eq!(a, [4, 12, 44, 128, 424, 1256, 3624, 9116, 20044, 36540, 50704, 57436, 59564, 59980, 60060, 60060]);
     let dropped: Vec<u64> = rows.iter().map(|r| r.games).collect();
-    assert_eq!(
-        dropped,
-        [
-            4, 12, 44, 128, 424, 1256, 3624, 9112, 20032, 36412, 50268, 55112, 31396, 12920, 3416,
-            612
-        ]
-    );
+    assert_eq!(dropped, [4, 12, 44, 128, 424, 1256, 3624, 9112, 20032, 36412, 50268, 55112, 31396, 12920, 3416, 612]);
 }
 
 #[test]
@@ -67,9 +55,6 @@ fn depth_does_not_change_shallow_plies() {
     let deep = perft::<B6>(8);
     let shallow = perft::<B6>(5);
     for (a, b) in deep.iter().zip(&shallow) {
-        assert_eq!(
-            (a.games, a.games_a124004, a.passes),
-            (b.games, b.games_a124004, b.passes)
-        );
+        assert_eq!((a.games, a.games_a124004, a.passes), (b.games, b.games_a124004, b.passes));
     }
 }

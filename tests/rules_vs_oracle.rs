@@ -9,11 +9,7 @@ use proptest::prelude::*;
 
 fn to_engine<G: Geometry>(p: &Naive) -> Position<G> {
     let body: String = p.diagram().lines().take(p.n).collect::<Vec<_>>().join("\n");
-    let side = if p.to_move == BLACK {
-        Color::Black
-    } else {
-        Color::White
-    };
+    let side = if p.to_move == BLACK { Color::Black } else { Color::White };
     Position::<G>::from_diagram(&body, side).expect("oracle diagram parses")
 }
 
@@ -27,22 +23,12 @@ fn check_game<G: Geometry>(choices: &[u16]) {
         assert_eq!(pos.to_string(), naive.diagram());
         let naive_moves = naive.moves();
         let engine_moves: Vec<usize> = pos.legal_moves().iter().map(|s| s as usize).collect();
-        assert_eq!(
-            engine_moves,
-            naive_moves,
-            "legal moves differ at\n{}",
-            naive.diagram()
-        );
+        assert_eq!(engine_moves, naive_moves, "legal moves differ at\n{}", naive.diagram());
         // every legal move flips the same discs
         for &m in &naive_moves {
             let want: Vec<usize> = naive.flips_for(naive.to_move, m / naive.n, m % naive.n);
             let got: Vec<usize> = pos.flips(m as u32).iter().map(|s| s as usize).collect();
-            assert_eq!(
-                got,
-                want,
-                "flips differ for move {m} at\n{}",
-                naive.diagram()
-            );
+            assert_eq!(got, want, "flips differ for move {m} at\n{}", naive.diagram());
             assert_eq!(pos.play(m as u32).to_string(), naive.play(m).diagram());
         }
         match pos.status() {

@@ -52,11 +52,7 @@ impl Bitboard {
 
     /// The lowest square in the set, if any.
     pub const fn first(self) -> Option<u32> {
-        if self.0 == 0 {
-            None
-        } else {
-            Some(self.0.trailing_zeros())
-        }
+        if self.0 == 0 { None } else { Some(self.0.trailing_zeros()) }
     }
 
     /// The squares in increasing index order.

@@ -77,11 +77,7 @@ impl Geometry for B8 {
 
 /// Mask of the `n * n` squares.
 pub const fn full_mask(n: u32) -> u64 {
-    if n * n == 64 {
-        u64::MAX
-    } else {
-        (1u64 << (n * n)) - 1
-    }
+    if n * n == 64 { u64::MAX } else { (1u64 << (n * n)) - 1 }
 }
 
 /// Mask of the squares not in column 0 nor column `n - 1`.
@@ -142,9 +138,7 @@ impl FromStr for BoardSize {
     type Err = GeometryError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let t = s.trim();
-        let t = t
-            .split_once(['x', 'X'])
-            .map_or(t, |(a, b)| if a == b { a } else { "" });
+        let t = t.split_once(['x', 'X']).map_or(t, |(a, b)| if a == b { a } else { "" });
         match t.parse::<u32>() {
             Ok(n) => BoardSize::from_n(n).map_err(|_| GeometryError::Unsupported(s.to_string())),
             Err(_) => Err(GeometryError::Unsupported(s.to_string())),

@@ -91,11 +91,7 @@ impl<G: Geometry> Position<G> {
     }
 
     /// A position from its black and white discs and side to move.
-    pub fn from_colors(
-        black: Bitboard,
-        white: Bitboard,
-        side: Color,
-    ) -> Result<Self, PositionError> {
+    pub fn from_colors(black: Bitboard, white: Bitboard, side: Color) -> Result<Self, PositionError> {
         if black.0 & white.0 != 0 {
             return Err(PositionError::Overlap);
         }
@@ -108,18 +104,8 @@ impl<G: Geometry> Position<G> {
     #[inline(always)]
     pub(crate) const fn from_colors_unchecked(black: u64, white: u64, side: Color) -> Self {
         match side {
-            Color::Black => Position {
-                me: black,
-                opp: white,
-                black_to_move: true,
-                geometry: PhantomData,
-            },
-            Color::White => Position {
-                me: white,
-                opp: black,
-                black_to_move: false,
-                geometry: PhantomData,
-            },
+            Color::Black => Position { me: black, opp: white, black_to_move: true, geometry: PhantomData },
+            Color::White => Position { me: white, opp: black, black_to_move: false, geometry: PhantomData },
         }
     }
 
@@ -128,11 +114,7 @@ impl<G: Geometry> Position<G> {
     pub fn from_diagram(diagram: &str, side: Color) -> Result<Self, PositionError> {
         let cells: Vec<char> = diagram.chars().filter(|c| !c.is_whitespace()).collect();
         if cells.len() != G::SQUARES as usize {
-            return Err(PositionError::Diagram(format!(
-                "expected {} squares, found {}",
-                G::SQUARES,
-                cells.len()
-            )));
+            return Err(PositionError::Diagram(format!("expected {} squares, found {}", G::SQUARES, cells.len())));
         }
         let (mut black, mut white) = (0u64, 0u64);
         for (i, c) in cells.into_iter().enumerate() {
@@ -141,9 +123,7 @@ impl<G: Geometry> Position<G> {
                 'O' | 'o' | 'W' | 'w' => white |= 1 << i,
                 '.' | '-' => {}
                 other => {
-                    return Err(PositionError::Diagram(format!(
-                        "unexpected character {other:?}"
-                    )));
+                    return Err(PositionError::Diagram(format!("unexpected character {other:?}")));
                 }
             }
         }
@@ -153,21 +133,13 @@ impl<G: Geometry> Position<G> {
     /// Black discs.
     #[inline(always)]
     pub const fn black(&self) -> Bitboard {
-        Bitboard(if self.black_to_move {
-            self.me
-        } else {
-            self.opp
-        })
+        Bitboard(if self.black_to_move { self.me } else { self.opp })
     }
 
     /// White discs.
     #[inline(always)]
     pub const fn white(&self) -> Bitboard {
-        Bitboard(if self.black_to_move {
-            self.opp
-        } else {
-            self.me
-        })
+        Bitboard(if self.black_to_move { self.opp } else { self.me })
     }
 
     /// Discs of the side to move.
@@ -185,11 +157,7 @@ impl<G: Geometry> Position<G> {
     /// The side to move.
     #[inline(always)]
     pub const fn side_to_move(&self) -> Color {
-        if self.black_to_move {
-            Color::Black
-        } else {
-            Color::White
-        }
+        if self.black_to_move { Color::Black } else { Color::White }
     }
 
     /// Number of discs on the board (its layer).
@@ -251,12 +219,7 @@ impl<G: Geometry> Position<G> {
     /// The same board with the other side to move.
     #[inline(always)]
     pub const fn pass(&self) -> Position<G> {
-        Position {
-            me: self.opp,
-            opp: self.me,
-            black_to_move: !self.black_to_move,
-            geometry: PhantomData,
-        }
+        Position { me: self.opp, opp: self.me, black_to_move: !self.black_to_move, geometry: PhantomData }
     }
 
     /// The children of this position in the game tree, lowest square first:
@@ -331,12 +294,7 @@ mod tests {
         use crate::board::B4;
         let d = "XO..\n....\n....\n....";
         // White cannot flank anything; Black can play square 2.
-        assert_eq!(
-            Position::<B4>::from_diagram(d, Color::White)
-                .unwrap()
-                .status(),
-            Status::Pass
-        );
+        assert_eq!(Position::<B4>::from_diagram(d, Color::White).unwrap().status(), Status::Pass);
         let q = Position::<B4>::from_diagram(d, Color::Black).unwrap();
         assert_eq!(q.status(), Status::Moves(Bitboard::from_square(2)));
         assert_eq!(q.play(2).to_string(), "XXX.\n....\n....\n....\nO to move\n");

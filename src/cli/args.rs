@@ -112,13 +112,9 @@ pub enum Reproducible {
 /// without `iB`/`B`; all binary multiples).
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let t = s.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
-    let value: f64 = num
-        .parse()
-        .map_err(|_| format!("not a size: {s:?} (try 8GiB or 512MiB)"))?;
+    let value: f64 = num.parse().map_err(|_| format!("not a size: {s:?} (try 8GiB or 512MiB)"))?;
     let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "k" | "kb" | "kib" => 1 << 10,

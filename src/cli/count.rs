@@ -23,16 +23,9 @@ pub fn run(a: &CountArgs, command_line: &str) -> anyhow::Result<ExitCode> {
     let n = a.size.n();
     let max_discs = a.max_discs.unwrap_or(n * n);
     if max_discs > n * n {
-        bail!(
-            "--max-discs {max_discs} is more than the {} squares of a {} board",
-            n * n,
-            a.size
-        );
+        bail!("--max-discs {max_discs} is more than the {} squares of a {} board", n * n, a.size);
     }
-    let threads = a.threads.map_or_else(
-        || std::thread::available_parallelism().map_or(1, |t| t.get()),
-        |t| t as usize,
-    );
+    let threads = a.threads.map_or_else(|| std::thread::available_parallelism().map_or(1, |t| t.get()), |t| t as usize);
     let memory = a.memory.unwrap_or_else(default_memory_limit);
     match a.engine {
         EngineChoice::Dfs => {
@@ -50,11 +43,7 @@ fn run_dfs<G: Geometry>(
 ) -> anyhow::Result<ExitCode> {
     check_fits::<G>(a.size, max_discs, memory)?;
     let live = Live::default();
-    let config = DfsConfig {
-        threads,
-        max_discs,
-        memory_limit: memory,
-    };
+    let config = DfsConfig { threads, max_discs, memory_limit: memory };
     let bar = progress_bar(a.quiet);
     let started = Instant::now();
     let outcome = std::thread::scope(|s| {
@@ -88,19 +77,12 @@ fn run_dfs<G: Geometry>(
     let (json_path, csv_path) = write_results(&a.out, &run, &outcome.counts)
         .with_context(|| format!("cannot write results into {}", a.out.display()))?;
     if a.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&census_json(&run, &outcome.counts))?
-        );
+        println!("{}", serde_json::to_string_pretty(&census_json(&run, &outcome.counts))?);
     } else {
         print!("{}", census_table(&run, &outcome.counts));
     }
     if !a.quiet {
-        eprintln!(
-            "results: {} and {}",
-            json_path.display(),
-            csv_path.display()
-        );
+        eprintln!("results: {} and {}", json_path.display(), csv_path.display());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -112,9 +94,7 @@ fn check_fits<G: Geometry>(size: BoardSize, max_discs: u32, memory: u64) -> anyh
     if need <= memory as f64 {
         return Ok(());
     }
-    let fits = (4..max_discs)
-        .rev()
-        .find(|&k| estimate_classes(size, k) * per_class <= memory as f64);
+    let fits = (4..max_discs).rev().find(|&k| estimate_classes(size, k) * per_class <= memory as f64);
     bail!(
         "a DFS census of {size} to {max_discs} discs needs an estimated {:.1} GiB of cache ({:.2e} classes at \
          {per_class:.0} bytes each), over the limit of {:.1} GiB; {}raise --memory if the machine has it, \
@@ -131,9 +111,6 @@ fn progress_bar(quiet: bool) -> Option<ProgressBar> {
         return None;
     }
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}")
-            .expect("valid template"),
-    );
+    bar.set_style(ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}").expect("valid template"));
     Some(bar)
 }

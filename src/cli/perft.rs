@@ -32,10 +32,7 @@ pub fn run(a: &PerftArgs) -> anyhow::Result<ExitCode> {
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
-        println!(
-            "perft {}, plies 1..{} (a pass counts as a ply)\n",
-            a.size, a.depth
-        );
+        println!("perft {}, plies 1..{} (a pass counts as a ply)\n", a.size, a.depth);
         let mut t = Table::new(["ply", "games", "games (A124004)", "passes", "ended here"]);
         for r in &rows {
             t.row([

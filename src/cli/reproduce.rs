@@ -32,11 +32,7 @@ fn published_4x4(json: bool) -> anyhow::Result<ExitCode> {
     let shared = original_walker::<B4>(Flipping::Legacy, true);
     let separate = original_walker::<B4>(Flipping::Legacy, false);
     let standard_walker = original_walker::<B4>(Flipping::Standard, false);
-    let config = DfsConfig {
-        threads: 1,
-        max_discs: 16,
-        memory_limit: 1 << 30,
-    };
+    let config = DfsConfig { threads: 1, max_discs: 16, memory_limit: 1 << 30 };
     let standard = census::<B4>(&config, &Live::default())?.counts.totals;
     let games = perft::<B4>(20).last().map_or(0, |r| r.games_a124004);
     let figures = [
@@ -74,16 +70,8 @@ fn published_4x4(json: bool) -> anyhow::Result<ExitCode> {
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
-        println!(
-            "The published 4x4 totals of the design document, reproduced under the legacy-flip defect\n"
-        );
-        let mut t = Table::new([
-            "figure",
-            "published",
-            "legacy-flip",
-            "standard rules",
-            "walker, standard",
-        ]);
+        println!("The published 4x4 totals of the design document, reproduced under the legacy-flip defect\n");
+        let mut t = Table::new(["figure", "published", "legacy-flip", "standard rules", "walker, standard"]);
         for f in &figures {
             t.row([
                 f.name.to_string(),
@@ -110,16 +98,8 @@ fn published_4x4(json: bool) -> anyhow::Result<ExitCode> {
             group_digits(standard.terminal_positions),
             group_digits(games),
             group_digits(separate.popped),
-            if ok {
-                "reproduced: yes"
-            } else {
-                "reproduced: NO - the figures differ"
-            }
+            if ok { "reproduced: yes" } else { "reproduced: NO - the figures differ" }
         );
     }
-    Ok(if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

@@ -128,10 +128,7 @@ impl<G: Geometry> Walker<G> {
     fn offer(&mut self, shared: &Shared<G>, child: Position<G>) {
         let (key, orbit) = canonical_and_orbit(&child);
         if shared.cache.insert(key, ()).is_none() {
-            self.stack.push(Entry {
-                position: child,
-                orbit: orbit as u8,
-            });
+            self.stack.push(Entry { position: child, orbit: orbit as u8 });
         } else {
             self.repeated += 1;
         }
@@ -173,10 +170,7 @@ impl<G: Geometry> Walker<G> {
     fn flush(&mut self, shared: &Shared<G>) {
         let (classes, positions, explored) = std::mem::take(&mut self.unflushed);
         let total = shared.live.classes.fetch_add(classes, Ordering::Relaxed) + classes;
-        shared
-            .live
-            .positions
-            .fetch_add(positions, Ordering::Relaxed);
+        shared.live.positions.fetch_add(positions, Ordering::Relaxed);
         shared.live.explored.fetch_add(explored, Ordering::Relaxed);
         if total > shared.max_classes {
             shared.abort.store(true, Ordering::Relaxed);
@@ -256,11 +250,7 @@ pub fn census<G: Geometry>(config: &DfsConfig, live: &Live) -> Result<DfsOutcome
     let per_class = cache_bytes_per_class_worst::<G>();
     let shared = Shared::<G> {
         cache: DashMap::with_capacity_and_hasher_and_shard_amount(0, Xxh3Build, SHARDS),
-        pool: Mutex::new(Pool {
-            items: Vec::new(),
-            idle: 0,
-            done: false,
-        }),
+        pool: Mutex::new(Pool { items: Vec::new(), idle: 0, done: false }),
         wake: Condvar::new(),
         waiting: AtomicUsize::new(0),
         abort: AtomicBool::new(false),
@@ -272,15 +262,9 @@ pub fn census<G: Geometry>(config: &DfsConfig, live: &Live) -> Result<DfsOutcome
     let start = Position::<G>::start();
     let (key, orbit) = canonical_and_orbit(&start);
     shared.cache.insert(key, ());
-    shared.pool.lock().expect("pool lock").items.push(Entry {
-        position: start,
-        orbit: orbit as u8,
-    });
+    shared.pool.lock().expect("pool lock").items.push(Entry { position: start, orbit: orbit as u8 });
 
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .expect("thread pool");
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool");
     // One walker on every thread of the pool.
     let walkers: Vec<Walker<G>> = pool.broadcast(|_| {
         let mut w = Walker::new();
@@ -318,11 +302,7 @@ pub fn census<G: Geometry>(config: &DfsConfig, live: &Live) -> Result<DfsOutcome
 /// is reachable with both sides to move. Symmetries keep the side to move,
 /// so the class of (board, White) has canonical key `k + side_weight` when
 /// `k` is the canonical key of (board, Black), with the same orbit size.
-fn count_boards<G: Geometry>(
-    cache: &Cache<G::Key>,
-    layers: &mut [Counts],
-    pool: &rayon::ThreadPool,
-) {
+fn count_boards<G: Geometry>(cache: &Cache<G::Key>, layers: &mut [Counts], pool: &rayon::ThreadPool) {
     let white = side_weight(G::N);
     let twins: Vec<Counts> = pool.install(|| {
         cache

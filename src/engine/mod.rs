@@ -65,28 +65,12 @@ pub struct CensusCounts {
 
 impl CensusCounts {
     /// Builds the result from per-layer counts indexed by disc count.
-    pub fn from_layers(
-        by_discs: &[Counts],
-        min: u32,
-        max: u32,
-        explored: u64,
-        repeated: u64,
-    ) -> CensusCounts {
-        let layers: Vec<Layer> = (min..=max)
-            .map(|d| Layer {
-                discs: d,
-                counts: by_discs[d as usize],
-            })
-            .collect();
+    pub fn from_layers(by_discs: &[Counts], min: u32, max: u32, explored: u64, repeated: u64) -> CensusCounts {
+        let layers: Vec<Layer> = (min..=max).map(|d| Layer { discs: d, counts: by_discs[d as usize] }).collect();
         let mut totals = Counts::default();
         for l in &layers {
             totals.add(&l.counts);
         }
-        CensusCounts {
-            layers,
-            totals,
-            explored,
-            repeated,
-        }
+        CensusCounts { layers, totals, explored, repeated }
     }
 }

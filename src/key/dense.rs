@@ -119,11 +119,7 @@ impl<K: PackedKey> KeyTables<K> {
                 }
             }
         }
-        KeyTables {
-            black,
-            white,
-            side: K::from_u128(side_weight(n)),
-        }
+        KeyTables { black, white, side: K::from_u128(side_weight(n)) }
     }
 }
 
@@ -136,11 +132,7 @@ pub struct DenseKey<K>(pub K);
 pub fn image_key<G: Geometry>(p: &Position<G>, s: usize) -> G::Key {
     let t = G::key_tables();
     let (b, w) = (p.black().0, p.white().0);
-    let mut key = if p.side_to_move() == Color::White {
-        t.side
-    } else {
-        G::Key::default()
-    };
+    let mut key = if p.side_to_move() == Color::White { t.side } else { G::Key::default() };
     let bytes = G::SQUARES.div_ceil(8) as usize;
     for i in 0..bytes {
         key = key + t.black[s][i][(b >> (8 * i)) as usize & 0xff];
@@ -152,12 +144,7 @@ pub fn image_key<G: Geometry>(p: &Position<G>, s: usize) -> G::Key {
 /// Dense keys of the four symmetry images, in the order of [`Symmetry::ALL`].
 #[inline(always)]
 pub fn image_keys<G: Geometry>(p: &Position<G>) -> [G::Key; 4] {
-    [
-        image_key(p, 0),
-        image_key(p, 1),
-        image_key(p, 2),
-        image_key(p, 3),
-    ]
+    [image_key(p, 0), image_key(p, 1), image_key(p, 2), image_key(p, 3)]
 }
 
 /// Dense key of the position itself.
@@ -233,10 +220,7 @@ mod tests {
         for a in &ps {
             assert_eq!(unpack::<B6>(pack(a)).unwrap(), *a);
             for b in &ps {
-                assert_eq!(
-                    pack(a).cmp(&pack(b)),
-                    SpiralKey::pack(a).cmp(&SpiralKey::pack(b))
-                );
+                assert_eq!(pack(a).cmp(&pack(b)), SpiralKey::pack(a).cmp(&SpiralKey::pack(b)));
             }
         }
         let p8 = Position::<B8>::start().play(19).pass();

@@ -104,12 +104,7 @@ mod tests {
             }
             // the first four are the centre squares
             let h = n / 2;
-            let centre = [
-                (h - 1) * n + h - 1,
-                h * n + h - 1,
-                h * n + h,
-                (h - 1) * n + h,
-            ];
+            let centre = [(h - 1) * n + h - 1, h * n + h - 1, h * n + h, (h - 1) * n + h];
             for k in 0..4 {
                 assert_eq!(order[k] as u32, centre[k]);
             }

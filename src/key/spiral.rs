@@ -30,13 +30,13 @@ impl SpiralKey {
             "empty centre square"
         );
         let mut key = 0u128;
-        for i in 0..4 {
-            if b.contains(order[i] as u32) {
+        for (i, &sq) in order.iter().enumerate().take(4) {
+            if b.contains(sq as u32) {
                 key |= 1 << i;
             }
         }
-        for i in 4..G::SQUARES as usize {
-            let sq = order[i] as u32;
+        for (i, &sq) in order.iter().enumerate().take(G::SQUARES as usize).skip(4) {
+            let sq = sq as u32;
             let field = if b.contains(sq) {
                 1u128
             } else if w.contains(sq) {
@@ -60,16 +60,14 @@ impl SpiralKey {
         }
         let order = spiral_order(G::N);
         let (mut b, mut w) = (0u64, 0u64);
-        for i in 0..4 {
-            let sq = order[i];
+        for (i, &sq) in order.iter().enumerate().take(4) {
             if self.0 >> i & 1 == 1 {
                 b |= 1 << sq;
             } else {
                 w |= 1 << sq;
             }
         }
-        for i in 4..G::SQUARES as usize {
-            let sq = order[i];
+        for (i, &sq) in order.iter().enumerate().take(G::SQUARES as usize).skip(4) {
             match self.0 >> (4 + 2 * (i - 4)) & 3 {
                 0 => {}
                 1 => b |= 1 << sq,
@@ -77,15 +75,8 @@ impl SpiralKey {
                 _ => return Err(KeyError::BadField),
             }
         }
-        let side = if self.0 >> (width - 1) & 1 == 1 {
-            Color::White
-        } else {
-            Color::Black
-        };
-        Ok(
-            Position::from_colors(Bitboard(b), Bitboard(w), side)
-                .expect("disjoint by construction"),
-        )
+        let side = if self.0 >> (width - 1) & 1 == 1 { Color::White } else { Color::Black };
+        Ok(Position::from_colors(Bitboard(b), Bitboard(w), side).expect("disjoint by construction"))
     }
 }
 

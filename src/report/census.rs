@@ -38,13 +38,7 @@ pub struct RunInfo {
 
 impl RunInfo {
     /// A description for a run on `size` up to `max_discs`.
-    pub fn new(
-        command: String,
-        engine: &'static str,
-        size: BoardSize,
-        max_discs: u32,
-        threads: usize,
-    ) -> RunInfo {
+    pub fn new(command: String, engine: &'static str, size: BoardSize, max_discs: u32, threads: usize) -> RunInfo {
         let n = size.n();
         RunInfo {
             command,
@@ -80,10 +74,7 @@ fn note(run: &RunInfo) -> String {
     if run.complete {
         "complete: every layer of the game".to_string()
     } else {
-        format!(
-            "incomplete: layers 4..={} discs only; totals cover those layers",
-            run.max_discs
-        )
+        format!("incomplete: layers 4..={} discs only; totals cover those layers", run.max_discs)
     }
 }
 
@@ -94,9 +85,7 @@ pub fn census_json(run: &RunInfo, c: &CensusCounts) -> serde_json::Value {
         version: env!("CARGO_PKG_VERSION"),
         run,
         note: note(run),
-        cache_bytes_per_class: run
-            .cache_bytes
-            .map(|b| b as f64 / c.totals.classes.max(1) as f64),
+        cache_bytes_per_class: run.cache_bytes.map(|b| b as f64 / c.totals.classes.max(1) as f64),
         positions_per_second: c.explored as f64 / run.elapsed_seconds.max(1e-9),
         explored: c.explored,
         repeated: c.repeated,
@@ -160,21 +149,10 @@ pub fn census_table(run: &RunInfo, c: &CensusCounts) -> String {
         "pass.classes",
     ]);
     for l in &c.layers {
-        t.row(
-            std::iter::once(l.discs.to_string())
-                .chain(cells(&l.counts).iter().map(|&v| group_digits(v))),
-        );
+        t.row(std::iter::once(l.discs.to_string()).chain(cells(&l.counts).iter().map(|&v| group_digits(v))));
     }
-    t.row(
-        std::iter::once("total".to_string())
-            .chain(cells(&c.totals).iter().map(|&v| group_digits(v))),
-    );
-    let mut out = format!(
-        "census {0}x{0}, {1} engine, standard rules: {2}\n\n",
-        run.size,
-        run.engine,
-        note(run)
-    );
+    t.row(std::iter::once("total".to_string()).chain(cells(&c.totals).iter().map(|&v| group_digits(v))));
+    let mut out = format!("census {0}x{0}, {1} engine, standard rules: {2}\n\n", run.size, run.engine, note(run));
     out.push_str(&t.render());
     out.push_str(&format!(
         "\nexplored {} positions, {} repeats; {:.3} s on {} threads ({} positions/s)",
@@ -192,10 +170,7 @@ pub fn census_table(run: &RunInfo, c: &CensusCounts) -> String {
         ));
     }
     if let Some(b) = run.peak_rss_bytes {
-        out.push_str(&format!(
-            ", peak RSS {:.1} MiB",
-            b as f64 / (1u64 << 20) as f64
-        ));
+        out.push_str(&format!(", peak RSS {:.1} MiB", b as f64 / (1u64 << 20) as f64));
     }
     out.push('\n');
     out
@@ -203,25 +178,11 @@ pub fn census_table(run: &RunInfo, c: &CensusCounts) -> String {
 
 /// Writes `<size>x<size>-<engine>-<max>-<timestamp>.json` and `.csv` into
 /// `dir` atomically, never replacing an existing file.
-pub fn write_results(
-    dir: &Path,
-    run: &RunInfo,
-    c: &CensusCounts,
-) -> io::Result<(PathBuf, PathBuf)> {
+pub fn write_results(dir: &Path, run: &RunInfo, c: &CensusCounts) -> io::Result<(PathBuf, PathBuf)> {
     ensure_dir(dir)?;
-    let stem = format!(
-        "{0}x{0}-{1}-{2}-{3}",
-        run.size,
-        run.engine,
-        run.max_discs,
-        timestamp_now()
-    );
+    let stem = format!("{0}x{0}-{1}-{2}-{3}", run.size, run.engine, run.max_discs, timestamp_now());
     let json_path = fresh_path(dir, &stem, "json");
-    let csv_stem = json_path
-        .file_stem()
-        .expect("has a stem")
-        .to_string_lossy()
-        .into_owned();
+    let csv_stem = json_path.file_stem().expect("has a stem").to_string_lossy().into_owned();
     let csv_path = dir.join(format!("{csv_stem}.csv"));
     let mut json = serde_json::to_string_pretty(&census_json(run, c)).expect("serialisable");
     json.push('\n');

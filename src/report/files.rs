@@ -13,14 +13,8 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let name = path
-        .file_name()
-        .ok_or_else(|| io::Error::other("path has no file name"))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
+    let name = path.file_name().ok_or_else(|| io::Error::other("path has no file name"))?;
+    let tmp = dir.join(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
     let result = (|| {
         let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         f.write_all(bytes)?;
@@ -47,18 +41,12 @@ pub fn fresh_path(dir: &Path, stem: &str, ext: &str) -> PathBuf {
     if !first.exists() {
         return first;
     }
-    (2..)
-        .map(|i| dir.join(format!("{stem}-{i}.{ext}")))
-        .find(|p| !p.exists())
-        .expect("unbounded")
+    (2..).map(|i| dir.join(format!("{stem}-{i}.{ext}"))).find(|p| !p.exists()).expect("unbounded")
 }
 
 /// The current UTC time as `YYYYMMDDTHHMMSSZ`.
 pub fn timestamp_now() -> String {
-    let secs = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     timestamp(secs)
 }
 
@@ -67,12 +55,7 @@ pub fn timestamp(secs: u64) -> String {
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
     let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
+    format!("{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z", rem / 3600, rem / 60 % 60, rem % 60)
 }
 
 /// Proleptic Gregorian date of a day count since 1970-01-01.
@@ -117,9 +100,6 @@ mod tests {
         assert_eq!(fs::read(&p).unwrap(), b"two");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
         assert!(atomic_write(&dir.path().join("missing/x"), b"").is_err());
-        assert_eq!(
-            fresh_path(dir.path(), "a", "json"),
-            dir.path().join("a-2.json")
-        );
+        assert_eq!(fresh_path(dir.path(), "a", "json"), dir.path().join("a-2.json"));
     }
 }

@@ -24,10 +24,7 @@ pub struct Table {
 impl Table {
     /// A table with these column titles.
     pub fn new<S: Into<String>>(header: impl IntoIterator<Item = S>) -> Table {
-        Table {
-            header: header.into_iter().map(Into::into).collect(),
-            rows: Vec::new(),
-        }
+        Table { header: header.into_iter().map(Into::into).collect(), rows: Vec::new() }
     }
 
     /// Appends a row.
@@ -48,11 +45,7 @@ impl Table {
             let cells: Vec<String> = (0..cols)
                 .map(|i| {
                     let c = r.get(i).map(String::as_str).unwrap_or("");
-                    if i == 0 {
-                        format!("{c:<w$}", w = width[i])
-                    } else {
-                        format!("{c:>w$}", w = width[i])
-                    }
+                    if i == 0 { format!("{c:<w$}", w = width[i]) } else { format!("{c:>w$}", w = width[i]) }
                 })
                 .collect();
             cells.join("  ").trim_end().to_string()
@@ -87,9 +80,6 @@ mod tests {
         let mut t = Table::new(["ply", "games"]);
         t.row(["1", "4"]);
         t.row(["10", "1,000"]);
-        assert_eq!(
-            t.render(),
-            "ply  games\n----------\n1        4\n10   1,000\n"
-        );
+        assert_eq!(t.render(), "ply  games\n----------\n1        4\n10   1,000\n");
     }
 }

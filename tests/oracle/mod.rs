@@ -10,16 +10,10 @@ pub const EMPTY: u8 = 0;
 pub const BLACK: u8 = 1;
 pub const WHITE: u8 = 2;
 
-const DIRECTIONS: [(i32, i32); 8] = [
-    (-1, -1),
-    (-1, 0),
-    (-1, 1),
-    (0, -1),
-    (0, 1),
-    (1, -1),
-    (1, 0),
-    (1, 1),
-];
+const DIRECTIONS: [(i32, i32); 8] = [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)];
+
+/// Maps (row, column, n) to the image (row, column).
+type CoordMap = fn(usize, usize, usize) -> (usize, usize);
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Naive {
@@ -36,20 +30,12 @@ impl Naive {
         cells[h * n + h] = WHITE;
         cells[(h - 1) * n + h] = BLACK;
         cells[h * n + (h - 1)] = BLACK;
-        Naive {
-            to_move: BLACK,
-            n,
-            cells,
-        }
+        Naive { to_move: BLACK, n, cells }
     }
 
     pub fn at(&self, r: i32, c: i32) -> Option<u8> {
         let n = self.n as i32;
-        if r < 0 || c < 0 || r >= n || c >= n {
-            None
-        } else {
-            Some(self.cells[(r * n + c) as usize])
-        }
+        if r < 0 || c < 0 || r >= n || c >= n { None } else { Some(self.cells[(r * n + c) as usize]) }
     }
 
     fn other(who: u8) -> u8 {
@@ -81,9 +67,7 @@ impl Naive {
 
     /// Legal moves of `who` as square indices, ascending.
     pub fn moves_for(&self, who: u8) -> Vec<usize> {
-        (0..self.n * self.n)
-            .filter(|&s| !self.flips_for(who, s / self.n, s % self.n).is_empty())
-            .collect()
+        (0..self.n * self.n).filter(|&s| !self.flips_for(who, s / self.n, s % self.n).is_empty()).collect()
     }
 
     pub fn moves(&self) -> Vec<usize> {
@@ -145,23 +129,15 @@ impl Naive {
             }
             s.push('\n');
         }
-        s.push_str(if self.to_move == BLACK {
-            "X to move\n"
-        } else {
-            "O to move\n"
-        });
+        s.push_str(if self.to_move == BLACK { "X to move\n" } else { "O to move\n" });
         s
     }
 
     /// The four images under the start's symmetries, by coordinates.
     pub fn images(&self) -> Vec<Naive> {
         let n = self.n;
-        let maps: [fn(usize, usize, usize) -> (usize, usize); 4] = [
-            |r, c, _| (r, c),
-            |r, c, n| (n - 1 - r, n - 1 - c),
-            |r, c, _| (c, r),
-            |r, c, n| (n - 1 - c, n - 1 - r),
-        ];
+        let maps: [CoordMap; 4] =
+            [|r, c, _| (r, c), |r, c, n| (n - 1 - r, n - 1 - c), |r, c, _| (c, r), |r, c, n| (n - 1 - c, n - 1 - r)];
         maps.iter()
             .map(|f| {
                 let mut cells = vec![EMPTY; n * n];
@@ -171,11 +147,7 @@ impl Naive {
                         cells[r2 * n + c2] = self.cells[r * n + c];
                     }
                 }
-                Naive {
-                    to_move: self.to_move,
-                    n,
-                    cells,
-                }
+                Naive { to_move: self.to_move, n, cells }
             })
             .collect()
     }
@@ -233,10 +205,7 @@ pub fn census(n: usize, max_discs: usize) -> Vec<OracleLayer> {
         classes.entry(d).or_default().insert(p.class());
         if p.is_over() {
             l.terminal_positions += 1;
-            terminal_boards
-                .entry(d)
-                .or_default()
-                .insert(p.cells.clone());
+            terminal_boards.entry(d).or_default().insert(p.cells.clone());
             terminal_classes.entry(d).or_default().insert(p.class());
         } else if p.must_pass() {
             l.pass_positions += 1;

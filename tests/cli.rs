@@ -1,0 +1,124 @@
+//! The real binary: output formats, result files, and one-line errors.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn bin() -> Command {
+    Command::cargo_bin("othello-census").unwrap()
+}
+
+fn stderr_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn perft_json_reproduces_a124004() {
+    let out = bin().args(["perft", "--size", "8", "--depth", "9", "--json"]).output().unwrap();
+    assert!(out.status.success());
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let a: Vec<u64> = doc["plies"].as_array().unwrap().iter().map(|r| r["games_a124004"].as_u64().unwrap()).collect();
+    assert_eq!(a, [4, 12, 56, 244, 1396, 8200, 55092, 390216, 3005288]);
+}
+
+#[test]
+fn perft_table_4x4() {
+    let out = bin().args(["perft", "--size", "4", "--depth", "16"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let row15 = text.lines().find(|l| l.starts_with("15 ")).unwrap();
+    assert!(row15.contains("60,060"), "{row15}");
+}
+
+#[test]
+fn count_4x4_json_and_result_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bin().args(["count", "--size", "4", "--json", "--quiet", "--out"]).arg(dir.path()).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["totals"]["positions"], 62_789);
+    assert_eq!(doc["totals"]["terminal_positions"], 6_168);
+    assert_eq!(doc["totals"]["classes"], 15_856);
+    assert_eq!(doc["complete"], true);
+    assert_eq!(doc["layers"].as_array().unwrap().len(), 13);
+    assert_eq!(doc["layers"][12]["positions"], 5_052);
+    let mut files: Vec<String> =
+        std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    files.sort();
+    assert_eq!(files.len(), 2, "{files:?}");
+    assert!(files[0].starts_with("4x4-dfs-16-") && files[0].ends_with(".csv"));
+    assert!(files[1].ends_with(".json"));
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join(&files[1])).unwrap()).unwrap();
+    assert_eq!(saved["totals"], doc["totals"]);
+    assert!(saved["command"].as_str().unwrap().contains("count --size 4"));
+    let csv = std::fs::read_to_string(dir.path().join(&files[0])).unwrap();
+    assert!(csv.lines().any(|l| l == "total,62789,15856,51943,6168,1604,5254,8988,2279"), "{csv}");
+}
+
+#[test]
+fn count_cut_is_marked_incomplete() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bin()
+        .args(["count", "--size", "6", "--max-discs", "10", "--json", "-q", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["complete"], false);
+    assert!(doc["note"].as_str().unwrap().starts_with("incomplete"));
+    assert_eq!(doc["max_discs"], 10);
+}
+
+#[test]
+fn count_refuses_what_cannot_fit() {
+    let out = bin().args(["count", "--size", "8", "--memory", "1GiB"]).output().unwrap();
+    assert!(!out.status.success());
+    let err = stderr_of(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("--max-discs") && err.contains("layered engine"), "{err}");
+}
+
+#[test]
+fn bad_arguments_get_one_line() {
+    for args in [
+        vec!["perft", "--size", "5", "--depth", "3"],
+        vec!["perft", "--depth", "0"],
+        vec!["perft", "--depth", "3", "--frobnicate"],
+        vec!["count", "--size", "7"],
+        vec!["count", "--size", "4", "--max-discs", "17"],
+        vec!["count", "--memory", "lots"],
+        vec!["nonsense"],
+    ] {
+        let out = bin().args(&args).output().unwrap();
+        assert!(!out.status.success(), "{args:?} should fail");
+        let err = stderr_of(&out);
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+    }
+    let out = bin().args(["perft", "--size", "5", "--depth", "3"]).output().unwrap();
+    assert!(stderr_of(&out).contains("board size must be 4, 6 or 8"));
+}
+
+#[test]
+fn reproduce_published_4x4() {
+    let out = bin().args(["reproduce", "published-4x4"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("24,981") && text.contains("2,576") && text.contains("62,789"));
+    let out = bin().args(["reproduce", "published-4x4", "--json"]).output().unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["reproduced"], true);
+    assert_eq!(doc["figures"][0]["reproduced"], 24_981);
+    assert_eq!(doc["figures"][1]["reproduced"], 2_576);
+    assert_eq!(doc["standard_games"], 60_060);
+}
+
+#[test]
+fn help_names_every_command() {
+    let out = bin().arg("--help").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for c in ["count", "perft", "reproduce"] {
+        assert!(text.contains(c));
+    }
+}
