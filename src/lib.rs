@@ -1,7 +1,9 @@
 //! othello-census: exact counts of the reachable positions, terminal
 //! positions and games of Othello on 4x4, 6x6 and 8x8 boards.
 
+pub mod atomic;
 pub mod board;
+pub mod checkpoint;
 pub mod cli;
 pub mod engine;
 pub mod key;

@@ -11,10 +11,19 @@
 //! walker that sees someone waiting gives away the bottom half of its stack
 //! (the shallowest positions, with the largest subtrees). The census ends
 //! when every walker waits on an empty pool.
+//!
+//! Checkpoints: a coordinator (the thread that called [`census_with`])
+//! raises a pause flag; every walker finishes the position it is expanding
+//! and parks, handing over a copy of its stack and counters. At that point
+//! every key in the cache is either counted or waiting on exactly one stack
+//! (or in the pool), so cache, stacks, pool and counters together are a
+//! consistent snapshot: a resumed run expands exactly the positions that
+//! were waiting and ends with the counts of an uninterrupted run.
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use dashmap::DashMap;
 use rayon::prelude::*;
@@ -23,8 +32,9 @@ use super::hash::Xxh3Build;
 use super::memory::cache_bytes_per_class_worst;
 use super::{CensusCounts, Counts};
 use crate::board::{Geometry, Position, Status};
+use crate::checkpoint::{CheckpointError, Header, read_checkpoint, write_checkpoint};
 use crate::key::PackedKey;
-use crate::key::dense::{side_weight, unpack};
+use crate::key::dense::{pack, side_weight, unpack};
 use crate::symmetry::canonical_and_orbit;
 
 /// Number of cache shards: many, so that one shard's resize (which briefly
@@ -58,14 +68,113 @@ pub struct Live {
     pub explored: AtomicU64,
 }
 
+/// Where and how often to save checkpoints.
+#[derive(Clone, Debug)]
+pub struct CheckpointPlan {
+    /// The checkpoint file (replaced atomically at every save).
+    pub path: PathBuf,
+    /// Time between two saves.
+    pub every: Duration,
+    /// The command line that started the run.
+    pub command: String,
+    /// When the run first started (Unix seconds).
+    pub started_unix: u64,
+}
+
+/// A finished save.
+#[derive(Clone, Debug)]
+pub struct SaveReport {
+    /// The file.
+    pub path: PathBuf,
+    /// Its size, or why the save failed (the previous file is then intact).
+    pub result: Result<u64, String>,
+    /// Classes in the saved cache.
+    pub classes: u64,
+    /// How long the walkers stood still (waiting to park, and the save).
+    pub pause: Duration,
+}
+
+/// How the caller steers a run.
+pub struct Control<'a> {
+    /// Set (by a signal handler, say) to save a checkpoint and stop.
+    pub stop: &'a AtomicBool,
+    /// Periodic checkpoints, if any.
+    pub checkpoint: Option<CheckpointPlan>,
+    /// Called after every save.
+    pub on_save: &'a (dyn Fn(&SaveReport) + Sync),
+}
+
+/// A run restored from a checkpoint.
+pub struct Resume<G: Geometry> {
+    cache: Cache<G::Key>,
+    entries: Vec<Position<G>>,
+    layers: Vec<Counts>,
+    explored: u64,
+    repeated: u64,
+    elapsed: f64,
+    /// The header of the file it came from.
+    pub header: Header,
+}
+
+impl<G: Geometry> Resume<G> {
+    /// Loads a checkpoint of this board size, rebuilding the cache.
+    pub fn load(path: &std::path::Path) -> Result<Resume<G>, CheckpointError> {
+        let head = crate::checkpoint::read_header(path)?;
+        if head.size != G::N {
+            return Err(CheckpointError::Corrupt {
+                path: path.to_path_buf(),
+                detail: format!("a {0}x{0} checkpoint read as {1}x{1}", head.size, G::N),
+            });
+        }
+        let cache: Cache<G::Key> =
+            DashMap::with_capacity_and_hasher_and_shard_amount(head.cache_len as usize, Xxh3Build, SHARDS);
+        let mut entries = Vec::new();
+        let limit = crate::key::dense::max_dense(G::N);
+        let header = read_checkpoint(
+            path,
+            |k| {
+                if k >= limit {
+                    return Err("a cache key is out of range".into());
+                }
+                cache.insert(G::Key::from_u128(k), ());
+                Ok(())
+            },
+            |_, k| {
+                let p = unpack::<G>(G::Key::from_u128(k)).map_err(|e| format!("a stack entry is invalid: {e}"))?;
+                entries.push(p);
+                Ok(())
+            },
+        )?;
+        if cache.len() as u64 != header.cache_len {
+            return Err(CheckpointError::Corrupt {
+                path: path.to_path_buf(),
+                detail: "the cache section holds duplicate keys".into(),
+            });
+        }
+        Ok(Resume {
+            cache,
+            entries,
+            layers: header.layers.clone(),
+            explored: header.explored,
+            repeated: header.repeated,
+            elapsed: header.elapsed_seconds,
+            header,
+        })
+    }
+}
+
 /// Why a census did not finish.
-#[derive(Debug, Clone, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum DfsError {
     #[error(
         "the DFS cache reached the memory limit ({limit_gib:.2} GiB) after {classes} classes; \
          lower --max-discs or raise --memory (runs beyond memory need the layered engine, not built yet)"
     )]
     MemoryLimit { classes: u64, limit_gib: f64 },
+    #[error("interrupted; checkpoint saved to {}", .0.display())]
+    Interrupted(PathBuf),
+    #[error("interrupted before the first checkpoint could be saved: {0}")]
+    InterruptedUnsaved(String),
 }
 
 /// A finished DFS census.
@@ -76,7 +185,7 @@ pub struct DfsOutcome {
     /// Bytes held by the cache at the end (its table capacity times the
     /// slot size).
     pub cache_bytes: u64,
-    /// Wall time of the walk and of the board count that follows it.
+    /// Wall time over every session of the run (walk and board count).
     pub elapsed: Duration,
 }
 
@@ -92,16 +201,82 @@ struct Entry<G: Geometry> {
     orbit: u8,
 }
 
+impl<G: Geometry> Entry<G> {
+    fn new(position: Position<G>) -> Self {
+        Entry { position, orbit: canonical_and_orbit(&position).1 as u8 }
+    }
+}
+
+/// What a parked walker hands over.
+struct Snapshot<G: Geometry> {
+    stack: Vec<Entry<G>>,
+    layers: Vec<Counts>,
+    explored: u64,
+    repeated: u64,
+}
+
+#[derive(Default)]
+struct Parking<G: Geometry> {
+    snapshots: Vec<Snapshot<G>>,
+    exited: usize,
+    epoch: u64,
+}
+
 struct Shared<'a, G: Geometry> {
     cache: Cache<G::Key>,
     pool: Mutex<Pool<G>>,
     wake: Condvar,
     waiting: AtomicUsize,
     abort: AtomicBool,
+    pause: AtomicBool,
+    parking: Mutex<Parking<G>>,
+    parked: Condvar,
     threads: usize,
     max_discs: u32,
     max_classes: u64,
     live: &'a Live,
+}
+
+impl<G: Geometry> Shared<'_, G> {
+    /// Stops every walker (they see the flag at their next step).
+    fn stop_all(&self) {
+        self.abort.store(true, Ordering::SeqCst);
+        let _pool = self.pool.lock().expect("pool lock");
+        self.wake.notify_all();
+    }
+
+    /// Parks every walker; `None` if they all finished instead.
+    fn pause_all(&self) -> Option<Vec<Snapshot<G>>> {
+        self.pause.store(true, Ordering::SeqCst);
+        {
+            let _pool = self.pool.lock().expect("pool lock");
+            self.wake.notify_all();
+        }
+        let mut parking = self.parking.lock().expect("parking lock");
+        while parking.snapshots.len() + parking.exited < self.threads {
+            parking = self.parked.wait(parking).expect("parking lock");
+        }
+        if parking.exited > 0 {
+            debug_assert!(parking.snapshots.is_empty());
+            self.pause.store(false, Ordering::SeqCst);
+            return None;
+        }
+        Some(std::mem::take(&mut parking.snapshots))
+    }
+
+    /// Lets parked walkers go on.
+    fn release(&self) {
+        let mut parking = self.parking.lock().expect("parking lock");
+        self.pause.store(false, Ordering::SeqCst);
+        parking.epoch += 1;
+        self.parked.notify_all();
+    }
+}
+
+enum Refill {
+    Got,
+    Pause,
+    Done,
 }
 
 struct Walker<G: Geometry> {
@@ -172,35 +347,37 @@ impl<G: Geometry> Walker<G> {
         let total = shared.live.classes.fetch_add(classes, Ordering::Relaxed) + classes;
         shared.live.positions.fetch_add(positions, Ordering::Relaxed);
         shared.live.explored.fetch_add(explored, Ordering::Relaxed);
-        if total > shared.max_classes {
-            shared.abort.store(true, Ordering::Relaxed);
+        if total > shared.max_classes && !shared.abort.load(Ordering::Relaxed) {
+            shared.stop_all();
         }
     }
 
-    /// Moves work from the shared pool onto the stack; false when the
-    /// census is over (or aborted).
-    fn refill(&mut self, shared: &Shared<G>) -> bool {
+    /// Moves work from the shared pool onto the empty stack.
+    fn refill(&mut self, shared: &Shared<G>) -> Refill {
         let mut pool = shared.pool.lock().expect("pool lock");
         loop {
-            if shared.abort.load(Ordering::Relaxed) {
+            if shared.abort.load(Ordering::SeqCst) {
                 pool.done = true;
                 shared.wake.notify_all();
-                return false;
+                return Refill::Done;
+            }
+            if shared.pause.load(Ordering::SeqCst) {
+                return Refill::Pause;
             }
             if !pool.items.is_empty() {
                 let take = pool.items.len().div_ceil(2);
                 let from = pool.items.len() - take;
                 self.stack.extend(pool.items.drain(from..));
-                return true;
+                return Refill::Got;
             }
             if pool.done {
-                return false;
+                return Refill::Done;
             }
             pool.idle += 1;
             if pool.idle == shared.threads {
                 pool.done = true;
                 shared.wake.notify_all();
-                return false;
+                return Refill::Done;
             }
             shared.waiting.fetch_add(1, Ordering::SeqCst);
             pool = shared.wake.wait(pool).expect("pool lock");
@@ -217,85 +394,237 @@ impl<G: Geometry> Walker<G> {
         shared.wake.notify_all();
     }
 
+    /// Hands a copy of this walker's state to the coordinator and waits
+    /// until it is released.
+    fn park(&mut self, shared: &Shared<G>) {
+        self.flush(shared);
+        let mut parking = shared.parking.lock().expect("parking lock");
+        parking.snapshots.push(Snapshot {
+            stack: self.stack.clone(),
+            layers: self.layers.clone(),
+            explored: self.explored,
+            repeated: self.repeated,
+        });
+        let epoch = parking.epoch;
+        shared.parked.notify_all();
+        while parking.epoch == epoch {
+            parking = shared.parked.wait(parking).expect("parking lock");
+        }
+    }
+
     fn run(&mut self, shared: &Shared<G>) {
         loop {
+            if shared.abort.load(Ordering::Relaxed) {
+                break;
+            }
             let Some(e) = self.stack.pop() else {
                 self.flush(shared);
-                if self.refill(shared) {
-                    continue;
+                match self.refill(shared) {
+                    Refill::Got => continue,
+                    Refill::Pause => {
+                        self.park(shared);
+                        continue;
+                    }
+                    Refill::Done => break,
                 }
-                return;
             };
             self.expand(shared, e);
+            if shared.pause.load(Ordering::Relaxed) {
+                self.park(shared);
+            }
             if self.unflushed.2 >= FLUSH_EVERY {
                 self.flush(shared);
-                if shared.abort.load(Ordering::Relaxed) {
-                    // Wake the waiters so that they see the abort.
-                    let _ = self.refill(shared);
-                    return;
-                }
             }
             if self.stack.len() > 1 && shared.waiting.load(Ordering::Relaxed) > 0 {
                 self.donate(shared);
             }
         }
+        self.flush(shared);
+        let mut parking = shared.parking.lock().expect("parking lock");
+        parking.exited += 1;
+        shared.parked.notify_all();
     }
 }
 
-/// Runs a DFS census from the start position.
+fn unix_now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+/// Counters added over walkers (and a resumed run's past).
+struct Totals {
+    layers: Vec<Counts>,
+    explored: u64,
+    repeated: u64,
+}
+
+impl Totals {
+    fn new(layers: Vec<Counts>, explored: u64, repeated: u64) -> Totals {
+        Totals { layers, explored, repeated }
+    }
+
+    fn add(&mut self, layers: &[Counts], explored: u64, repeated: u64) {
+        for (a, c) in self.layers.iter_mut().zip(layers) {
+            a.add(c);
+        }
+        self.explored += explored;
+        self.repeated += repeated;
+    }
+}
+
+/// Runs a DFS census from the start position, without checkpoints.
 pub fn census<G: Geometry>(config: &DfsConfig, live: &Live) -> Result<DfsOutcome, DfsError> {
+    let never = AtomicBool::new(false);
+    census_with::<G>(config, live, &Control { stop: &never, checkpoint: None, on_save: &|_| {} }, None)
+}
+
+/// Runs a DFS census from the start or from a checkpoint, saving
+/// checkpoints as `control` asks.
+pub fn census_with<G: Geometry>(
+    config: &DfsConfig,
+    live: &Live,
+    control: &Control<'_>,
+    resume: Option<Resume<G>>,
+) -> Result<DfsOutcome, DfsError> {
     let started = Instant::now();
     let threads = config.threads.max(1);
     let max_discs = config.max_discs.min(G::SQUARES);
     let per_class = cache_bytes_per_class_worst::<G>();
+    let (cache, entries, mut base, elapsed_before) = match resume {
+        Some(r) => (r.cache, r.entries, Totals::new(r.layers, r.explored, r.repeated), r.elapsed),
+        None => {
+            let cache = DashMap::with_capacity_and_hasher_and_shard_amount(0, Xxh3Build, SHARDS);
+            let start = Position::<G>::start();
+            cache.insert(canonical_and_orbit(&start).0, ());
+            (cache, vec![start], Totals::new(vec![Counts::default(); 65], 0, 0), 0.0)
+        }
+    };
+    let classes_before: u64 = base.layers.iter().map(|c| c.classes).sum();
+    live.classes.store(classes_before, Ordering::Relaxed);
+    live.positions.store(base.layers.iter().map(|c| c.positions).sum(), Ordering::Relaxed);
+    live.explored.store(base.explored, Ordering::Relaxed);
     let shared = Shared::<G> {
-        cache: DashMap::with_capacity_and_hasher_and_shard_amount(0, Xxh3Build, SHARDS),
-        pool: Mutex::new(Pool { items: Vec::new(), idle: 0, done: false }),
+        cache,
+        pool: Mutex::new(Pool { items: entries.into_iter().map(Entry::new).collect(), idle: 0, done: false }),
         wake: Condvar::new(),
         waiting: AtomicUsize::new(0),
         abort: AtomicBool::new(false),
+        pause: AtomicBool::new(false),
+        parking: Mutex::new(Parking { snapshots: Vec::new(), exited: 0, epoch: 0 }),
+        parked: Condvar::new(),
         threads,
         max_discs,
         max_classes: (config.memory_limit as f64 / per_class) as u64,
         live,
     };
-    let start = Position::<G>::start();
-    let (key, orbit) = canonical_and_orbit(&start);
-    shared.cache.insert(key, ());
-    shared.pool.lock().expect("pool lock").items.push(Entry { position: start, orbit: orbit as u8 });
+    let elapsed = |started: Instant| elapsed_before + started.elapsed().as_secs_f64();
 
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool");
-    // One walker on every thread of the pool.
-    let walkers: Vec<Walker<G>> = pool.broadcast(|_| {
-        let mut w = Walker::new();
-        w.run(&shared);
-        w
+    let mut interrupted: Option<Result<PathBuf, String>> = None;
+    let walkers: Vec<Walker<G>> = std::thread::scope(|s| {
+        // One walker on every thread of the pool.
+        let handle = s.spawn(|| {
+            pool.broadcast(|_| {
+                let mut w = Walker::new();
+                w.run(&shared);
+                w
+            })
+        });
+        let mut next_save = control.checkpoint.as_ref().map(|p| Instant::now() + p.every);
+        while !handle.is_finished() {
+            std::thread::sleep(Duration::from_millis(10));
+            let stop = control.stop.load(Ordering::SeqCst);
+            let due = next_save.is_some_and(|t| Instant::now() >= t);
+            if !(stop || due) {
+                continue;
+            }
+            let Some(plan) = &control.checkpoint else {
+                shared.stop_all();
+                interrupted = Some(Err("no checkpoint file was set".into()));
+                break;
+            };
+            let paused_at = Instant::now();
+            let Some(snapshots) = shared.pause_all() else {
+                break; // the walkers finished meanwhile
+            };
+            let report = save(&shared, plan, &snapshots, &base, elapsed(started), threads, max_discs, config);
+            let report = SaveReport { pause: paused_at.elapsed(), ..report };
+            (control.on_save)(&report);
+            if stop {
+                interrupted = Some(report.result.map(|_| plan.path.clone()));
+                shared.stop_all();
+                shared.release();
+                break;
+            }
+            shared.release();
+            next_save = Some(Instant::now() + plan.every);
+        }
+        handle.join().expect("walker pool panicked")
     });
+    match interrupted {
+        Some(Ok(path)) => return Err(DfsError::Interrupted(path)),
+        Some(Err(why)) => return Err(DfsError::InterruptedUnsaved(why)),
+        None => {}
+    }
     if shared.abort.load(Ordering::Relaxed) {
         return Err(DfsError::MemoryLimit {
             classes: live.classes.load(Ordering::Relaxed),
             limit_gib: config.memory_limit as f64 / (1u64 << 30) as f64,
         });
     }
-
-    let mut layers = vec![Counts::default(); 65];
-    let (mut explored, mut repeated) = (0, 0);
     for w in &walkers {
-        for (acc, c) in layers.iter_mut().zip(&w.layers) {
-            acc.add(c);
-        }
-        explored += w.explored;
-        repeated += w.repeated;
+        base.add(&w.layers, w.explored, w.repeated);
     }
-    count_boards::<G>(&shared.cache, &mut layers, &pool);
+    count_boards::<G>(&shared.cache, &mut base.layers, &pool);
     // hashbrown's capacity is 7/8 of its buckets; a bucket is a key and a
     // control byte.
     let cache_bytes = (shared.cache.capacity() as u64 * 8 / 7) * (G::Key::BYTES as u64 + 1);
     Ok(DfsOutcome {
-        counts: CensusCounts::from_layers(&layers, 4, max_discs, explored, repeated),
+        counts: CensusCounts::from_layers(&base.layers, 4, max_discs, base.explored, base.repeated),
         cache_bytes,
-        elapsed: started.elapsed(),
+        elapsed: Duration::from_secs_f64(elapsed(started)),
     })
+}
+
+/// Writes the checkpoint of a paused census.
+#[allow(clippy::too_many_arguments)]
+fn save<G: Geometry>(
+    shared: &Shared<G>,
+    plan: &CheckpointPlan,
+    snapshots: &[Snapshot<G>],
+    base: &Totals,
+    elapsed_seconds: f64,
+    threads: usize,
+    max_discs: u32,
+    config: &DfsConfig,
+) -> SaveReport {
+    let mut totals = Totals::new(base.layers.clone(), base.explored, base.repeated);
+    let mut stacks: Vec<Vec<u128>> = Vec::with_capacity(snapshots.len() + 1);
+    for snap in snapshots {
+        totals.add(&snap.layers, snap.explored, snap.repeated);
+        stacks.push(snap.stack.iter().map(|e| pack(&e.position).to_u128()).collect());
+    }
+    stacks.push(shared.pool.lock().expect("pool lock").items.iter().map(|e| pack(&e.position).to_u128()).collect());
+    let header = Header {
+        software: format!("othello-census {}", env!("CARGO_PKG_VERSION")),
+        size: G::N,
+        rules: "standard".into(),
+        engine: "dfs".into(),
+        max_discs,
+        memory_limit: config.memory_limit,
+        threads: threads as u32,
+        command: plan.command.clone(),
+        started_unix: plan.started_unix,
+        saved_unix: unix_now(),
+        elapsed_seconds,
+        explored: totals.explored,
+        repeated: totals.repeated,
+        layers: totals.layers,
+        cache_len: shared.cache.len() as u64,
+        stack_lens: stacks.iter().map(|s| s.len() as u64).collect(),
+    };
+    let keys = shared.cache.iter().map(|r| r.key().to_u128());
+    let result = write_checkpoint(&plan.path, &header, keys, &stacks).map_err(|e| e.to_string());
+    SaveReport { path: plan.path.clone(), result, classes: header.cache_len, pause: Duration::ZERO }
 }
 
 /// Fills `boards` and `terminal_boards`: a board counts once even when it

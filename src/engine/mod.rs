@@ -6,8 +6,9 @@ pub mod memory;
 
 use serde::Serialize;
 
-/// Counts of one disc layer, or of a whole census.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+/// Counts of one disc layer, or of a whole census. In checkpoint files it
+/// is eight little-endian u64 in field order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct Counts {
     /// Distinct reachable positions (board + side to move).
     pub positions: u64,

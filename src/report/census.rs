@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::files::{atomic_write, ensure_dir, fresh_path, timestamp_now};
+use super::files::{fresh_path, timestamp_now};
 use super::table::{Table, group_digits};
+use crate::atomic::atomic_write;
 use crate::board::BoardSize;
 use crate::engine::{CensusCounts, Counts};
 
@@ -179,7 +180,7 @@ pub fn census_table(run: &RunInfo, c: &CensusCounts) -> String {
 /// Writes `<size>x<size>-<engine>-<max>-<timestamp>.json` and `.csv` into
 /// `dir` atomically, never replacing an existing file.
 pub fn write_results(dir: &Path, run: &RunInfo, c: &CensusCounts) -> io::Result<(PathBuf, PathBuf)> {
-    ensure_dir(dir)?;
+    std::fs::create_dir_all(dir)?;
     let stem = format!("{0}x{0}-{1}-{2}-{3}", run.size, run.engine, run.max_discs, timestamp_now());
     let json_path = fresh_path(dir, &stem, "json");
     let csv_stem = json_path.file_stem().expect("has a stem").to_string_lossy().into_owned();

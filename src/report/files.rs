@@ -1,38 +1,8 @@
-//! Atomic file writes and result-file naming.
+//! Result-file naming, timestamps and process statistics.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
-
-/// Writes `bytes` to `path` atomically: a temporary file in the same
-/// directory, fsync, rename over `path`, fsync of the directory. A reader
-/// sees either the old file or the complete new one, never a torn write.
-pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path.file_name().ok_or_else(|| io::Error::other("path has no file name"))?;
-    let tmp = dir.join(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
-    let result = (|| {
-        let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        drop(f);
-        fs::rename(&tmp, path)?;
-        File::open(&dir)?.sync_all()
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
-}
-
-/// Creates `dir` (and parents) if missing.
-pub fn ensure_dir(dir: &Path) -> io::Result<()> {
-    fs::create_dir_all(dir)
-}
 
 /// A path `dir/stem.ext` that does not exist yet: `stem.ext`, else
 /// `stem-2.ext`, `stem-3.ext`, ...
@@ -92,14 +62,10 @@ mod tests {
     }
 
     #[test]
-    fn atomic_write_replaces() {
+    fn fresh_paths() {
         let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("a.json");
-        atomic_write(&p, b"one").unwrap();
-        atomic_write(&p, b"two").unwrap();
-        assert_eq!(fs::read(&p).unwrap(), b"two");
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
-        assert!(atomic_write(&dir.path().join("missing/x"), b"").is_err());
+        fs::write(dir.path().join("a.json"), b"").unwrap();
         assert_eq!(fresh_path(dir.path(), "a", "json"), dir.path().join("a-2.json"));
+        assert_eq!(fresh_path(dir.path(), "b", "json"), dir.path().join("b.json"));
     }
 }

@@ -1,0 +1,78 @@
+//! Atomic file replacement: a temporary file in the same directory, written
+//! through a buffer, fsynced, renamed over the target, and the directory
+//! fsynced. A reader (or a crash) sees either the old file or the complete
+//! new one; a failing write leaves the old file untouched and removes the
+//! temporary.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Replaces `path` with what `fill` writes, atomically.
+pub fn atomic_write_with<F>(path: &Path, fill: F) -> io::Result<()>
+where
+    F: FnOnce(&mut BufWriter<File>) -> io::Result<()>,
+{
+    let dir = parent_dir(path);
+    let name = path.file_name().ok_or_else(|| io::Error::other("path has no file name"))?;
+    let tmp = dir.join(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
+    let result = (|| {
+        let f = OpenOptions::new().write(true).create(true).truncate(true).open(&tmp)?;
+        let mut w = BufWriter::with_capacity(1 << 20, f);
+        fill(&mut w)?;
+        let f = w.into_inner().map_err(|e| e.into_error())?;
+        f.sync_all()?;
+        drop(f);
+        fs::rename(&tmp, path)?;
+        File::open(&dir)?.sync_all()
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Replaces `path` with `bytes`, atomically.
+pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    atomic_write_with(path, |w| w.write_all(bytes))
+}
+
+/// Checks that files can be created in the directory of `path` (creating
+/// the directory if needed), by writing and removing a probe file.
+pub fn check_writable_dir(path: &Path) -> io::Result<()> {
+    let dir = parent_dir(path);
+    fs::create_dir_all(&dir)?;
+    let probe = dir.join(format!(".probe-{}", std::process::id()));
+    File::create(&probe)?.write_all(b"probe")?;
+    fs::remove_file(&probe)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_or_keeps() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.bin");
+        atomic_write(&p, b"one").unwrap();
+        atomic_write(&p, b"two").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"two");
+        // a write that fails half way (a full disk, say) leaves the old file
+        let err = atomic_write_with(&p, |w| {
+            w.write_all(b"partial")?;
+            Err(io::Error::new(io::ErrorKind::StorageFull, "no space left on device"))
+        });
+        assert!(err.is_err());
+        assert_eq!(fs::read(&p).unwrap(), b"two");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "temporary removed");
+        assert!(atomic_write(&dir.path().join("missing/x"), b"").is_err());
+    }
+}
