@@ -437,6 +437,11 @@ mod tests {
     }
 
     #[test]
+    fn empty_payload_checksum_is_as_documented() {
+        assert_eq!(xxhash_rust::xxh3::xxh3_64(b""), 0x2D06_8005_38D3_94C2);
+    }
+
+    #[test]
     fn round_trip() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("c.ckpt");

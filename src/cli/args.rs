@@ -31,6 +31,10 @@ pub struct Cli {
 pub enum Command {
     /// Count every reachable position, terminal position and class, per disc count.
     Count(CountArgs),
+    /// Continue a census from its checkpoint file.
+    Resume(ResumeArgs),
+    /// Describe a checkpoint file and check its checksums.
+    Inspect(InspectArgs),
     /// Count games per ply (a pass is a ply), under both conventions.
     Perft(PerftArgs),
     /// Reproduce published figures and explain them.
@@ -74,15 +78,55 @@ pub struct CountArgs {
     /// of the memory available at start).
     #[arg(long, value_name = "LIMIT", value_parser = parse_bytes)]
     pub memory: Option<u64>,
+    /// Checkpoint file, written atomically every --checkpoint-every and on
+    /// Ctrl-C or SIGTERM (default: checkpoints/<N>x<N>-dfs-<K>-<time>.ckpt).
+    /// An existing file is never overwritten: continue it with `resume`.
+    #[arg(long, value_name = "FILE")]
+    pub checkpoint: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Output and run options shared by `count` and `resume`.
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// Time between two checkpoints, e.g. `90s`, `10m`, `2h`.
+    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = parse_duration)]
+    pub checkpoint_every: std::time::Duration,
     /// Directory for the JSON and CSV result files.
     #[arg(long, value_name = "DIR", default_value = "results")]
     pub out: PathBuf,
     /// Print one JSON document on stdout instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// No progress display.
+    /// No progress display and no notes on stderr (errors still appear).
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// The checkpoint file; it holds the run's whole configuration.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Worker threads (default: all cores; does not change the counts).
+    #[arg(short = 'j', long, value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+    /// Memory the cache may use (default: the limit saved in the file).
+    #[arg(long, value_name = "LIMIT", value_parser = parse_bytes)]
+    pub memory: Option<u64>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    /// The checkpoint file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Print one JSON document on stdout instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -130,9 +174,43 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
     Ok(bytes as u64)
 }
 
+/// Parses a duration: a number and a unit (`ms`, `s`, `m`, `h`, `d`); a
+/// bare number is seconds.
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let value: f64 = num.parse().map_err(|_| format!("not a duration: {s:?} (try 90s, 10m or 2h)"))?;
+    let secs = match unit.trim() {
+        "ms" => value / 1000.0,
+        "" | "s" => value,
+        "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        "d" => value * 86400.0,
+        _ => return Err(format!("unknown unit in {s:?} (use ms, s, m, h or d)")),
+    };
+    if !(0.001..1e9).contains(&secs) {
+        return Err(format!("duration out of range: {s:?}"));
+    }
+    Ok(std::time::Duration::from_secs_f64(secs))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations() {
+        use std::time::Duration;
+        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("10m"), Ok(Duration::from_secs(600)));
+        assert_eq!(parse_duration("2h"), Ok(Duration::from_secs(7200)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("45"), Ok(Duration::from_secs(45)));
+        assert!(parse_duration("0s").is_err());
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("3w").is_err());
+    }
 
     #[test]
     fn bytes() {

@@ -1,65 +1,186 @@
-//! `othello-census count`.
+//! `othello-census count` and `othello-census resume`.
 
 use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::args::{CountArgs, EngineChoice};
+use super::args::{CountArgs, EngineChoice, OutputArgs, ResumeArgs};
+use super::signals::stop_flag;
+use crate::atomic::check_writable_dir;
 use crate::board::{BoardSize, Geometry};
-use crate::engine::dfs::{DfsConfig, Live, census};
+use crate::checkpoint::read_header;
+use crate::engine::dfs::{CheckpointPlan, Control, DfsConfig, DfsError, Live, Resume, SaveReport, census_with};
 use crate::engine::memory::{cache_bytes_per_class_worst, default_memory_limit, estimate_classes};
 use crate::report::census::{RunInfo, census_json, census_table, write_results};
-use crate::report::files::peak_rss_bytes;
+use crate::report::files::{fresh_path, peak_rss_bytes, timestamp_now};
 use crate::report::group_digits;
 use crate::with_geometry;
 
 const GIB: f64 = (1u64 << 30) as f64;
+const MIB: f64 = (1u64 << 20) as f64;
+/// Exit code of a run stopped by a signal after saving its checkpoint.
+const EXIT_INTERRUPTED: u8 = 130;
+
+/// Everything a DFS run needs besides the board size.
+struct Job {
+    config: DfsConfig,
+    plan: CheckpointPlan,
+    size: BoardSize,
+    resumed_from: Option<PathBuf>,
+}
+
+fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |t| t.get())
+}
 
 pub fn run(a: &CountArgs, command_line: &str) -> anyhow::Result<ExitCode> {
+    stop_flag();
     let n = a.size.n();
     let max_discs = a.max_discs.unwrap_or(n * n);
     if max_discs > n * n {
         bail!("--max-discs {max_discs} is more than the {} squares of a {} board", n * n, a.size);
     }
-    let threads = a.threads.map_or_else(|| std::thread::available_parallelism().map_or(1, |t| t.get()), |t| t as usize);
+    let threads = a.threads.map_or_else(default_threads, |t| t as usize);
     let memory = a.memory.unwrap_or_else(default_memory_limit);
-    match a.engine {
-        EngineChoice::Dfs => {
-            with_geometry!(a.size, G => run_dfs::<G>(a, command_line, max_discs, threads, memory))
+    let path = match &a.checkpoint {
+        Some(p) => {
+            refuse_existing(p, a.size, max_discs)?;
+            p.clone()
         }
+        None => fresh_path(Path::new("checkpoints"), &format!("{n}x{n}-dfs-{max_discs}-{}", timestamp_now()), "ckpt"),
+    };
+    check_writable_dir(&path).with_context(|| {
+        format!("cannot write checkpoints next to {} (choose another --checkpoint)", path.display())
+    })?;
+    let job = Job {
+        config: DfsConfig { threads, max_discs, memory_limit: memory },
+        plan: CheckpointPlan {
+            path,
+            every: a.output.checkpoint_every,
+            command: command_line.to_string(),
+            started_unix: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+        },
+        size: a.size,
+        resumed_from: None,
+    };
+    match a.engine {
+        EngineChoice::Dfs => with_geometry!(a.size, G => {
+            check_fits::<G>(a.size, max_discs, memory, 0)?;
+            drive::<G>(job, &a.output, None)
+        }),
     }
 }
 
-fn run_dfs<G: Geometry>(
-    a: &CountArgs,
-    command_line: &str,
-    max_discs: u32,
-    threads: usize,
-    memory: u64,
-) -> anyhow::Result<ExitCode> {
-    check_fits::<G>(a.size, max_discs, memory)?;
+pub fn resume(a: &ResumeArgs) -> anyhow::Result<ExitCode> {
+    stop_flag(); // a signal while loading stops the run right after it starts
+    let header = read_header(&a.file)?;
+    if header.engine != "dfs" || header.rules != "standard" {
+        bail!(
+            "{}: a {} checkpoint with {} rules, which this build cannot resume",
+            a.file.display(),
+            header.engine,
+            header.rules
+        );
+    }
+    let size = BoardSize::from_n(header.size)?;
+    let memory = a.memory.unwrap_or(header.memory_limit);
+    check_writable_dir(&a.file).with_context(|| format!("cannot write the checkpoint {}", a.file.display()))?;
+    let job = Job {
+        config: DfsConfig {
+            threads: a.threads.map_or_else(default_threads, |t| t as usize),
+            max_discs: header.max_discs,
+            memory_limit: memory,
+        },
+        plan: CheckpointPlan {
+            path: a.file.clone(),
+            every: a.output.checkpoint_every,
+            command: header.command.clone(),
+            started_unix: header.started_unix,
+        },
+        size,
+        resumed_from: Some(a.file.clone()),
+    };
+    with_geometry!(size, G => {
+        check_fits::<G>(size, header.max_discs, memory, header.cache_len)?;
+        if !a.output.quiet && std::io::stderr().is_terminal() {
+            eprintln!("loading {} ({} classes)...", a.file.display(), group_digits(header.cache_len));
+        }
+        let loaded = Resume::<G>::load(&a.file)?;
+        drive::<G>(job, &a.output, Some(loaded))
+    })
+}
+
+/// `count` never overwrites an existing file at the checkpoint path.
+fn refuse_existing(path: &Path, size: BoardSize, max_discs: u32) -> anyhow::Result<()> {
+    if !path.exists() {
+        return Ok(());
+    }
+    let shown = path.display();
+    match read_header(path) {
+        Ok(h) if h.size != size.n() || h.max_discs != max_discs => bail!(
+            "{shown} holds a {0}x{0} checkpoint to {1} discs, which conflicts with --size {2} --max-discs {max_discs}; \
+             continue it with `othello-census resume {shown}` or choose another --checkpoint",
+            h.size,
+            h.max_discs,
+            size.n()
+        ),
+        Ok(_) => bail!(
+            "{shown} already holds a checkpoint of this census; continue it with `othello-census resume {shown}` \
+             (count never overwrites a checkpoint)"
+        ),
+        Err(e) => bail!(
+            "{shown} exists and is not a usable checkpoint ({e}); count never overwrites a file: choose another --checkpoint"
+        ),
+    }
+}
+
+fn drive<G: Geometry>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> anyhow::Result<ExitCode> {
+    let stop = stop_flag();
     let live = Live::default();
-    let config = DfsConfig { threads, max_discs, memory_limit: memory };
-    let bar = progress_bar(a.quiet);
+    let bar = progress_bar(out.quiet);
+    let quiet = out.quiet;
+    let bar_for_saves = bar.clone();
+    let on_save = move |r: &SaveReport| {
+        let line = match &r.result {
+            Ok(bytes) => (!quiet).then(|| {
+                format!(
+                    "checkpoint: {} classes saved to {} ({:.1} MiB; walkers paused {:.3} s)",
+                    group_digits(r.classes),
+                    r.path.display(),
+                    *bytes as f64 / MIB,
+                    r.pause.as_secs_f64()
+                )
+            }),
+            Err(e) => Some(format!("warning: checkpoint not saved ({e}); the previous one is intact")),
+        };
+        if let Some(line) = line {
+            match &bar_for_saves {
+                Some(b) => b.suspend(|| eprintln!("{line}")),
+                None => eprintln!("{line}"),
+            }
+        }
+    };
+    let control = Control { stop, checkpoint: Some(job.plan.clone()), on_save: &on_save };
     let started = Instant::now();
-    let outcome = std::thread::scope(|s| {
-        let handle = s.spawn(|| census::<G>(&config, &live));
+    let result = std::thread::scope(|s| {
+        let handle = s.spawn(|| census_with::<G>(&job.config, &live, &control, resume));
         while !handle.is_finished() {
             std::thread::sleep(Duration::from_millis(100));
             if let Some(bar) = &bar {
                 let secs = started.elapsed().as_secs_f64().max(1e-9);
                 let classes = live.classes.load(Ordering::Relaxed);
-                let explored = live.explored.load(Ordering::Relaxed);
                 bar.set_message(format!(
-                    "{} classes, {} positions, {} expanded/s, cache ~{:.2} GiB",
+                    "{} classes, {} positions, {} expanded, cache ~{:.2} GiB, {:.0} s",
                     group_digits(classes),
                     group_digits(live.positions.load(Ordering::Relaxed)),
-                    group_digits((explored as f64 / secs) as u64),
+                    group_digits(live.explored.load(Ordering::Relaxed)),
                     classes as f64 * cache_bytes_per_class_worst::<G>() / GIB,
+                    secs,
                 ));
                 bar.tick();
             }
@@ -69,28 +190,36 @@ fn run_dfs<G: Geometry>(
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let outcome = outcome?;
-    let mut run = RunInfo::new(command_line.to_string(), "dfs", a.size, max_discs, threads);
+    let outcome = match result {
+        Ok(o) => o,
+        Err(DfsError::Interrupted(path)) => {
+            eprintln!("interrupted: checkpoint saved to {0}; continue with: othello-census resume {0}", path.display());
+            return Ok(ExitCode::from(EXIT_INTERRUPTED));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let mut run = RunInfo::new(job.plan.command.clone(), "dfs", job.size, job.config.max_discs, job.config.threads);
     run.elapsed_seconds = outcome.elapsed.as_secs_f64();
     run.peak_rss_bytes = peak_rss_bytes();
     run.cache_bytes = Some(outcome.cache_bytes);
-    let (json_path, csv_path) = write_results(&a.out, &run, &outcome.counts)
-        .with_context(|| format!("cannot write results into {}", a.out.display()))?;
-    if a.json {
+    run.resumed_from = job.resumed_from.map(|p| p.display().to_string());
+    let (json_path, csv_path) = write_results(&out.out, &run, &outcome.counts)
+        .with_context(|| format!("cannot write results into {}", out.out.display()))?;
+    if out.json {
         println!("{}", serde_json::to_string_pretty(&census_json(&run, &outcome.counts))?);
     } else {
         print!("{}", census_table(&run, &outcome.counts));
     }
-    if !a.quiet {
+    if !out.quiet {
         eprintln!("results: {} and {}", json_path.display(), csv_path.display());
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// Refuses a run whose cache cannot fit in `memory`.
-fn check_fits<G: Geometry>(size: BoardSize, max_discs: u32, memory: u64) -> anyhow::Result<()> {
+fn check_fits<G: Geometry>(size: BoardSize, max_discs: u32, memory: u64, classes_now: u64) -> anyhow::Result<()> {
     let per_class = cache_bytes_per_class_worst::<G>();
-    let need = estimate_classes(size, max_discs) * per_class;
+    let need = estimate_classes(size, max_discs).max(classes_now as f64) * per_class;
     if need <= memory as f64 {
         return Ok(());
     }

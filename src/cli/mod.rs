@@ -2,8 +2,10 @@
 
 pub mod args;
 mod count;
+mod inspect;
 mod perft;
 mod reproduce;
+mod signals;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -36,6 +38,8 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Perft(a) => perft::run(&a),
         Command::Count(a) => count::run(&a, &command_line),
+        Command::Resume(a) => count::resume(&a),
+        Command::Inspect(a) => inspect::run(&a),
         Command::Reproduce(a) => reproduce::run(&a),
     };
     match result {

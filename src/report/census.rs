@@ -35,6 +35,8 @@ pub struct RunInfo {
     pub peak_rss_bytes: Option<u64>,
     /// Bytes held by the position cache at the end.
     pub cache_bytes: Option<u64>,
+    /// The checkpoint file this run was last resumed from, if any.
+    pub resumed_from: Option<String>,
 }
 
 impl RunInfo {
@@ -52,6 +54,7 @@ impl RunInfo {
             elapsed_seconds: 0.0,
             peak_rss_bytes: None,
             cache_bytes: None,
+            resumed_from: None,
         }
     }
 }
