@@ -6,6 +6,7 @@ pub mod board;
 pub mod checkpoint;
 pub mod cli;
 pub mod engine;
+pub mod framed;
 pub mod key;
 pub mod legacy;
 pub mod perft;

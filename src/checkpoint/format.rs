@@ -1,14 +1,13 @@
 //! Reading and writing the checkpoint format (see `docs/checkpoint-format.md`).
 
-use std::fs::File;
-use std::io::{self, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use std::io;
+use std::path::Path;
 
 use bincode::{Decode, Encode};
-use xxhash_rust::xxh3::Xxh3;
 
 use crate::atomic::atomic_write_with;
 use crate::engine::Counts;
+use crate::framed::{FileKind, FrameError, FramedReader, encode, write_end, write_preamble, write_section};
 use crate::key::dense::dense_bytes;
 
 /// The first eight bytes of every checkpoint file.
@@ -18,14 +17,13 @@ pub const FORMAT_VERSION: u32 = 1;
 /// Largest header section accepted (a corrupt length must not allocate).
 const MAX_HEADER: u64 = 1 << 24;
 
+const KIND: FileKind = FileKind { magic: MAGIC, version: FORMAT_VERSION, name: "checkpoint" };
 const TAG_HEAD: [u8; 4] = *b"HEAD";
 const TAG_KEYS: [u8; 4] = *b"KEYS";
 const TAG_STACKS: [u8; 4] = *b"STAK";
-const TAG_END: [u8; 4] = *b"END.";
 
-fn bincode_config() -> impl bincode::config::Config {
-    bincode::config::standard().with_fixed_int_encoding().with_little_endian()
-}
+/// Why a checkpoint could not be read or written.
+pub type CheckpointError = FrameError;
 
 /// Bytes per key in the file for board side `n`: the significant bytes of
 /// the dense key (4 on 4x4, 7 on 6x6, 13 on 8x8).
@@ -72,65 +70,6 @@ pub struct Header {
     pub stack_lens: Vec<u64>,
 }
 
-/// Why a checkpoint could not be read or written. Every message is one line
-/// and names the file.
-#[derive(Debug, thiserror::Error)]
-pub enum CheckpointError {
-    #[error("{0}: not an othello-census checkpoint (bad magic bytes)")]
-    NotACheckpoint(PathBuf),
-    #[error("{path}: checkpoint format version {found}, this build reads version {FORMAT_VERSION}")]
-    Version { path: PathBuf, found: u32 },
-    #[error("{0}: truncated checkpoint (the file ends early)")]
-    Truncated(PathBuf),
-    #[error("{path}: checksum mismatch in section {section} (the file is damaged)")]
-    Checksum { path: PathBuf, section: &'static str },
-    #[error("{path}: corrupt checkpoint: {detail}")]
-    Corrupt { path: PathBuf, detail: String },
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: io::Error },
-}
-
-impl CheckpointError {
-    fn io(path: &Path, e: io::Error) -> Self {
-        if e.kind() == io::ErrorKind::UnexpectedEof {
-            CheckpointError::Truncated(path.to_path_buf())
-        } else {
-            CheckpointError::Io { path: path.to_path_buf(), source: e }
-        }
-    }
-
-    fn corrupt(path: &Path, detail: impl Into<String>) -> Self {
-        CheckpointError::Corrupt { path: path.to_path_buf(), detail: detail.into() }
-    }
-}
-
-/// A writer that hashes what passes through it.
-struct Hashing<'a, W: Write> {
-    inner: &'a mut W,
-    hash: Xxh3,
-}
-
-impl<W: Write> Hashing<'_, W> {
-    fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.hash.update(bytes);
-        self.inner.write_all(bytes)
-    }
-}
-
-fn section<W: Write>(
-    w: &mut W,
-    tag: [u8; 4],
-    len: u64,
-    body: impl FnOnce(&mut Hashing<'_, W>) -> io::Result<()>,
-) -> io::Result<()> {
-    w.write_all(&tag)?;
-    w.write_all(&len.to_le_bytes())?;
-    let mut h = Hashing { inner: w, hash: Xxh3::new() };
-    body(&mut h)?;
-    let digest = h.hash.digest();
-    w.write_all(&digest.to_le_bytes())
-}
-
 /// Writes a checkpoint atomically: `keys` (exactly `header.cache_len` of
 /// them) are the cache, `stacks` the positions waiting to be expanded (as
 /// dense keys of the positions themselves), one list per stack.
@@ -141,16 +80,13 @@ pub fn write_checkpoint(
     stacks: &[Vec<u128>],
 ) -> Result<u64, CheckpointError> {
     let width = key_width(header.size);
-    let head = bincode::encode_to_vec(header, bincode_config())
-        .map_err(|e| CheckpointError::corrupt(path, format!("cannot encode header: {e}")))?;
+    let head = encode(header);
     assert_eq!(header.stack_lens, stacks.iter().map(|s| s.len() as u64).collect::<Vec<_>>());
-    let mut written = 0u64;
+    let stack_bytes: u64 = stacks.iter().map(|s| s.len() as u64).sum::<u64>() * width as u64;
     atomic_write_with(path, |w| {
-        w.write_all(&MAGIC)?;
-        w.write_all(&FORMAT_VERSION.to_le_bytes())?;
-        w.write_all(&0u32.to_le_bytes())?;
-        section(w, TAG_HEAD, head.len() as u64, |h| h.put(&head))?;
-        section(w, TAG_KEYS, header.cache_len * width as u64, |h| {
+        write_preamble(w, &KIND)?;
+        write_section(w, TAG_HEAD, head.len() as u64, |h| h.put(&head))?;
+        write_section(w, TAG_KEYS, header.cache_len * width as u64, |h| {
             let mut n = 0u64;
             for k in keys {
                 h.put(&k.to_le_bytes()[..width])?;
@@ -164,8 +100,7 @@ pub fn write_checkpoint(
             }
             Ok(())
         })?;
-        let stack_bytes: u64 = stacks.iter().map(|s| s.len() as u64).sum::<u64>() * width as u64;
-        section(w, TAG_STACKS, stack_bytes, |h| {
+        write_section(w, TAG_STACKS, stack_bytes, |h| {
             for s in stacks {
                 for k in s {
                     h.put(&k.to_le_bytes()[..width])?;
@@ -173,162 +108,66 @@ pub fn write_checkpoint(
             }
             Ok(())
         })?;
-        section(w, TAG_END, 0, |_| Ok(()))?;
-        written = 16 + 4 * 20 + head.len() as u64 + header.cache_len * width as u64 + stack_bytes;
+        write_end(w)
+    })
+    .map_err(|e| FrameError::Io { path: path.to_path_buf(), source: e })?;
+    Ok(16 + 4 * 20 + head.len() as u64 + header.cache_len * width as u64 + stack_bytes)
+}
+
+fn read_head(r: &mut FramedReader) -> Result<Header, CheckpointError> {
+    let header: Header = r.decode(TAG_HEAD, MAX_HEADER)?;
+    if ![4, 6, 8].contains(&header.size) || header.layers.len() != 65 {
+        return Err(r.corrupt("header describes no supported board"));
+    }
+    Ok(header)
+}
+
+/// Streams `count` keys of `width` bytes to `each`, checking the section.
+fn read_keys(
+    r: &mut FramedReader,
+    tag: [u8; 4],
+    count: u64,
+    width: usize,
+    mut each: impl FnMut(u128) -> Result<(), String>,
+) -> Result<(), CheckpointError> {
+    let len = r.expect_section(tag)?;
+    if len != count * width as u64 {
+        return Err(r.corrupt(format!(
+            "section {} holds {len} bytes, the header promises {}",
+            String::from_utf8_lossy(&tag),
+            count * width as u64
+        )));
+    }
+    let mut carry: Vec<u8> = Vec::with_capacity(width);
+    r.stream(tag, len, |piece| {
+        let mut piece = piece;
+        if !carry.is_empty() {
+            let need = width - carry.len();
+            let take = need.min(piece.len());
+            carry.extend_from_slice(&piece[..take]);
+            piece = &piece[take..];
+            if carry.len() < width {
+                return Ok(());
+            }
+            let mut b = [0u8; 16];
+            b[..width].copy_from_slice(&carry);
+            carry.clear();
+            each(u128::from_le_bytes(b))?;
+        }
+        let mut chunks = piece.chunks_exact(width);
+        for k in &mut chunks {
+            let mut b = [0u8; 16];
+            b[..width].copy_from_slice(k);
+            each(u128::from_le_bytes(b))?;
+        }
+        carry.extend_from_slice(chunks.remainder());
         Ok(())
     })
-    .map_err(|e| CheckpointError::io(path, e))?;
-    Ok(written)
-}
-
-struct Reader {
-    path: PathBuf,
-    r: BufReader<File>,
-}
-
-impl Reader {
-    fn open(path: &Path) -> Result<Reader, CheckpointError> {
-        let f = File::open(path).map_err(|e| CheckpointError::io(path, e))?;
-        let mut r = Reader { path: path.to_path_buf(), r: BufReader::with_capacity(1 << 20, f) };
-        let mut magic = [0u8; 8];
-        match r.r.read_exact(&mut magic) {
-            Ok(()) if magic == MAGIC => {}
-            Ok(()) => return Err(CheckpointError::NotACheckpoint(r.path)),
-            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
-                return Err(CheckpointError::NotACheckpoint(r.path));
-            }
-            Err(e) => return Err(CheckpointError::io(path, e)),
-        }
-        let version = r.u32()?;
-        if version != FORMAT_VERSION {
-            return Err(CheckpointError::Version { path: r.path, found: version });
-        }
-        if r.u32()? != 0 {
-            return Err(CheckpointError::corrupt(path, "reserved bytes 12..16 are not zero"));
-        }
-        Ok(r)
-    }
-
-    fn exact(&mut self, buf: &mut [u8]) -> Result<(), CheckpointError> {
-        self.r.read_exact(buf).map_err(|e| CheckpointError::io(&self.path, e))
-    }
-
-    fn u32(&mut self) -> Result<u32, CheckpointError> {
-        let mut b = [0u8; 4];
-        self.exact(&mut b)?;
-        Ok(u32::from_le_bytes(b))
-    }
-
-    fn u64(&mut self) -> Result<u64, CheckpointError> {
-        let mut b = [0u8; 8];
-        self.exact(&mut b)?;
-        Ok(u64::from_le_bytes(b))
-    }
-
-    /// Reads a section header; checks its tag; returns the payload length.
-    fn open_section(&mut self, tag: [u8; 4]) -> Result<u64, CheckpointError> {
-        let mut t = [0u8; 4];
-        self.exact(&mut t)?;
-        if t != tag {
-            return Err(CheckpointError::corrupt(
-                &self.path,
-                format!("expected section {}, found {:?}", String::from_utf8_lossy(&tag), String::from_utf8_lossy(&t)),
-            ));
-        }
-        self.u64()
-    }
-
-    fn close_section(&mut self, hash: Xxh3, name: &'static str) -> Result<(), CheckpointError> {
-        let stored = self.u64()?;
-        if stored != hash.digest() {
-            return Err(CheckpointError::Checksum { path: self.path.clone(), section: name });
-        }
-        Ok(())
-    }
-
-    fn header(&mut self) -> Result<Header, CheckpointError> {
-        let len = self.open_section(TAG_HEAD)?;
-        if len > MAX_HEADER {
-            return Err(CheckpointError::corrupt(&self.path, format!("header length {len} is implausible")));
-        }
-        let mut bytes = vec![0u8; len as usize];
-        self.exact(&mut bytes)?;
-        let mut h = Xxh3::new();
-        h.update(&bytes);
-        self.close_section(h, "HEAD")?;
-        let (header, used): (Header, usize) = bincode::decode_from_slice(&bytes, bincode_config())
-            .map_err(|e| CheckpointError::corrupt(&self.path, format!("cannot decode header: {e}")))?;
-        if used != bytes.len() {
-            return Err(CheckpointError::corrupt(&self.path, "header has trailing bytes"));
-        }
-        if ![4, 6, 8].contains(&header.size) || header.layers.len() != 65 {
-            return Err(CheckpointError::corrupt(&self.path, "header describes no supported board"));
-        }
-        Ok(header)
-    }
-
-    /// Streams `count` keys of `width` bytes to `each`, checking the section.
-    fn keys(
-        &mut self,
-        tag: [u8; 4],
-        name: &'static str,
-        count: u64,
-        width: usize,
-        mut each: impl FnMut(u128) -> Result<(), String>,
-    ) -> Result<(), CheckpointError> {
-        let len = self.open_section(tag)?;
-        if len != count * width as u64 {
-            return Err(CheckpointError::corrupt(
-                &self.path,
-                format!("section {name} holds {len} bytes, the header promises {}", count * width as u64),
-            ));
-        }
-        let mut hash = Xxh3::new();
-        let mut chunk = vec![0u8; width * 8192];
-        let mut left = count;
-        let mut bad: Option<String> = None;
-        while left > 0 {
-            let n = left.min(8192) as usize;
-            let buf = &mut chunk[..n * width];
-            self.exact(buf)?;
-            hash.update(buf);
-            if bad.is_none() {
-                for k in buf.chunks_exact(width) {
-                    let mut b = [0u8; 16];
-                    b[..width].copy_from_slice(k);
-                    if let Err(e) = each(u128::from_le_bytes(b)) {
-                        bad = Some(e);
-                        break;
-                    }
-                }
-            }
-            left -= n as u64;
-        }
-        self.close_section(hash, name)?;
-        match bad {
-            Some(detail) => Err(CheckpointError::corrupt(&self.path, detail)),
-            None => Ok(()),
-        }
-    }
-
-    fn end(&mut self) -> Result<(), CheckpointError> {
-        let len = self.open_section(TAG_END)?;
-        if len != 0 {
-            return Err(CheckpointError::corrupt(&self.path, "END section is not empty"));
-        }
-        self.close_section(Xxh3::new(), "END.")?;
-        let mut extra = [0u8; 1];
-        match self.r.read(&mut extra) {
-            Ok(0) => Ok(()),
-            Ok(_) => Err(CheckpointError::corrupt(&self.path, "data after the END section")),
-            Err(e) => Err(CheckpointError::io(&self.path, e)),
-        }
-    }
 }
 
 /// Reads only the header (its checksum included), for dispatching on size.
 pub fn read_header(path: &Path) -> Result<Header, CheckpointError> {
-    Reader::open(path)?.header()
+    read_head(&mut FramedReader::open(path, KIND)?)
 }
 
 /// Reads a whole checkpoint: every cache key goes to `on_key`, every stack
@@ -340,10 +179,10 @@ pub fn read_checkpoint(
     mut on_key: impl FnMut(u128) -> Result<(), String>,
     mut on_entry: impl FnMut(usize, u128) -> Result<(), String>,
 ) -> Result<Header, CheckpointError> {
-    let mut r = Reader::open(path)?;
-    let header = r.header()?;
+    let mut r = FramedReader::open(path, KIND)?;
+    let header = read_head(&mut r)?;
     let width = key_width(header.size);
-    r.keys(TAG_KEYS, "KEYS", header.cache_len, width, &mut on_key)?;
+    read_keys(&mut r, TAG_KEYS, header.cache_len, width, &mut on_key)?;
     let total: u64 = header.stack_lens.iter().sum();
     let bounds: Vec<u64> = header
         .stack_lens
@@ -355,7 +194,7 @@ pub fn read_checkpoint(
         .collect();
     let mut i = 0u64;
     let mut stack = 0usize;
-    r.keys(TAG_STACKS, "STAK", total, width, |k| {
+    read_keys(&mut r, TAG_STACKS, total, width, |k| {
         while stack < bounds.len() && i >= bounds[stack] {
             stack += 1;
         }
@@ -390,7 +229,7 @@ pub enum SectionCheck {
 /// the keys. Fails only if the header itself cannot be read.
 pub fn verify(path: &Path) -> Result<Verified, CheckpointError> {
     let header = read_header(path)?;
-    let bytes = std::fs::metadata(path).map_err(|e| CheckpointError::io(path, e))?.len();
+    let bytes = std::fs::metadata(path).map_err(|e| FrameError::Io { path: path.to_path_buf(), source: e })?.len();
     let check = match read_checkpoint(path, |_| Ok(()), |_, _| Ok(())) {
         Ok(_) => SectionCheck::Ok,
         Err(e) => SectionCheck::Failed(e.to_string()),
@@ -424,24 +263,6 @@ mod tests {
     }
 
     #[test]
-    fn bincode_layout_is_as_documented() {
-        // fixed-width little-endian integers, strings and vectors prefixed
-        // by a u64 length
-        let bytes = bincode::encode_to_vec((7u32, String::from("ab"), vec![1u64]), bincode_config()).unwrap();
-        assert_eq!(
-            bytes,
-            [7, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, b'a', b'b', 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]
-        );
-        let f = bincode::encode_to_vec(1.5f64, bincode_config()).unwrap();
-        assert_eq!(f, 1.5f64.to_le_bytes());
-    }
-
-    #[test]
-    fn empty_payload_checksum_is_as_documented() {
-        assert_eq!(xxhash_rust::xxh3::xxh3_64(b""), 0x2D06_8005_38D3_94C2);
-    }
-
-    #[test]
     fn round_trip() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("c.ckpt");
@@ -468,7 +289,7 @@ mod tests {
         assert_eq!(got_entries, vec![(0, 9), (0, 10), (2, 11)]);
         assert_eq!(verify(&p).unwrap().check, SectionCheck::Ok);
         let len = std::fs::metadata(&p).unwrap().len();
-        let head = bincode::encode_to_vec(&h, bincode_config()).unwrap().len() as u64;
+        let head = encode(&h).len() as u64;
         assert_eq!(len, 16 + 4 * 20 + head + 6 * 7);
     }
 
@@ -493,11 +314,11 @@ mod tests {
         for cut in 0..good.len() {
             assert!(read(&good[..cut]).is_err(), "truncation at {cut} not detected");
         }
-        assert!(matches!(read(&good[..good.len() - 3]), Err(CheckpointError::Truncated(_))));
+        assert!(matches!(read(&good[..good.len() - 3]), Err(FrameError::Truncated(..))));
         let mut v2 = good.clone();
         v2[8] = 2;
-        assert!(matches!(read(&v2), Err(CheckpointError::Version { found: 2, .. })));
-        assert!(matches!(read(b"{\"json\": true}"), Err(CheckpointError::NotACheckpoint(_))));
+        assert!(matches!(read(&v2), Err(FrameError::Version { found: 2, .. })));
+        assert!(matches!(read(b"{\"json\": true}"), Err(FrameError::WrongKind(..))));
         let mut longer = good.clone();
         longer.push(0);
         assert!(read(&longer).is_err());

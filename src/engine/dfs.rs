@@ -123,6 +123,7 @@ impl<G: Geometry> Resume<G> {
         if head.size != G::N {
             return Err(CheckpointError::Corrupt {
                 path: path.to_path_buf(),
+                kind: "checkpoint",
                 detail: format!("a {0}x{0} checkpoint read as {1}x{1}", head.size, G::N),
             });
         }
@@ -148,6 +149,7 @@ impl<G: Geometry> Resume<G> {
         if cache.len() as u64 != header.cache_len {
             return Err(CheckpointError::Corrupt {
                 path: path.to_path_buf(),
+                kind: "checkpoint",
                 detail: "the cache section holds duplicate keys".into(),
             });
         }
