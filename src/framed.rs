@@ -7,7 +7,7 @@
 //! version and sections in `docs/`.
 
 use std::fs::File;
-use std::io::{self, BufReader, Read, Write};
+use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use xxhash_rust::xxh3::Xxh3;
@@ -86,6 +86,28 @@ pub fn write_section<W: Write>(
     w.write_all(&digest.to_le_bytes())
 }
 
+/// Writes one section whose length is not known in advance: a placeholder
+/// length is patched once `body` has written the payload.
+pub fn write_section_streaming<W: Write + Seek>(
+    w: &mut W,
+    tag: [u8; 4],
+    body: impl FnOnce(&mut Hashing<'_, W>) -> io::Result<()>,
+) -> io::Result<u64> {
+    w.write_all(&tag)?;
+    let len_at = w.stream_position()?;
+    w.write_all(&0u64.to_le_bytes())?;
+    let mut h = Hashing { inner: w, hash: Xxh3::new() };
+    body(&mut h)?;
+    let digest = h.hash.digest();
+    let end = w.stream_position()?;
+    let len = end - len_at - 8;
+    w.write_all(&digest.to_le_bytes())?;
+    w.seek(SeekFrom::Start(len_at))?;
+    w.write_all(&len.to_le_bytes())?;
+    w.seek(SeekFrom::Start(end + 8))?;
+    Ok(len)
+}
+
 /// Writes the END. section.
 pub fn write_end<W: Write>(w: &mut W) -> io::Result<()> {
     write_section(w, TAG_END, 0, |_| Ok(()))
@@ -102,7 +124,7 @@ impl FramedReader {
     /// Opens `path` and checks magic, version and reserved word.
     pub fn open(path: &Path, kind: FileKind) -> Result<FramedReader, FrameError> {
         let f = File::open(path).map_err(|e| FrameError::Io { path: path.to_path_buf(), source: e })?;
-        let mut r = FramedReader { path: path.to_path_buf(), kind, r: BufReader::with_capacity(1 << 20, f) };
+        let mut r = FramedReader { path: path.to_path_buf(), kind, r: BufReader::with_capacity(1 << 16, f) };
         let mut magic = [0u8; 8];
         match r.r.read_exact(&mut magic) {
             Ok(()) if magic == kind.magic => {}
@@ -223,6 +245,32 @@ impl FramedReader {
         Ok(())
     }
 
+    /// Byte offset of the next read.
+    pub fn position(&mut self) -> Result<u64, FrameError> {
+        self.r.stream_position().map_err(|e| self.io(e))
+    }
+
+    /// Moves to byte `offset` (the start of a section).
+    pub fn seek_to(&mut self, offset: u64) -> Result<(), FrameError> {
+        self.r.seek(SeekFrom::Start(offset)).map(|_| ()).map_err(|e| self.io(e))
+    }
+
+    /// Skips a payload of `len` bytes and its checksum, unchecked.
+    pub fn skip(&mut self, len: u64) -> Result<(), FrameError> {
+        let end = self.position()? + len + 8;
+        let size = self.r.get_ref().metadata().map_err(|e| self.io(e))?.len();
+        if end > size {
+            return Err(FrameError::Truncated(self.path.clone(), self.kind.name));
+        }
+        self.seek_to(end)
+    }
+
+    /// Reads the payload of the section just opened (`len` bytes) piece by
+    /// piece; [`PayloadReader::finish`] checks the checksum.
+    pub fn into_payload(self, tag: [u8; 4], len: u64) -> PayloadReader {
+        PayloadReader { fr: self, tag, left: len, hash: Xxh3::new(), buf: vec![0u8; 1 << 16], pos: 0, end: 0 }
+    }
+
     /// Reads the END. section and checks that nothing follows.
     pub fn end(&mut self) -> Result<(), FrameError> {
         let len = self.expect_section(TAG_END)?;
@@ -256,6 +304,103 @@ impl FramedReader {
     }
 }
 
+/// Reads one section's payload incrementally, hashing it as it goes.
+pub struct PayloadReader {
+    fr: FramedReader,
+    tag: [u8; 4],
+    left: u64,
+    hash: Xxh3,
+    buf: Vec<u8>,
+    pos: usize,
+    end: usize,
+}
+
+impl PayloadReader {
+    fn refill(&mut self) -> Result<(), FrameError> {
+        if self.left == 0 {
+            return Err(self
+                .fr
+                .corrupt(format!("section {} ends inside a record", String::from_utf8_lossy(&self.tag))));
+        }
+        let n = self.left.min(self.buf.len() as u64) as usize;
+        self.fr.exact(&mut self.buf[..n])?;
+        self.hash.update(&self.buf[..n]);
+        self.left -= n as u64;
+        self.pos = 0;
+        self.end = n;
+        Ok(())
+    }
+
+    /// The next byte of the payload.
+    #[inline]
+    pub fn byte(&mut self) -> Result<u8, FrameError> {
+        if self.pos == self.end {
+            self.refill()?;
+        }
+        let b = self.buf[self.pos];
+        self.pos += 1;
+        Ok(b)
+    }
+
+    /// A little-endian u64.
+    pub fn u64(&mut self) -> Result<u64, FrameError> {
+        let mut v = 0u64;
+        for i in 0..8 {
+            v |= (self.byte()? as u64) << (8 * i);
+        }
+        Ok(v)
+    }
+
+    /// An unsigned LEB128 number of at most 128 bits.
+    #[inline]
+    pub fn varint(&mut self) -> Result<u128, FrameError> {
+        let mut v = 0u128;
+        let mut shift = 0;
+        loop {
+            let b = self.byte()?;
+            if shift == 126 && b > 3 {
+                return Err(self.fr.corrupt("a number does not fit in 128 bits"));
+            }
+            v |= ((b & 0x7f) as u128) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+            shift += 7;
+        }
+    }
+
+    /// Whether the whole payload has been read.
+    pub fn done(&self) -> bool {
+        self.left == 0 && self.pos == self.end
+    }
+
+    /// A corruption error naming the file.
+    pub fn corrupt(&self, detail: impl Into<String>) -> FrameError {
+        self.fr.corrupt(detail)
+    }
+
+    /// Checks that the payload was read to its end and its checksum holds;
+    /// gives the file reader back.
+    pub fn finish(mut self) -> Result<FramedReader, FrameError> {
+        if !self.done() {
+            return Err(self.fr.corrupt(format!("section {} has unread bytes", String::from_utf8_lossy(&self.tag))));
+        }
+        let hash = std::mem::replace(&mut self.hash, Xxh3::new());
+        self.fr.check(hash, self.tag)?;
+        Ok(self.fr)
+    }
+}
+
+/// Appends `v` as unsigned LEB128.
+#[inline]
+pub fn put_varint(out: &mut Vec<u8>, mut v: u128) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
 /// Encodes `value` with [`bincode_config`].
 pub fn encode<T: bincode::Encode>(value: &T) -> Vec<u8> {
     bincode::encode_to_vec(value, bincode_config()).expect("encoding into a Vec cannot fail")
@@ -275,6 +420,26 @@ mod tests {
             [7, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, b'a', b'b', 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]
         );
         assert_eq!(encode(&1.5f64), 1.5f64.to_le_bytes());
+    }
+
+    #[test]
+    fn varints() {
+        for v in [0u128, 1, 127, 128, 300, u64::MAX as u128, u128::MAX] {
+            let mut out = Vec::new();
+            put_varint(&mut out, v);
+            let dir = tempfile::tempdir().unwrap();
+            let p = dir.path().join("v");
+            let kind = FileKind { magic: *b"TESTTEST", version: 1, name: "test file" };
+            let mut f = std::fs::File::create(&p).unwrap();
+            write_preamble(&mut f, &kind).unwrap();
+            write_section(&mut f, *b"DATA", out.len() as u64, |h| h.put(&out)).unwrap();
+            drop(f);
+            let mut r = FramedReader::open(&p, kind).unwrap();
+            let len = r.expect_section(*b"DATA").unwrap();
+            let mut pr = r.into_payload(*b"DATA", len);
+            assert_eq!(pr.varint().unwrap(), v);
+            pr.finish().unwrap();
+        }
     }
 
     #[test]

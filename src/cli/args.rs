@@ -31,7 +31,7 @@ pub struct Cli {
 pub enum Command {
     /// Count every reachable position, terminal position and class, per disc count.
     Count(CountArgs),
-    /// Continue a census from its checkpoint file.
+    /// Continue a census from its checkpoint file (dfs) or work directory (layers).
     Resume(ResumeArgs),
     /// Describe a checkpoint file and check its checksums.
     Inspect(InspectArgs),
@@ -63,10 +63,24 @@ pub struct CountArgs {
     /// Board size: 4, 6 or 8.
     #[arg(short, long, value_name = "N", default_value = "4", value_parser = parse_size)]
     pub size: BoardSize,
-    /// Census engine. `dfs`: parallel depth-first walkers with a shared
-    /// in-memory cache of classes.
+    /// Census engine: `dfs` (in memory, fastest while it fits) or `layers`
+    /// (out of core, layer by layer, game counts included).
     #[arg(long, value_enum, default_value = "dfs")]
     pub engine: EngineChoice,
+    /// Layered engine: layers by disc count or by ply (a pass is a ply).
+    #[arg(long, value_enum, default_value = "discs")]
+    pub by: ByChoice,
+    /// Layered engine with --by ply: count plies 1..=P (default: until
+    /// every game has ended).
+    #[arg(long, value_name = "P", value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub plies: Option<u32>,
+    /// Layered engine: hash partitions per layer.
+    #[arg(long, value_name = "P", default_value = "16", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub partitions: u32,
+    /// Layered engine: directory for the layer files, which are its
+    /// checkpoints (default: checkpoints/<N>x<N>-layers-<by><K>-<time>).
+    #[arg(long, value_name = "DIR")]
+    pub work_dir: Option<PathBuf>,
     /// Stop at K discs: count the layers 4..=K only (the result is then
     /// marked incomplete). Default: the whole game.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(4..=64))]
@@ -74,8 +88,9 @@ pub struct CountArgs {
     /// Worker threads (default: all cores).
     #[arg(short = 'j', long, value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
-    /// Memory the cache may use, e.g. `8GiB`, `512MiB`, `2G` (default: 70%
-    /// of the memory available at start).
+    /// Memory the run may use, e.g. `8GiB`, `512MiB`, `2G` (default: 70%
+    /// of the memory available at start). dfs: its cache; layers: its
+    /// sort buffers.
     #[arg(long, value_name = "LIMIT", value_parser = parse_bytes)]
     pub memory: Option<u64>,
     /// Checkpoint file, written atomically every --checkpoint-every and on
@@ -106,13 +121,14 @@ pub struct OutputArgs {
 
 #[derive(Debug, Args)]
 pub struct ResumeArgs {
-    /// The checkpoint file; it holds the run's whole configuration.
-    #[arg(value_name = "FILE")]
+    /// The checkpoint file (dfs) or work directory (layers); it holds the
+    /// run's whole configuration.
+    #[arg(value_name = "FILE|DIR")]
     pub file: PathBuf,
     /// Worker threads (default: all cores; does not change the counts).
     #[arg(short = 'j', long, value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
-    /// Memory the cache may use (default: the limit saved in the file).
+    /// Memory the run may use (default: the limit saved with the run).
     #[arg(long, value_name = "LIMIT", value_parser = parse_bytes)]
     pub memory: Option<u64>,
     #[command(flatten)]
@@ -133,6 +149,16 @@ pub struct InspectArgs {
 pub enum EngineChoice {
     /// Parallel depth-first walkers, shared in-memory cache.
     Dfs,
+    /// Layer by layer, spilled to disk, hash-partitioned; counts games too.
+    Layers,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ByChoice {
+    /// Layer k: positions with k discs.
+    Discs,
+    /// Layer n: positions after exactly n plies, finished games dropped.
+    Ply,
 }
 
 #[derive(Debug, Args)]

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::args::{CountArgs, EngineChoice, OutputArgs, ResumeArgs};
+use super::args::{ByChoice, CountArgs, EngineChoice, OutputArgs, ResumeArgs};
 use super::signals::stop_flag;
 use crate::atomic::check_writable_dir;
 use crate::board::{BoardSize, Geometry};
@@ -39,6 +39,12 @@ fn default_threads() -> usize {
 }
 
 pub fn run(a: &CountArgs, command_line: &str) -> anyhow::Result<ExitCode> {
+    if a.engine == EngineChoice::Layers {
+        return super::layers::count(a, command_line);
+    }
+    if a.by != ByChoice::Discs || a.plies.is_some() || a.work_dir.is_some() {
+        bail!("--by, --plies and --work-dir are for the layered engine (--engine layers)");
+    }
     stop_flag();
     let n = a.size.n();
     let max_discs = a.max_discs.unwrap_or(n * n);
@@ -69,6 +75,7 @@ pub fn run(a: &CountArgs, command_line: &str) -> anyhow::Result<ExitCode> {
         resumed_from: None,
     };
     match a.engine {
+        EngineChoice::Layers => unreachable!("dispatched before"),
         EngineChoice::Dfs => with_geometry!(a.size, G => {
             check_fits::<G>(a.size, max_discs, memory, 0)?;
             drive::<G>(job, &a.output, None)

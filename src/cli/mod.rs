@@ -3,6 +3,7 @@
 pub mod args;
 mod count;
 mod inspect;
+mod layers;
 mod perft;
 mod reproduce;
 mod signals;
@@ -38,6 +39,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Perft(a) => perft::run(&a),
         Command::Count(a) => count::run(&a, &command_line),
+        Command::Resume(a) if layers::is_work_dir(&a.file) => layers::resume_dir(&a),
         Command::Resume(a) => count::resume(&a),
         Command::Inspect(a) => inspect::run(&a),
         Command::Reproduce(a) => reproduce::run(&a),

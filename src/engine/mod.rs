@@ -2,6 +2,7 @@
 
 pub mod dfs;
 pub mod hash;
+pub mod layers;
 pub mod memory;
 
 use serde::Serialize;

@@ -183,14 +183,19 @@ pub fn census_table(run: &RunInfo, c: &CensusCounts) -> String {
 /// Writes `<size>x<size>-<engine>-<max>-<timestamp>.json` and `.csv` into
 /// `dir` atomically, never replacing an existing file.
 pub fn write_results(dir: &Path, run: &RunInfo, c: &CensusCounts) -> io::Result<(PathBuf, PathBuf)> {
+    let json = serde_json::to_string_pretty(&census_json(run, c)).expect("serialisable");
+    let stem = format!("{0}x{0}-{1}-{2}", run.size, run.engine, run.max_discs);
+    write_result_files(dir, &stem, &json, &census_csv(c))
+}
+
+/// Writes `<stem>-<timestamp>.json` and `.csv` into `dir` atomically, never
+/// replacing an existing file.
+pub fn write_result_files(dir: &Path, stem: &str, json: &str, csv: &str) -> io::Result<(PathBuf, PathBuf)> {
     std::fs::create_dir_all(dir)?;
-    let stem = format!("{0}x{0}-{1}-{2}-{3}", run.size, run.engine, run.max_discs, timestamp_now());
-    let json_path = fresh_path(dir, &stem, "json");
+    let json_path = fresh_path(dir, &format!("{stem}-{}", timestamp_now()), "json");
     let csv_stem = json_path.file_stem().expect("has a stem").to_string_lossy().into_owned();
     let csv_path = dir.join(format!("{csv_stem}.csv"));
-    let mut json = serde_json::to_string_pretty(&census_json(run, c)).expect("serialisable");
-    json.push('\n');
-    atomic_write(&json_path, json.as_bytes())?;
-    atomic_write(&csv_path, census_csv(c).as_bytes())?;
+    atomic_write(&json_path, format!("{json}\n").as_bytes())?;
+    atomic_write(&csv_path, csv.as_bytes())?;
     Ok((json_path, csv_path))
 }

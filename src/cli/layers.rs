@@ -1,0 +1,180 @@
+//! `count --engine layers` and `resume DIR`.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, bail};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::args::{ByChoice, CountArgs, OutputArgs, ResumeArgs};
+use super::signals::stop_flag;
+use crate::board::BoardSize;
+use crate::engine::layers::{
+    LayerBy, LayersError, LayersLive, LayersOutcome, LayersPlan, LayersSettings, read_run, resume, start,
+};
+use crate::engine::memory::default_memory_limit;
+use crate::report::census::write_result_files;
+use crate::report::files::{peak_rss_bytes, timestamp_now};
+use crate::report::group_digits;
+use crate::report::layers::{LayersRunInfo, layers_csv, layers_json, layers_table};
+use crate::with_geometry;
+
+/// Plies after which every game on the largest board has ended.
+const MAX_PLIES: u32 = 256;
+
+fn threads(t: Option<u32>) -> usize {
+    t.map_or_else(|| std::thread::available_parallelism().map_or(1, |t| t.get()), |t| t as usize)
+}
+
+pub fn count(a: &CountArgs, command_line: &str) -> anyhow::Result<ExitCode> {
+    let stop = stop_flag();
+    let n = a.size.n();
+    if a.checkpoint.is_some() {
+        bail!("--checkpoint is for the dfs engine; the layered engine's checkpoints are its layer files in --work-dir");
+    }
+    let (by, limit) = match a.by {
+        ByChoice::Discs => {
+            if a.plies.is_some() {
+                bail!("--plies goes with --by ply; with --by discs use --max-discs");
+            }
+            let k = a.max_discs.unwrap_or(n * n);
+            if k > n * n {
+                bail!("--max-discs {k} is more than the {} squares of a {} board", n * n, a.size);
+            }
+            (LayerBy::Discs, k)
+        }
+        ByChoice::Ply => {
+            if a.max_discs.is_some() {
+                bail!("--max-discs goes with --by discs; with --by ply use --plies");
+            }
+            (LayerBy::Ply, a.plies.unwrap_or(MAX_PLIES))
+        }
+    };
+    let work_dir = a.work_dir.clone().unwrap_or_else(|| {
+        PathBuf::from("checkpoints").join(format!("{n}x{n}-layers-{}{limit}-{}", by.name(), timestamp_now()))
+    });
+    let plan = LayersPlan {
+        by,
+        limit,
+        partitions: a.partitions,
+        work_dir: work_dir.clone(),
+        command: command_line.to_string(),
+        started_unix: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+    };
+    let settings =
+        LayersSettings { threads: threads(a.threads), memory_limit: a.memory.unwrap_or_else(default_memory_limit) };
+    let live = LayersLive::default();
+    let result =
+        with_geometry!(a.size, G => watch(&live, a.output.quiet, || start::<G>(&plan, &settings, stop, &live)));
+    finish(result, a.size, &work_dir, &settings, &a.output, false)
+}
+
+pub fn resume_dir(a: &ResumeArgs) -> anyhow::Result<ExitCode> {
+    let stop = stop_flag();
+    let run = read_run(&a.file)?;
+    let size = BoardSize::from_n(run.size)?;
+    let settings = LayersSettings { threads: threads(a.threads), memory_limit: a.memory.unwrap_or(run.memory_limit) };
+    let live = LayersLive::default();
+    let result =
+        with_geometry!(size, G => watch(&live, a.output.quiet, || resume::<G>(&a.file, &settings, stop, &live)));
+    finish(result, size, &a.file, &settings, &a.output, true)
+}
+
+/// Runs `job` while a spinner shows the layer being worked on.
+fn watch<T: Send>(live: &LayersLive, quiet: bool, job: impl FnOnce() -> T + Send) -> T {
+    let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+        let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        b.set_style(ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}").expect("valid template"));
+        b
+    });
+    let started = Instant::now();
+    let out = std::thread::scope(|s| {
+        let h = s.spawn(job);
+        let mut phase_start = (u64::MAX, u64::MAX, Instant::now());
+        while !h.is_finished() {
+            std::thread::sleep(Duration::from_millis(100));
+            if let Some(b) = &bar {
+                let layer = live.layer.load(Ordering::Relaxed);
+                let phase = live.phase.load(Ordering::Relaxed);
+                if (layer, phase) != (phase_start.0, phase_start.1) {
+                    phase_start = (layer, phase, Instant::now());
+                }
+                let msg = if phase == 0 {
+                    let (done, total) = (live.done.load(Ordering::Relaxed), live.total.load(Ordering::Relaxed).max(1));
+                    let secs = phase_start.2.elapsed().as_secs_f64().max(1e-3);
+                    let rate = done as f64 / secs;
+                    let eta = (total.saturating_sub(done)) as f64 / rate.max(1.0);
+                    format!(
+                        "layer {layer}: expanding {} of {} classes ({:.0}%), {}/s, ETA {:.0} s",
+                        group_digits(done),
+                        group_digits(total),
+                        100.0 * done as f64 / total as f64,
+                        group_digits(rate as u64),
+                        eta
+                    )
+                } else {
+                    format!("layer {layer}: merging, {} partitions done", live.parts_done.load(Ordering::Relaxed))
+                };
+                b.set_message(format!("{msg}; {:.0} s in all", started.elapsed().as_secs_f64()));
+                b.tick();
+            }
+        }
+        h.join().expect("layered census panicked")
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    out
+}
+
+fn finish(
+    result: Result<LayersOutcome, LayersError>,
+    size: BoardSize,
+    work_dir: &Path,
+    settings: &LayersSettings,
+    out: &OutputArgs,
+    resumed: bool,
+) -> anyhow::Result<ExitCode> {
+    let outcome = match result {
+        Ok(o) => o,
+        Err(LayersError::Interrupted(dir)) => {
+            eprintln!(
+                "interrupted: complete layers are kept in {0}; continue with: othello-census resume {0}",
+                dir.display()
+            );
+            return Ok(ExitCode::from(130));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let run = LayersRunInfo {
+        command: outcome.command.clone(),
+        size: size.n(),
+        threads: settings.threads,
+        memory_limit: settings.memory_limit,
+        work_dir: work_dir.display().to_string(),
+        peak_rss_bytes: peak_rss_bytes(),
+        resumed,
+    };
+    let json = layers_json(&run, &outcome);
+    let n = size.n();
+    let stem = format!("{n}x{n}-layers-{}{}", outcome.by.name(), outcome.limit);
+    let (jp, cp) = write_result_files(&out.out, &stem, &json, &layers_csv(&outcome))
+        .with_context(|| format!("cannot write results into {}", out.out.display()))?;
+    if out.json {
+        println!("{json}");
+    } else {
+        print!("{}", layers_table(&run, &outcome));
+    }
+    if !out.quiet {
+        eprintln!("results: {} and {}", jp.display(), cp.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Whether `path` is a layered work directory.
+pub fn is_work_dir(path: &Path) -> bool {
+    path.is_dir()
+}

@@ -1,0 +1,442 @@
+//! Files of the layered engine (see `docs/layer-format.md`): layer parts,
+//! buckets of sorted runs, and manifests. All are framed files
+//! ([`crate::framed`]) with their own magic and version.
+//!
+//! A *record* is a canonical dense key and its multiplicity (the number of
+//! games reaching the class, counted over the whole orbit). Records in a
+//! part or a run are sorted by key, keys unique, and encoded as the LEB128
+//! difference to the previous key (the first from 0) and the LEB128
+//! multiplicity.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use bincode::{Decode, Encode};
+
+use crate::atomic::atomic_write_with;
+use crate::framed::{
+    FileKind, FrameError, FramedReader, PayloadReader, encode, put_varint, write_end, write_preamble, write_section,
+    write_section_streaming,
+};
+
+/// A canonical key (as u128) and its multiplicity.
+pub type Record = (u128, u128);
+
+pub const PART_KIND: FileKind = FileKind { magic: *b"OTHLAYR\0", version: 1, name: "layer file" };
+pub const BUCKET_KIND: FileKind = FileKind { magic: *b"OTHBUCK\0", version: 1, name: "bucket file" };
+pub const MANIFEST_KIND: FileKind = FileKind { magic: *b"OTHLMAN\0", version: 1, name: "layer manifest" };
+
+const TAG_HEAD: [u8; 4] = *b"HEAD";
+const TAG_DATA: [u8; 4] = *b"DATA";
+const TAG_RUN: [u8; 4] = *b"RUN ";
+/// Runs merged at once; a bucket with more is merged in several passes.
+pub const FAN_IN: usize = 96;
+
+/// Identity of a layered run, repeated in every manifest.
+#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+pub struct RunConfig {
+    /// Board side.
+    pub size: u32,
+    /// 0: layers by disc count; 1: layers by ply.
+    pub by: u8,
+    /// Last layer: a disc count (by discs) or a ply (by ply).
+    pub limit: u32,
+    /// Hash partitions per layer.
+    pub partitions: u32,
+    /// The command line that started the run.
+    pub command: String,
+    /// When the run first started (Unix seconds).
+    pub started_unix: u64,
+    /// Memory limit the run was started with, bytes.
+    pub memory_limit: u64,
+}
+
+/// Counts of one layer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Encode, Decode, serde::Serialize)]
+pub struct LayerStats {
+    /// Disc count (by discs) or ply (by ply).
+    pub layer: u32,
+    /// Classes.
+    pub classes: u64,
+    /// Positions (sum of orbit sizes).
+    pub positions: u64,
+    /// Terminal classes.
+    pub terminal_classes: u64,
+    /// Terminal positions.
+    pub terminal_positions: u64,
+    /// Classes whose side must pass.
+    pub pass_classes: u64,
+    /// Positions whose side must pass.
+    pub pass_positions: u64,
+    /// Games: by ply, game prefixes of exactly this many plies (finished
+    /// games dropped); by discs, game prefixes whose last move placed the
+    /// layer's last disc.
+    pub games: u128,
+    /// By ply: of `games`, those whose last ply is a pass (0 by discs).
+    pub passes: u128,
+    /// Games that end in this layer.
+    pub ended: u128,
+}
+
+impl LayerStats {
+    /// Adds the class counts of `o` (not its game counts).
+    pub fn add_classes(&mut self, o: &LayerStats) {
+        self.classes += o.classes;
+        self.positions += o.positions;
+        self.terminal_classes += o.terminal_classes;
+        self.terminal_positions += o.terminal_positions;
+        self.pass_classes += o.pass_classes;
+        self.pass_positions += o.pass_positions;
+        self.ended = self.ended.checked_add(o.ended).expect("game count overflow");
+    }
+}
+
+/// What a manifest says is complete.
+#[derive(Clone, Debug, PartialEq, Encode, Decode)]
+pub struct Manifest {
+    /// The run.
+    pub run: RunConfig,
+    /// 0: the parts of `layer` are complete; 1: `layer` has been expanded
+    /// and the buckets of `layer + 1` are complete.
+    pub phase: u8,
+    /// The layer.
+    pub layer: u32,
+    /// Phase 0: records of each part of `layer`.
+    pub part_records: Vec<u64>,
+    /// Final counts of every layer before `layer` (phase 0) or up to and
+    /// including it (phase 1).
+    pub stats: Vec<LayerStats>,
+    /// Game counts entering the next unfinished layer (`layer` in phase 0,
+    /// `layer + 1` in phase 1): `games` and `passes`.
+    pub entering: LayerStats,
+    /// Wall time of the run so far, seconds.
+    pub elapsed_seconds: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+struct PartHeader {
+    size: u32,
+    by: u8,
+    layer: u32,
+    partition: u32,
+    partitions: u32,
+}
+
+fn io_err(path: &Path, e: io::Error) -> FrameError {
+    FrameError::Io { path: path.to_path_buf(), source: e }
+}
+
+/// Writes a manifest atomically.
+pub fn write_manifest(path: &Path, m: &Manifest) -> Result<(), FrameError> {
+    let bytes = encode(m);
+    atomic_write_with(path, |w| {
+        write_preamble(w, &MANIFEST_KIND)?;
+        write_section(w, TAG_HEAD, bytes.len() as u64, |h| h.put(&bytes))?;
+        write_end(w)
+    })
+    .map_err(|e| io_err(path, e))
+}
+
+/// Reads and checks a manifest.
+pub fn read_manifest(path: &Path) -> Result<Manifest, FrameError> {
+    let mut r = FramedReader::open(path, MANIFEST_KIND)?;
+    let m: Manifest = r.decode(TAG_HEAD, 1 << 24)?;
+    r.end()?;
+    Ok(m)
+}
+
+/// Appends the LEB128 delta encoding of sorted, unique `records` to `out`.
+pub fn encode_records(records: &[Record], out: &mut Vec<u8>) {
+    let mut prev = 0u128;
+    for &(k, m) in records {
+        put_varint(out, k - prev);
+        put_varint(out, m);
+        prev = k;
+    }
+}
+
+/// Writes one part of a layer atomically from sorted, unique records that
+/// `fill` hands to its argument; returns the number of records.
+pub fn write_part(
+    path: &Path,
+    size: u32,
+    by: u8,
+    layer: u32,
+    partition: u32,
+    partitions: u32,
+    fill: impl FnOnce(&mut dyn FnMut(Record) -> io::Result<()>) -> io::Result<()>,
+) -> Result<u64, FrameError> {
+    let head = encode(&PartHeader { size, by, layer, partition, partitions });
+    let mut count = 0u64;
+    atomic_write_with(path, |w| {
+        write_preamble(w, &PART_KIND)?;
+        write_section(w, TAG_HEAD, head.len() as u64, |h| h.put(&head))?;
+        write_section_streaming(w, TAG_DATA, |h| {
+            let mut buf = Vec::with_capacity(1 << 16);
+            let mut prev: Option<u128> = None;
+            fill(&mut |(k, m)| {
+                if prev.is_some_and(|p| k <= p) {
+                    return Err(io::Error::other("records out of order"));
+                }
+                put_varint(&mut buf, k - prev.unwrap_or(0));
+                put_varint(&mut buf, m);
+                prev = Some(k);
+                count += 1;
+                if buf.len() >= 1 << 16 {
+                    h.put(&buf)?;
+                    buf.clear();
+                }
+                Ok(())
+            })?;
+            h.put(&buf)
+        })?;
+        write_end(w)
+    })
+    .map_err(|e| io_err(path, e))?;
+    Ok(count)
+}
+
+/// Reads the records of a part in order.
+pub struct PartReader {
+    pr: Option<PayloadReader>,
+    prev: u128,
+    first: bool,
+    /// Records read so far.
+    pub count: u64,
+}
+
+impl PartReader {
+    /// Opens a part and checks that it is the one expected.
+    pub fn open(
+        path: &Path,
+        size: u32,
+        by: u8,
+        layer: u32,
+        partition: u32,
+        partitions: u32,
+    ) -> Result<Self, FrameError> {
+        let mut r = FramedReader::open(path, PART_KIND)?;
+        let head: PartHeader = r.decode(TAG_HEAD, 1 << 12)?;
+        if head != (PartHeader { size, by, layer, partition, partitions }) {
+            return Err(r.corrupt(format!(
+                "it is part {} of layer {}, not part {partition} of layer {layer} of this run",
+                head.partition, head.layer
+            )));
+        }
+        let len = r.expect_section(TAG_DATA)?;
+        Ok(PartReader { pr: Some(r.into_payload(TAG_DATA, len)), prev: 0, first: true, count: 0 })
+    }
+
+    /// The next record, or `None` at the end (after checking the checksum
+    /// and the END. section).
+    pub fn next_record(&mut self) -> Result<Option<Record>, FrameError> {
+        let Some(pr) = self.pr.as_mut() else { return Ok(None) };
+        if pr.done() {
+            let mut r = self.pr.take().expect("present").finish()?;
+            r.end()?;
+            return Ok(None);
+        }
+        let delta = pr.varint()?;
+        let m = pr.varint()?;
+        if !self.first && delta == 0 {
+            return Err(pr.corrupt("keys are not strictly increasing"));
+        }
+        self.first = false;
+        self.prev = self.prev.checked_add(delta).ok_or_else(|| pr.corrupt("key overflow"))?;
+        self.count += 1;
+        Ok(Some((self.prev, m)))
+    }
+}
+
+/// Collects sorted runs for one partition of the next layer. Threads append
+/// whole runs; `finish` closes the file with END.
+pub struct BucketWriter {
+    path: PathBuf,
+    file: Mutex<(BufWriter<File>, u64)>,
+}
+
+impl BucketWriter {
+    /// Creates (truncates) a bucket file.
+    pub fn create(path: &Path) -> Result<BucketWriter, FrameError> {
+        let f = OpenOptions::new().write(true).create(true).truncate(true).open(path).map_err(|e| io_err(path, e))?;
+        let mut w = BufWriter::with_capacity(1 << 16, f);
+        write_preamble(&mut w, &BUCKET_KIND).map_err(|e| io_err(path, e))?;
+        Ok(BucketWriter { path: path.to_path_buf(), file: Mutex::new((w, 0)) })
+    }
+
+    /// Appends a run of sorted, unique records.
+    pub fn append(&self, records: &[Record]) -> Result<(), FrameError> {
+        if records.is_empty() {
+            return Ok(());
+        }
+        let mut payload = Vec::with_capacity(records.len() * 8);
+        encode_records(records, &mut payload);
+        let mut g = self.file.lock().expect("bucket lock");
+        write_section(&mut g.0, TAG_RUN, payload.len() as u64, |h| h.put(&payload))
+            .map_err(|e| io_err(&self.path, e))?;
+        g.1 += 1;
+        Ok(())
+    }
+
+    /// Writes END., flushes and syncs; returns the number of runs.
+    pub fn finish(self) -> Result<u64, FrameError> {
+        let (mut w, runs) = self.file.into_inner().expect("bucket lock");
+        let path = self.path;
+        (|| {
+            write_end(&mut w)?;
+            let f = w.into_inner().map_err(|e| e.into_error())?;
+            f.sync_all()
+        })()
+        .map_err(|e| io_err(&path, e))?;
+        Ok(runs)
+    }
+}
+
+/// A cursor over one run of a bucket file.
+struct RunCursor {
+    pr: Option<PayloadReader>,
+    prev: u128,
+    first: bool,
+}
+
+impl RunCursor {
+    fn open(path: &Path, offset: u64) -> Result<RunCursor, FrameError> {
+        let mut r = FramedReader::open(path, BUCKET_KIND)?;
+        r.seek_to(offset)?;
+        let len = r.expect_section(TAG_RUN)?;
+        Ok(RunCursor { pr: Some(r.into_payload(TAG_RUN, len)), prev: 0, first: true })
+    }
+
+    /// The next record; at the end of the run, checks its checksum and
+    /// closes the file.
+    fn next(&mut self) -> Result<Option<Record>, FrameError> {
+        let Some(pr) = self.pr.as_mut() else { return Ok(None) };
+        if pr.done() {
+            self.pr.take().expect("present").finish()?;
+            return Ok(None);
+        }
+        let delta = pr.varint()?;
+        let m = pr.varint()?;
+        if !self.first && delta == 0 {
+            return Err(pr.corrupt("keys are not strictly increasing"));
+        }
+        self.first = false;
+        self.prev = self.prev.checked_add(delta).ok_or_else(|| pr.corrupt("key overflow"))?;
+        Ok(Some((self.prev, m)))
+    }
+}
+
+/// Offsets of the runs of a complete bucket file (checked for END.).
+fn run_offsets(path: &Path, expected_runs: u64) -> Result<Vec<u64>, FrameError> {
+    let mut r = FramedReader::open(path, BUCKET_KIND)?;
+    let mut offsets = Vec::new();
+    loop {
+        let at = r.position()?;
+        let (tag, len) = r.next_section()?;
+        if tag == TAG_RUN {
+            offsets.push(at);
+            r.skip(len)?;
+        } else if tag == crate::framed::TAG_END {
+            r.seek_to(at)?;
+            r.end()?;
+            break;
+        } else {
+            return Err(r.corrupt(format!("unexpected section {:?}", String::from_utf8_lossy(&tag))));
+        }
+    }
+    if offsets.len() as u64 != expected_runs {
+        return Err(r.corrupt(format!("{} runs, the manifest promises {expected_runs}", offsets.len())));
+    }
+    Ok(offsets)
+}
+
+/// Merges the given runs of `path`, summing multiplicities of equal keys,
+/// handing each merged record to `emit` in key order.
+fn merge_runs(path: &Path, offsets: &[u64], emit: &mut dyn FnMut(Record) -> io::Result<()>) -> Result<(), FrameError> {
+    let mut cursors = Vec::with_capacity(offsets.len());
+    let mut heap = BinaryHeap::with_capacity(offsets.len());
+    for &o in offsets {
+        let mut c = RunCursor::open(path, o)?;
+        if let Some((k, m)) = c.next()? {
+            heap.push(Reverse((k, cursors.len(), m)));
+        }
+        cursors.push(c);
+    }
+    let mut current: Option<Record> = None;
+    while let Some(Reverse((k, i, m))) = heap.pop() {
+        match &mut current {
+            Some((ck, cm)) if *ck == k => *cm = cm.checked_add(m).expect("game count overflow"),
+            _ => {
+                if let Some(r) = current.take() {
+                    emit(r).map_err(|e| io_err(path, e))?;
+                }
+                current = Some((k, m));
+            }
+        }
+        if let Some((k2, m2)) = cursors[i].next()? {
+            heap.push(Reverse((k2, i, m2)));
+        }
+    }
+    if let Some(r) = current {
+        emit(r).map_err(|e| io_err(path, e))?;
+    }
+    Ok(())
+}
+
+/// Merges a whole complete bucket (`runs` runs) into sorted unique records.
+/// More than [`FAN_IN`] runs are first merged in groups into a scratch
+/// bucket next to it, as often as needed.
+pub fn merge_bucket(path: &Path, runs: u64, emit: &mut dyn FnMut(Record) -> io::Result<()>) -> Result<(), FrameError> {
+    let mut source = path.to_path_buf();
+    let mut offsets = run_offsets(&source, runs)?;
+    let mut pass = 0;
+    let mut scratch: Vec<PathBuf> = Vec::new();
+    while offsets.len() > FAN_IN {
+        pass += 1;
+        let next = path.with_extension(format!("pass{pass}"));
+        let f = File::create(&next).map_err(|e| io_err(&next, e))?;
+        let mut w = BufWriter::with_capacity(1 << 16, f);
+        write_preamble(&mut w, &BUCKET_KIND).map_err(|e| io_err(&next, e))?;
+        let mut n = 0u64;
+        for group in offsets.chunks(FAN_IN) {
+            let mut failure: Option<FrameError> = None;
+            write_section_streaming(&mut w, TAG_RUN, |h| {
+                let mut buf = Vec::with_capacity(1 << 16);
+                let mut prev = 0u128;
+                if let Err(e) = merge_runs(&source, group, &mut |(k, m)| {
+                    put_varint(&mut buf, k - prev);
+                    put_varint(&mut buf, m);
+                    prev = k;
+                    if buf.len() >= 1 << 16 {
+                        h.put(&buf)?;
+                        buf.clear();
+                    }
+                    Ok(())
+                }) {
+                    failure = Some(e);
+                }
+                h.put(&buf)
+            })
+            .map_err(|e| io_err(&next, e))?;
+            if let Some(e) = failure {
+                return Err(e);
+            }
+            n += 1;
+        }
+        write_end(&mut w).map_err(|e| io_err(&next, e))?;
+        w.flush().map_err(|e| io_err(&next, e))?;
+        drop(w);
+        source = next.clone();
+        scratch.push(next);
+        offsets = run_offsets(&source, n)?;
+    }
+    let result = merge_runs(&source, &offsets, emit);
+    for s in scratch {
+        let _ = std::fs::remove_file(s);
+    }
+    result
+}

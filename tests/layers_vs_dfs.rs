@@ -1,0 +1,112 @@
+//! The layered engine against the DFS census, the oracle, perft and the
+//! published sequences; under tiny memory and odd partition counts.
+
+mod oracle;
+
+use std::sync::atomic::AtomicBool;
+
+use othello_census::board::{B4, B6, B8, Geometry};
+use othello_census::engine::dfs::{DfsConfig, Live, census};
+use othello_census::engine::layers::{LayerBy, LayerStats, LayersLive, LayersPlan, LayersSettings, start};
+use othello_census::perft::perft;
+
+fn layered<G: Geometry>(by: LayerBy, limit: u32, partitions: u32, memory: u64) -> Vec<LayerStats> {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = LayersPlan {
+        by,
+        limit,
+        partitions,
+        work_dir: dir.path().join("work"),
+        command: "test".into(),
+        started_unix: 0,
+    };
+    let settings = LayersSettings { threads: 2, memory_limit: memory };
+    let never = AtomicBool::new(false);
+    start::<G>(&plan, &settings, &never, &LayersLive::default()).unwrap().stats
+}
+
+fn compare_with_dfs<G: Geometry>(max_discs: u32) {
+    let dfs = census::<G>(&DfsConfig { threads: 2, max_discs, memory_limit: 1 << 32 }, &Live::default()).unwrap();
+    let oracle = oracle::census(G::N as usize, max_discs as usize);
+    for (partitions, memory) in [(16, 1u64 << 30), (7, 1 << 16), (1, 1 << 20)] {
+        let lay = layered::<G>(LayerBy::Discs, max_discs, partitions, memory);
+        assert_eq!(lay.len(), dfs.counts.layers.len());
+        for (l, d) in lay.iter().zip(&dfs.counts.layers) {
+            let c = &d.counts;
+            assert_eq!(l.layer, d.discs);
+            let o = &oracle[d.discs as usize];
+            let got =
+                (l.classes, l.positions, l.terminal_classes, l.terminal_positions, l.pass_classes, l.pass_positions);
+            assert_eq!(
+                got,
+                (c.classes, c.positions, c.terminal_classes, c.terminal_positions, c.pass_classes, c.pass_positions)
+            );
+            assert_eq!(
+                got,
+                (o.classes, o.positions, o.terminal_classes, o.terminal_positions, o.pass_classes, o.pass_positions)
+            );
+        }
+    }
+}
+
+#[test]
+fn equals_dfs_and_oracle_4x4_every_layer() {
+    compare_with_dfs::<B4>(16);
+    // and every game ends: 60,060 complete games
+    let lay = layered::<B4>(LayerBy::Discs, 16, 5, 1 << 20);
+    assert_eq!(lay.iter().map(|s| s.ended).sum::<u128>(), 60_060);
+}
+
+#[test]
+fn equals_dfs_and_oracle_6x6_to_12_discs() {
+    compare_with_dfs::<B6>(12);
+}
+
+#[test]
+fn by_ply_reproduces_a124004_and_a124005_on_8x8() {
+    let lay = layered::<B8>(LayerBy::Ply, 9, 16, 1 << 30);
+    let a124005: Vec<u64> = lay[1..].iter().map(|s| s.positions).collect();
+    assert_eq!(a124005, [4, 12, 54, 236, 1288, 7092, 42614, 269352, 1743560]);
+    let mut ended = 0u128;
+    let mut a124004 = Vec::new();
+    for s in &lay[1..] {
+        a124004.push(s.games + ended);
+        ended += s.ended;
+    }
+    assert_eq!(a124004, [4, 12, 56, 244, 1396, 8200, 55092, 390216, 3005288]);
+    // a tiny memory and another partition count change nothing
+    assert_eq!(layered::<B8>(LayerBy::Ply, 9, 3, 1 << 18), lay);
+}
+
+#[test]
+fn games_by_ply_equal_perft() {
+    fn check<G: Geometry>(plies: u32) {
+        let lay = layered::<G>(LayerBy::Ply, plies, 5, 1 << 20);
+        let p = perft::<G>(plies);
+        for (s, r) in lay[1..].iter().zip(&p) {
+            assert_eq!((s.layer, s.games, s.passes), (r.ply, r.games as u128, r.passes as u128));
+        }
+    }
+    check::<B4>(17);
+    check::<B6>(10);
+    check::<B8>(8);
+}
+
+#[test]
+fn four_by_four_by_ply_matches_known_values() {
+    let lay = layered::<B4>(LayerBy::Ply, 256, 4, 1 << 20);
+    let dropped: Vec<u128> = lay[1..17].iter().map(|s| s.games).collect();
+    assert_eq!(dropped, [4, 12, 44, 128, 424, 1256, 3624, 9112, 20032, 36412, 50268, 55112, 31396, 12920, 3416, 612]);
+    // the run stops by itself once every game has ended (17 plies)
+    assert_eq!(lay.last().unwrap().layer, 17);
+    assert_eq!(lay.iter().map(|s| s.ended).sum::<u128>(), 60_060);
+}
+
+#[test]
+fn a_pass_and_its_twin_share_a_disc_layer() {
+    // 4x4 by discs: the games entering each layer, summed with those that
+    // ended before, reach 60,060 at the full board
+    let lay = layered::<B4>(LayerBy::Discs, 16, 16, 1 << 30);
+    let ended_before: u128 = lay[..lay.len() - 1].iter().map(|s| s.ended).sum();
+    assert_eq!(lay.last().unwrap().games + ended_before, 60_060);
+}
