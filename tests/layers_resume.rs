@@ -1,0 +1,136 @@
+//! The layered engine through the binary: a killed or interrupted run
+//! resumes to identical counts; damaged or foreign work directories get
+//! one clear line and are left as they were.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::cargo::cargo_bin;
+use serde_json::Value;
+
+fn bin() -> PathBuf {
+    cargo_bin("othello-census")
+}
+
+fn run_json(dir: &Path, args: &[&str]) -> Value {
+    let out = Command::new(bin()).args(args).current_dir(dir).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn counts(doc: &Value) -> Value {
+    serde_json::json!({ "layers": doc["layers"], "totals": doc["totals"], "complete": doc["complete"] })
+}
+
+const COUNT: [&str; 15] = [
+    "count",
+    "--engine",
+    "layers",
+    "--size",
+    "6",
+    "--max-discs",
+    "14",
+    "--threads",
+    "1",
+    "--memory",
+    "4MiB",
+    "--json",
+    "-q",
+    "--work-dir",
+    "w",
+];
+
+#[test]
+fn killed_and_interrupted_runs_resume_to_identical_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut reference_args = COUNT.to_vec();
+    reference_args[14] = "ref";
+    let want = counts(&run_json(d, &reference_args));
+
+    // SIGKILL once the run is two layers in
+    let child =
+        Command::new(bin()).args(COUNT).current_dir(d).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let t0 = Instant::now();
+    while !d.join("w/layer-006").exists() && t0.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    std::thread::sleep(Duration::from_millis(30));
+    Command::new("sh").args(["-c", &format!("kill -KILL {}", child.id())]).status().unwrap();
+    let mut child = child;
+    child.wait().unwrap();
+
+    // SIGINT during the resumed run, then resume to the end
+    let child = Command::new(bin())
+        .args(["resume", "w", "--threads", "1", "--json", "-q"])
+        .current_dir(d)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(150));
+    Command::new("sh").args(["-c", &format!("kill -INT {}", child.id())]).status().unwrap();
+    let out = child.wait_with_output().unwrap();
+    let doc = match out.status.code() {
+        Some(0) => serde_json::from_slice(&out.stdout).unwrap(),
+        Some(130) => {
+            assert!(String::from_utf8_lossy(&out.stderr).contains("othello-census resume w"));
+            run_json(d, &["resume", "w", "--json", "-q"])
+        }
+        other => panic!("exit {other:?}: {}", String::from_utf8_lossy(&out.stderr)),
+    };
+    assert_eq!(counts(&doc), want);
+}
+
+fn fails_with(dir: &Path, args: &[&str], needle: &str) {
+    let out = Command::new(bin()).args(args).current_dir(dir).output().unwrap();
+    assert!(!out.status.success(), "{args:?} should fail");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    assert!(err.starts_with("error: ") && err.contains(needle), "{args:?}: {err}");
+}
+
+#[test]
+fn bad_work_directories() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // a finished small run leaves its manifest and last layer
+    run_json(d, &["count", "--engine", "layers", "--size", "6", "--max-discs", "9", "--json", "-q", "--work-dir", "w"]);
+    let manifest = d.join("w/run.manifest");
+    let good = std::fs::read(&manifest).unwrap();
+
+    // count never reuses a work directory
+    fails_with(d, &["count", "--engine", "layers", "--size", "6", "-q", "--work-dir", "w"], "resume");
+
+    // a damaged manifest
+    let mut bad = good.clone();
+    let mid = bad.len() / 2;
+    bad[mid] ^= 1;
+    std::fs::write(&manifest, &bad).unwrap();
+    fails_with(d, &["resume", "w"], "checksum mismatch");
+    assert_eq!(std::fs::read(&manifest).unwrap(), bad, "left as it was");
+    std::fs::write(&manifest, &good).unwrap();
+
+    // a damaged layer part
+    let part = d.join("w/layer-009/part-0000.lyr");
+    let bytes = std::fs::read(&part).unwrap();
+    let mut bad = bytes.clone();
+    let n = bad.len();
+    bad[n - 20] ^= 0x55;
+    std::fs::write(&part, &bad).unwrap();
+    fails_with(d, &["resume", "w"], "part-0000.lyr");
+    std::fs::write(&part, &bytes).unwrap();
+
+    // a directory that is not a work directory
+    std::fs::create_dir(d.join("empty")).unwrap();
+    fails_with(d, &["resume", "empty"], "not a layered-census work directory");
+
+    // flags of the other engine
+    fails_with(d, &["count", "--size", "6", "--by", "ply"], "layered engine");
+    fails_with(d, &["count", "--engine", "layers", "--by", "ply", "--max-discs", "9"], "--plies");
+    fails_with(d, &["count", "--engine", "layers", "--plies", "9"], "--by ply");
+
+    // and the good run still resumes (it was complete: it reports again)
+    run_json(d, &["resume", "w", "--json", "-q"]);
+}
