@@ -20,7 +20,7 @@ use std::hash::Hash;
 use std::ops::Add;
 
 use super::{spiral_index, spiral_order};
-use crate::board::{Bitboard, Color, Geometry, Position};
+use crate::board::{Color, Geometry, Position};
 use crate::symmetry::Symmetry;
 
 /// A malformed key.
@@ -84,10 +84,40 @@ pub const fn side_weight(n: u32) -> u128 {
 /// Per-geometry lookup tables: `black[s][byte][value]` is the contribution
 /// to the dense key of symmetry image `s` of black discs `value` in byte
 /// `byte` of the black bitboard; likewise `white`.
+///
+/// For unpacking, `groups[t][g]` gives the black and white squares of the
+/// five base-3 digits `5t..5t+5` whose value is `g` (0..243), and
+/// `centre[c]` those of the four centre bits `c`.
 pub struct KeyTables<K> {
     black: Box<[[[K; 256]; 8]; 4]>,
     white: Box<[[[K; 256]; 8]; 4]>,
     side: K,
+    groups: Vec<[(u64, u64); 243]>,
+    centre: [(u64, u64); 16],
+}
+
+/// Digits per unpacking chunk: 3^20 < 2^32.
+const CHUNK_DIGITS: u32 = 20;
+const CHUNK: u64 = 3u64.pow(CHUNK_DIGITS);
+const GROUP_DIGITS: u32 = 5;
+const GROUP: u32 = 243;
+
+/// `(v / 3^20, v % 3^20)` by long division on 32-bit limbs, so that every
+/// step is a u64 division by a constant.
+#[inline(always)]
+fn divrem_chunk(v: u128) -> (u128, u64) {
+    if v <= u64::MAX as u128 {
+        let v = v as u64;
+        return ((v / CHUNK) as u128, v % CHUNK);
+    }
+    let mut q = 0u128;
+    let mut rem = 0u64;
+    for limb in (0..4).rev() {
+        let cur = (rem << 32) | ((v >> (32 * limb)) as u32 as u64);
+        q |= ((cur / CHUNK) as u128) << (32 * limb);
+        rem = cur % CHUNK;
+    }
+    (q, rem)
 }
 
 impl<K: PackedKey> KeyTables<K> {
@@ -119,7 +149,40 @@ impl<K: PackedKey> KeyTables<K> {
                 }
             }
         }
-        KeyTables { black, white, side: K::from_u128(side_weight(n)) }
+        let order = spiral_order(n);
+        let outer = n * n - 4;
+        let chunks = outer.div_ceil(CHUNK_DIGITS);
+        let mut groups = vec![[(0u64, 0u64); 243]; (chunks * CHUNK_DIGITS / GROUP_DIGITS) as usize];
+        for (t, table) in groups.iter_mut().enumerate() {
+            for (g, entry) in table.iter_mut().enumerate() {
+                let mut rest = g as u32;
+                for d in 0..GROUP_DIGITS {
+                    let digit = t as u32 * GROUP_DIGITS + d;
+                    let v = rest % 3;
+                    rest /= 3;
+                    if digit >= outer || v == 0 {
+                        continue;
+                    }
+                    let bit = 1u64 << order[(4 + digit) as usize];
+                    if v == 1 {
+                        entry.0 |= bit;
+                    } else {
+                        entry.1 |= bit;
+                    }
+                }
+            }
+        }
+        let mut centre = [(0u64, 0u64); 16];
+        for (c, entry) in centre.iter_mut().enumerate() {
+            for (i, &sq) in order.iter().take(4).enumerate() {
+                if c >> i & 1 == 1 {
+                    entry.0 |= 1 << sq;
+                } else {
+                    entry.1 |= 1 << sq;
+                }
+            }
+        }
+        KeyTables { black, white, side: K::from_u128(side_weight(n)), groups, centre }
     }
 }
 
@@ -154,44 +217,36 @@ pub fn pack<G: Geometry>(p: &Position<G>) -> G::Key {
 }
 
 /// The position of a dense key.
+#[inline]
 pub fn unpack<G: Geometry>(key: G::Key) -> Result<Position<G>, KeyError> {
-    let mut v = key.to_u128();
+    let v = key.to_u128();
     if v >= max_dense(G::N) {
         return Err(KeyError::OutOfRange);
     }
-    let order = spiral_order(G::N);
-    let (mut b, mut w) = (0u64, 0u64);
-    for (i, &sq) in order.iter().take(4).enumerate() {
-        if v >> i & 1 == 1 {
-            b |= 1 << sq;
-        } else {
-            w |= 1 << sq;
+    let t = G::key_tables();
+    let (mut b, mut w) = t.centre[(v & 15) as usize];
+    let mut rest = v >> 4;
+    let three_m = const { side_weight(G::N) / 16 };
+    let side = if rest >= three_m {
+        rest -= three_m;
+        Color::White
+    } else {
+        Color::Black
+    };
+    let mut group = 0;
+    while rest != 0 {
+        let (q, r) = divrem_chunk(rest);
+        let mut c = r as u32;
+        for _ in 0..CHUNK_DIGITS / GROUP_DIGITS {
+            let (bb, ww) = t.groups[group][(c % GROUP) as usize];
+            b |= bb;
+            w |= ww;
+            c /= GROUP;
+            group += 1;
         }
+        rest = q;
     }
-    v >>= 4;
-    // Split the base-3 digits off in chunks of 3^20 so that most divisions
-    // are on u64.
-    const CHUNK: u32 = 20;
-    let m = G::SQUARES - 4;
-    let mut i = 0u32;
-    while i < m {
-        let digits = CHUNK.min(m - i);
-        let base = 3u128.pow(digits);
-        let mut chunk = (v % base) as u64;
-        v /= base;
-        for d in 0..digits {
-            let sq = order[(4 + i + d) as usize];
-            match chunk % 3 {
-                0 => {}
-                1 => b |= 1 << sq,
-                _ => w |= 1 << sq,
-            }
-            chunk /= 3;
-        }
-        i += digits;
-    }
-    let side = if v == 1 { Color::White } else { Color::Black };
-    Ok(Position::from_colors(Bitboard(b), Bitboard(w), side).expect("disjoint by construction"))
+    Ok(Position::from_colors_unchecked(b, w, side))
 }
 
 #[cfg(test)]
@@ -199,6 +254,17 @@ mod tests {
     use super::*;
     use crate::board::{B4, B6, B8};
     use crate::key::SpiralKey;
+
+    #[test]
+    fn chunk_division() {
+        let mut x = 0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C834u128;
+        for _ in 0..10_000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            for v in [x, x >> 30, x >> 64, x >> 100, x & 0xffff] {
+                assert_eq!(divrem_chunk(v), (v / CHUNK as u128, (v % CHUNK as u128) as u64));
+            }
+        }
+    }
 
     #[test]
     fn widths() {

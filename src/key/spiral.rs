@@ -23,7 +23,7 @@ impl SpiralKey {
 
     /// Packs a position. Its four centre squares must be occupied.
     pub fn pack<G: Geometry>(p: &Position<G>) -> SpiralKey {
-        let order = spiral_order(G::N);
+        let order = const { spiral_order(G::N) };
         let (b, w) = (p.black(), p.white());
         debug_assert!(
             (0..4).all(|i| b.contains(order[i] as u32) || w.contains(order[i] as u32)),
@@ -58,7 +58,7 @@ impl SpiralKey {
         if width < 128 && self.0 >> width != 0 {
             return Err(KeyError::OutOfRange);
         }
-        let order = spiral_order(G::N);
+        let order = const { spiral_order(G::N) };
         let (mut b, mut w) = (0u64, 0u64);
         for (i, &sq) in order.iter().enumerate().take(4) {
             if self.0 >> i & 1 == 1 {

@@ -441,6 +441,8 @@ fn expand<G: Geometry>(
     let dir = layer_dir(work, k);
     let (tx, rx) = sync_channel::<Vec<Record>>(threads * 2);
     let rx = Arc::new(Mutex::new(rx));
+    // Empty chunk buffers go back to the reader instead of being freed.
+    let (back_tx, back_rx) = sync_channel::<Vec<Record>>(threads * 2 + 2);
     let failure: Mutex<Option<LayersError>> = Mutex::new(None);
     let fail = |e: LayersError| {
         let mut f = failure.lock().expect("failure lock");
@@ -450,10 +452,12 @@ fn expand<G: Geometry>(
     };
     let cancelled = AtomicBool::new(false);
     let results: Vec<(LayerStats, LayerStats, u128, u64)> = std::thread::scope(|s| {
-        s.spawn(|| {
+        let (fail, cancelled, dir) = (&fail, &cancelled, &dir);
+        s.spawn(move || {
             let tx = tx;
+            let back_rx = back_rx;
             for j in 0..run.partitions {
-                let path = part_path(&dir, j);
+                let path = part_path(dir, j);
                 let mut reader = match PartReader::open(&path, run.size, run.by, k, j, run.partitions) {
                     Ok(r) => r,
                     Err(e) => {
@@ -462,7 +466,8 @@ fn expand<G: Geometry>(
                         return;
                     }
                 };
-                let mut chunk = Vec::with_capacity(CHUNK);
+                let fresh = || back_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(CHUNK));
+                let mut chunk = fresh();
                 loop {
                     if cancelled.load(Ordering::Relaxed) {
                         return;
@@ -500,9 +505,8 @@ fn expand<G: Geometry>(
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 let rx = Arc::clone(&rx);
+                let back_tx = back_tx.clone();
                 let buckets = &buckets;
-                let fail = &fail;
-                let cancelled = &cancelled;
                 s.spawn(move || {
                     let mut w = Worker::<G>::new(by, generate, spill_cap, run.partitions);
                     loop {
@@ -521,6 +525,9 @@ fn expand<G: Geometry>(
                             cancelled.store(true, Ordering::SeqCst);
                         }
                         live.done.fetch_add(chunk.len() as u64, Ordering::Relaxed);
+                        let mut chunk = chunk;
+                        chunk.clear();
+                        let _ = back_tx.try_send(chunk);
                     }
                     if !cancelled.load(Ordering::Relaxed)
                         && let Err(e) = w.spill(buckets)
