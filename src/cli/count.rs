@@ -234,7 +234,7 @@ fn check_fits<G: Geometry>(size: BoardSize, max_discs: u32, memory: u64, classes
     bail!(
         "a DFS census of {size} to {max_discs} discs needs an estimated {:.1} GiB of cache ({:.2e} classes at \
          {per_class:.0} bytes each), over the limit of {:.1} GiB; {}raise --memory if the machine has it, \
-         or use the layered engine for runs beyond memory (not built yet)",
+         or use the out-of-core layered engine (--engine layers)",
         need / GIB,
         need / per_class,
         memory as f64 / GIB,

@@ -170,7 +170,7 @@ impl<G: Geometry> Resume<G> {
 pub enum DfsError {
     #[error(
         "the DFS cache reached the memory limit ({limit_gib:.2} GiB) after {classes} classes; \
-         lower --max-discs or raise --memory (runs beyond memory need the layered engine, not built yet)"
+         lower --max-discs, raise --memory, or use the out-of-core layered engine (--engine layers)"
     )]
     MemoryLimit { classes: u64, limit_gib: f64 },
     #[error("interrupted; checkpoint saved to {}", .0.display())]

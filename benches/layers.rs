@@ -1,0 +1,36 @@
+//! Layered engine. Targets (issue 5), measured by the commands in README:
+//! 8x8 `--by ply --plies 12` under 60 s and 4 GB; 6x6 `--max-discs 17`
+//! under 5 minutes. Those take minutes, so the default benchmarks here are
+//! small: 8x8 to ply 9 and 6x6 to 13 discs, each in a fresh work directory.
+
+use std::sync::atomic::AtomicBool;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use othello_census::board::{B6, B8, Geometry};
+use othello_census::engine::layers::{LayerBy, LayersLive, LayersPlan, LayersSettings, start};
+
+fn run<G: Geometry>(by: LayerBy, limit: u32) -> u64 {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = LayersPlan {
+        by,
+        limit,
+        partitions: 16,
+        work_dir: dir.path().join("w"),
+        command: "bench".into(),
+        started_unix: 0,
+    };
+    let settings = LayersSettings { threads: 2, memory_limit: 1 << 30 };
+    let never = AtomicBool::new(false);
+    start::<G>(&plan, &settings, &never, &LayersLive::default()).unwrap().stats.last().unwrap().classes
+}
+
+fn benches(c: &mut Criterion) {
+    let mut g = c.benchmark_group("layers");
+    g.sample_size(10);
+    g.bench_function("8x8 by ply to 9", |b| b.iter(|| run::<B8>(LayerBy::Ply, 9)));
+    g.bench_function("6x6 by discs to 13", |b| b.iter(|| run::<B6>(LayerBy::Discs, 13)));
+    g.finish();
+}
+
+criterion_group!(layer_benches, benches);
+criterion_main!(layer_benches);
