@@ -93,6 +93,14 @@ struct Document<'a> {
     disk_bytes_per_class: f64,
     totals: Totals,
     layers: Vec<LayerRow>,
+    phase_seconds: Vec<PhaseTime>,
+}
+
+#[derive(Serialize)]
+struct PhaseTime {
+    layer: u32,
+    phase: &'static str,
+    seconds: f64,
 }
 
 fn note(o: &LayersOutcome, complete: bool) -> String {
@@ -149,6 +157,7 @@ pub fn layers_json(run: &LayersRunInfo, o: &LayersOutcome) -> String {
         disk_bytes_per_class: o.largest_layer.0 as f64 / o.largest_layer.1.max(1) as f64,
         totals: t,
         layers: rows(&o.stats),
+        phase_seconds: o.timings.iter().map(|&(layer, phase, seconds)| PhaseTime { layer, phase, seconds }).collect(),
     };
     serde_json::to_string_pretty(&doc).expect("serialisable")
 }

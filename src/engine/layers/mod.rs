@@ -146,6 +146,9 @@ pub struct LayersOutcome {
     pub elapsed: Duration,
     /// Bytes on disk of the largest layer and its classes.
     pub largest_layer: (u64, u64),
+    /// Wall seconds of each phase of this session: (layer, `expand` or
+    /// `merge`, seconds); merge `k` builds layer `k`.
+    pub timings: Vec<(u32, &'static str, f64)>,
     /// The command line that started the run.
     pub command: String,
     /// Partitions per layer.
@@ -291,6 +294,7 @@ fn drive<G: Geometry>(
     let by = LayerBy::from_code(m.run.by).expect("checked");
     let pool = rayon::ThreadPoolBuilder::new().num_threads(settings.threads.max(1)).build().expect("thread pool");
     let mut largest = (0u64, 0u64);
+    let mut timings = Vec::new();
     sweep(work, &m);
     loop {
         if stop.load(Ordering::SeqCst) {
@@ -311,7 +315,9 @@ fn drive<G: Geometry>(
             live.total.store(classes, Ordering::Relaxed);
             live.done.store(0, Ordering::Relaxed);
             let bdir = bucket_dir(work, k + 1);
+            let phase_started = Instant::now();
             let ex = expand::<G>(work, &m, by, !last, &bdir, settings, stop, live)?;
+            timings.push((k, "expand", phase_started.elapsed().as_secs_f64()));
             let mut stats_k = ex.stats;
             stats_k.layer = k;
             stats_k.games = m.entering.games;
@@ -332,6 +338,7 @@ fn drive<G: Geometry>(
                     stats: m.stats,
                     elapsed: Duration::from_secs_f64(m.elapsed_seconds),
                     largest_layer: largest,
+                    timings,
                     command: m.run.command,
                     partitions: m.run.partitions,
                 });
@@ -353,6 +360,7 @@ fn drive<G: Geometry>(
             live.parts_done.store(0, Ordering::Relaxed);
             let runs = m.part_records.clone();
             let run = m.run.clone();
+            let phase_started = Instant::now();
             let counts: Vec<Result<u64, LayersError>> = pool.install(|| {
                 (0..run.partitions)
                     .into_par_iter()
@@ -387,6 +395,7 @@ fn drive<G: Geometry>(
             for c in counts {
                 part_records.push(c?);
             }
+            timings.push((next, "merge", phase_started.elapsed().as_secs_f64()));
             m.phase = 0;
             m.layer = next;
             m.part_records = part_records;
