@@ -2,24 +2,17 @@
 //! of an uninterrupted run, and bad checkpoint files get one clear line, a
 //! non-zero exit, and stay as they were.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::{Child, Command as StdCommand, Stdio};
 use std::time::{Duration, Instant};
 
-use assert_cmd::cargo::cargo_bin;
+use common::{bin, fails_with, signal};
 use serde_json::Value;
-
-fn bin() -> PathBuf {
-    cargo_bin("othello-census")
-}
 
 fn spawn(args: &[&str], dir: &Path) -> Child {
     StdCommand::new(bin()).args(args).current_dir(dir).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap()
-}
-
-fn signal(child: &Child, sig: &str) {
-    let status = StdCommand::new("sh").args(["-c", &format!("kill -{sig} {}", child.id())]).status().unwrap();
-    assert!(status.success());
 }
 
 /// The parts of a census document that must not depend on interruptions.
@@ -151,15 +144,6 @@ fn sigkill_between_saves_resumes_from_the_last_checkpoint() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(counts(&serde_json::from_slice(&out.stdout).unwrap()), want);
-}
-
-/// Runs the binary in `dir`; expects failure with one `error:` line.
-fn fails_with(dir: &Path, args: &[&str], needle: &str) {
-    let out = StdCommand::new(bin()).args(args).current_dir(dir).output().unwrap();
-    assert!(!out.status.success(), "{args:?} should fail");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-    assert!(err.starts_with("error: ") && err.contains(needle), "{args:?}: {err}");
 }
 
 #[test]

@@ -2,16 +2,14 @@
 //! resumes to identical counts; damaged or foreign work directories get
 //! one clear line and are left as they were.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use assert_cmd::cargo::cargo_bin;
+use common::{bin, fails_with, signal};
 use serde_json::Value;
-
-fn bin() -> PathBuf {
-    cargo_bin("othello-census")
-}
 
 fn run_json(dir: &Path, args: &[&str]) -> Value {
     let out = Command::new(bin()).args(args).current_dir(dir).output().unwrap();
@@ -57,7 +55,7 @@ fn killed_and_interrupted_runs_resume_to_identical_counts() {
         std::thread::sleep(Duration::from_millis(2));
     }
     std::thread::sleep(Duration::from_millis(30));
-    Command::new("sh").args(["-c", &format!("kill -KILL {}", child.id())]).status().unwrap();
+    signal(&child, "KILL");
     let mut child = child;
     child.wait().unwrap();
 
@@ -70,7 +68,7 @@ fn killed_and_interrupted_runs_resume_to_identical_counts() {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(150));
-    Command::new("sh").args(["-c", &format!("kill -INT {}", child.id())]).status().unwrap();
+    signal(&child, "INT");
     let out = child.wait_with_output().unwrap();
     let doc = match out.status.code() {
         Some(0) => serde_json::from_slice(&out.stdout).unwrap(),
@@ -81,14 +79,6 @@ fn killed_and_interrupted_runs_resume_to_identical_counts() {
         other => panic!("exit {other:?}: {}", String::from_utf8_lossy(&out.stderr)),
     };
     assert_eq!(counts(&doc), want);
-}
-
-fn fails_with(dir: &Path, args: &[&str], needle: &str) {
-    let out = Command::new(bin()).args(args).current_dir(dir).output().unwrap();
-    assert!(!out.status.success(), "{args:?} should fail");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-    assert!(err.starts_with("error: ") && err.contains(needle), "{args:?}: {err}");
 }
 
 #[test]

@@ -123,24 +123,19 @@ pub fn is_complete(o: &LayersOutcome, squares: u32) -> bool {
 /// The JSON document.
 pub fn layers_json(run: &LayersRunInfo, o: &LayersOutcome) -> String {
     let complete = is_complete(o, run.size * run.size);
-    let mut t = Totals {
-        positions: 0,
-        classes: 0,
-        terminal_positions: 0,
-        terminal_classes: 0,
-        pass_positions: 0,
-        pass_classes: 0,
-        games_ended: 0,
-    };
+    let mut sum = LayerStats::default();
     for s in &o.stats {
-        t.positions += s.positions;
-        t.classes += s.classes;
-        t.terminal_positions += s.terminal_positions;
-        t.terminal_classes += s.terminal_classes;
-        t.pass_positions += s.pass_positions;
-        t.pass_classes += s.pass_classes;
-        t.games_ended += s.ended;
+        sum.add_classes(s);
     }
+    let t = Totals {
+        positions: sum.positions,
+        classes: sum.classes,
+        terminal_positions: sum.terminal_positions,
+        terminal_classes: sum.terminal_classes,
+        pass_positions: sum.pass_positions,
+        pass_classes: sum.pass_classes,
+        games_ended: sum.ended,
+    };
     let doc = Document {
         tool: "othello-census",
         version: env!("CARGO_PKG_VERSION"),

@@ -410,7 +410,7 @@ fn drive<G: Geometry>(
 fn count_part(path: &Path, run: &RunConfig, layer: u32, j: u32) -> Result<u64, FrameError> {
     let mut r = PartReader::open(path, run.size, run.by, layer, j, run.partitions)?;
     while r.next_record()?.is_some() {}
-    Ok(r.count)
+    Ok(r.count())
 }
 
 struct Expansion {
@@ -498,10 +498,10 @@ fn expand<G: Geometry>(
                         }
                     }
                 }
-                if reader.count != m.part_records[j as usize] {
+                if reader.count() != m.part_records[j as usize] {
                     fail(work_err(
                         &path,
-                        format!("holds {} records, the manifest says {}", reader.count, m.part_records[j as usize]),
+                        format!("holds {} records, the manifest says {}", reader.count(), m.part_records[j as usize]),
                     ));
                     cancelled.store(true, Ordering::SeqCst);
                     return;

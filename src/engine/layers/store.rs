@@ -200,13 +200,45 @@ pub fn write_part(
     Ok(count)
 }
 
-/// Reads the records of a part in order.
-pub struct PartReader {
+/// Decodes the records of one payload (a part's DATA or a bucket's run).
+struct RecordStream {
     pr: Option<PayloadReader>,
+    /// The file reader, once the payload is read and its checksum checked.
+    rest: Option<FramedReader>,
     prev: u128,
     first: bool,
-    /// Records read so far.
-    pub count: u64,
+    count: u64,
+}
+
+impl RecordStream {
+    fn new(pr: PayloadReader) -> Self {
+        RecordStream { pr: Some(pr), rest: None, prev: 0, first: true, count: 0 }
+    }
+
+    /// The next record; `None` once the payload is read to its end and its
+    /// checksum holds.
+    #[inline]
+    fn next(&mut self) -> Result<Option<Record>, FrameError> {
+        let Some(pr) = self.pr.as_mut() else { return Ok(None) };
+        if pr.done() {
+            self.rest = Some(self.pr.take().expect("present").finish()?);
+            return Ok(None);
+        }
+        let delta = pr.varint()?;
+        let m = pr.varint()?;
+        if !self.first && delta == 0 {
+            return Err(pr.corrupt("keys are not strictly increasing"));
+        }
+        self.first = false;
+        self.prev = self.prev.checked_add(delta).ok_or_else(|| pr.corrupt("key overflow"))?;
+        self.count += 1;
+        Ok(Some((self.prev, m)))
+    }
+}
+
+/// Reads the records of a part in order.
+pub struct PartReader {
+    records: RecordStream,
 }
 
 impl PartReader {
@@ -228,27 +260,24 @@ impl PartReader {
             )));
         }
         let len = r.expect_section(TAG_DATA)?;
-        Ok(PartReader { pr: Some(r.into_payload(TAG_DATA, len)), prev: 0, first: true, count: 0 })
+        Ok(PartReader { records: RecordStream::new(r.into_payload(TAG_DATA, len)) })
     }
 
     /// The next record, or `None` at the end (after checking the checksum
     /// and the END. section).
     pub fn next_record(&mut self) -> Result<Option<Record>, FrameError> {
-        let Some(pr) = self.pr.as_mut() else { return Ok(None) };
-        if pr.done() {
-            let mut r = self.pr.take().expect("present").finish()?;
-            r.end()?;
-            return Ok(None);
+        let next = self.records.next()?;
+        if next.is_none()
+            && let Some(mut rest) = self.records.rest.take()
+        {
+            rest.end()?;
         }
-        let delta = pr.varint()?;
-        let m = pr.varint()?;
-        if !self.first && delta == 0 {
-            return Err(pr.corrupt("keys are not strictly increasing"));
-        }
-        self.first = false;
-        self.prev = self.prev.checked_add(delta).ok_or_else(|| pr.corrupt("key overflow"))?;
-        self.count += 1;
-        Ok(Some((self.prev, m)))
+        Ok(next)
+    }
+
+    /// Records read so far.
+    pub fn count(&self) -> u64 {
+        self.records.count
     }
 }
 
@@ -296,38 +325,12 @@ impl BucketWriter {
     }
 }
 
-/// A cursor over one run of a bucket file.
-struct RunCursor {
-    pr: Option<PayloadReader>,
-    prev: u128,
-    first: bool,
-}
-
-impl RunCursor {
-    fn open(path: &Path, offset: u64) -> Result<RunCursor, FrameError> {
-        let mut r = FramedReader::open(path, BUCKET_KIND)?;
-        r.seek_to(offset)?;
-        let len = r.expect_section(TAG_RUN)?;
-        Ok(RunCursor { pr: Some(r.into_payload(TAG_RUN, len)), prev: 0, first: true })
-    }
-
-    /// The next record; at the end of the run, checks its checksum and
-    /// closes the file.
-    fn next(&mut self) -> Result<Option<Record>, FrameError> {
-        let Some(pr) = self.pr.as_mut() else { return Ok(None) };
-        if pr.done() {
-            self.pr.take().expect("present").finish()?;
-            return Ok(None);
-        }
-        let delta = pr.varint()?;
-        let m = pr.varint()?;
-        if !self.first && delta == 0 {
-            return Err(pr.corrupt("keys are not strictly increasing"));
-        }
-        self.first = false;
-        self.prev = self.prev.checked_add(delta).ok_or_else(|| pr.corrupt("key overflow"))?;
-        Ok(Some((self.prev, m)))
-    }
+/// Opens the run of a bucket file that starts at `offset`.
+fn open_run(path: &Path, offset: u64) -> Result<RecordStream, FrameError> {
+    let mut r = FramedReader::open(path, BUCKET_KIND)?;
+    r.seek_to(offset)?;
+    let len = r.expect_section(TAG_RUN)?;
+    Ok(RecordStream::new(r.into_payload(TAG_RUN, len)))
 }
 
 /// Offsets of the runs of a complete bucket file (checked for END.).
@@ -360,7 +363,7 @@ fn merge_runs(path: &Path, offsets: &[u64], emit: &mut dyn FnMut(Record) -> io::
     let mut cursors = Vec::with_capacity(offsets.len());
     let mut heap = BinaryHeap::with_capacity(offsets.len());
     for &o in offsets {
-        let mut c = RunCursor::open(path, o)?;
+        let mut c = open_run(path, o)?;
         if let Some((k, m)) = c.next()? {
             heap.push(Reverse((k, cursors.len(), m)));
         }
