@@ -237,9 +237,14 @@ pub fn start<G: Geometry>(
     let home = partition_of(key, plan.partitions);
     let mut part_records = Vec::new();
     for j in 0..plan.partitions {
-        let n = write_part(&part_path(&dir, j), G::N, run.by, k, j, run.partitions, |emit| {
-            if j as usize == home { emit((key, 1)) } else { Ok(()) }
-        })?;
+        let n =
+            write_part(
+                &part_path(&dir, j),
+                &run.part(k, j),
+                |emit| {
+                    if j as usize == home { emit((key, 1)) } else { Ok(()) }
+                },
+            )?;
         part_records.push(n);
     }
     let entering = LayerStats { layer: k, games: 1, ..LayerStats::default() };
@@ -376,7 +381,7 @@ fn drive<G: Geometry>(
                         }
                         let bucket = bucket_path(&bdir, j);
                         let mut failure: Option<FrameError> = None;
-                        let n = write_part(&out, run.size, run.by, next, j, run.partitions, |emit| {
+                        let n = write_part(&out, &run.part(next, j), |emit| {
                             if let Err(e) = merge_bucket(&bucket, runs[j as usize], emit) {
                                 failure = Some(e);
                                 return Err(std::io::Error::other("merge failed"));
@@ -408,7 +413,7 @@ fn drive<G: Geometry>(
 
 /// Reads a whole part to count its records (checking it).
 fn count_part(path: &Path, run: &RunConfig, layer: u32, j: u32) -> Result<u64, FrameError> {
-    let mut r = PartReader::open(path, run.size, run.by, layer, j, run.partitions)?;
+    let mut r = PartReader::open(path, &run.part(layer, j))?;
     while r.next_record()?.is_some() {}
     Ok(r.count())
 }
@@ -467,7 +472,7 @@ fn expand<G: Geometry>(
             let back_rx = back_rx;
             for j in 0..run.partitions {
                 let path = part_path(dir, j);
-                let mut reader = match PartReader::open(&path, run.size, run.by, k, j, run.partitions) {
+                let mut reader = match PartReader::open(&path, &run.part(k, j)) {
                     Ok(r) => r,
                     Err(e) => {
                         fail(e.into());

@@ -55,6 +55,13 @@ pub struct RunConfig {
     pub memory_limit: u64,
 }
 
+impl RunConfig {
+    /// The identity of part `partition` of `layer` of this run.
+    pub fn part(&self, layer: u32, partition: u32) -> PartId {
+        PartId { size: self.size, by: self.by, layer, partition, partitions: self.partitions }
+    }
+}
+
 /// Counts of one layer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Encode, Decode, serde::Serialize)]
 pub struct LayerStats {
@@ -117,13 +124,19 @@ pub struct Manifest {
     pub elapsed_seconds: f64,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
-struct PartHeader {
-    size: u32,
-    by: u8,
-    layer: u32,
-    partition: u32,
-    partitions: u32,
+/// Which part a layer file is: its HEAD section.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Encode, Decode)]
+pub struct PartId {
+    /// Board side.
+    pub size: u32,
+    /// 0 by discs, 1 by ply.
+    pub by: u8,
+    /// The layer.
+    pub layer: u32,
+    /// This partition.
+    pub partition: u32,
+    /// Partitions of the layer.
+    pub partitions: u32,
 }
 
 fn io_err(path: &Path, e: io::Error) -> FrameError {
@@ -163,14 +176,10 @@ pub fn encode_records(records: &[Record], out: &mut Vec<u8>) {
 /// `fill` hands to its argument; returns the number of records.
 pub fn write_part(
     path: &Path,
-    size: u32,
-    by: u8,
-    layer: u32,
-    partition: u32,
-    partitions: u32,
+    id: &PartId,
     fill: impl FnOnce(&mut dyn FnMut(Record) -> io::Result<()>) -> io::Result<()>,
 ) -> Result<u64, FrameError> {
-    let head = encode(&PartHeader { size, by, layer, partition, partitions });
+    let head = encode(id);
     let mut count = 0u64;
     atomic_write_with(path, |w| {
         write_preamble(w, &PART_KIND)?;
@@ -243,20 +252,13 @@ pub struct PartReader {
 
 impl PartReader {
     /// Opens a part and checks that it is the one expected.
-    pub fn open(
-        path: &Path,
-        size: u32,
-        by: u8,
-        layer: u32,
-        partition: u32,
-        partitions: u32,
-    ) -> Result<Self, FrameError> {
+    pub fn open(path: &Path, id: &PartId) -> Result<Self, FrameError> {
         let mut r = FramedReader::open(path, PART_KIND)?;
-        let head: PartHeader = r.decode(TAG_HEAD, 1 << 12)?;
-        if head != (PartHeader { size, by, layer, partition, partitions }) {
+        let head: PartId = r.decode(TAG_HEAD, 1 << 12)?;
+        if head != *id {
             return Err(r.corrupt(format!(
-                "it is part {} of layer {}, not part {partition} of layer {layer} of this run",
-                head.partition, head.layer
+                "it is part {} of layer {}, not part {} of layer {} of this run",
+                head.partition, head.layer, id.partition, id.layer
             )));
         }
         let len = r.expect_section(TAG_DATA)?;
