@@ -33,7 +33,7 @@ pub enum Command {
     Count(CountArgs),
     /// Continue a census from its checkpoint file (dfs) or work directory (layers).
     Resume(ResumeArgs),
-    /// Describe a checkpoint file and check its checksums.
+    /// Describe a checkpoint file (and check its checksums) or a layered work directory.
     Inspect(InspectArgs),
     /// Count games per ply (a pass is a ply), under both conventions.
     Perft(PerftArgs),
@@ -137,7 +137,7 @@ pub struct ResumeArgs {
 
 #[derive(Debug, Args)]
 pub struct InspectArgs {
-    /// The checkpoint file.
+    /// The checkpoint file (dfs) or work directory (layers).
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// Print one JSON document on stdout instead of text.

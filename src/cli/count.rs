@@ -1,15 +1,15 @@
-//! `othello-census count` and `othello-census resume`.
+//! `othello-census count` and `othello-census resume` with the DFS engine.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::args::{ByChoice, CountArgs, EngineChoice, OutputArgs, ResumeArgs};
+use super::args::{ByChoice, CountArgs, OutputArgs, ResumeArgs};
 use super::signals::stop_flag;
 use crate::atomic::check_writable_dir;
 use crate::board::{BoardSize, Geometry};
@@ -39,9 +39,6 @@ fn default_threads() -> usize {
 }
 
 pub fn run(a: &CountArgs, command_line: &str) -> anyhow::Result<ExitCode> {
-    if a.engine == EngineChoice::Layers {
-        return super::layers::count(a, command_line);
-    }
     if a.by != ByChoice::Discs || a.plies.is_some() || a.work_dir.is_some() {
         bail!("--by, --plies and --work-dir are for the layered engine (--engine layers)");
     }
@@ -74,13 +71,10 @@ pub fn run(a: &CountArgs, command_line: &str) -> anyhow::Result<ExitCode> {
         size: a.size,
         resumed_from: None,
     };
-    match a.engine {
-        EngineChoice::Layers => unreachable!("dispatched before"),
-        EngineChoice::Dfs => with_geometry!(a.size, G => {
-            check_fits::<G>(a.size, max_discs, memory, 0)?;
-            drive::<G>(job, &a.output, None)
-        }),
-    }
+    with_geometry!(a.size, G => {
+        check_fits::<G>(a.size, max_discs, memory, 0)?;
+        drive::<G>(job, &a.output, None)
+    })
 }
 
 pub fn resume(a: &ResumeArgs) -> anyhow::Result<ExitCode> {
@@ -174,6 +168,7 @@ fn drive<G: Geometry>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> 
     };
     let control = Control { stop, checkpoint: Some(job.plan.clone()), on_save: &on_save };
     let started = Instant::now();
+    let explored_at_start = AtomicU64::new(u64::MAX);
     let result = std::thread::scope(|s| {
         let handle = s.spawn(|| census_with::<G>(&job.config, &live, &control, resume));
         while !handle.is_finished() {
@@ -181,11 +176,20 @@ fn drive<G: Geometry>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> 
             if let Some(bar) = &bar {
                 let secs = started.elapsed().as_secs_f64().max(1e-9);
                 let classes = live.classes.load(Ordering::Relaxed);
+                let explored = live.explored.load(Ordering::Relaxed);
+                // a resumed run starts from the saved count: rate this session only
+                let first = match explored_at_start.load(Ordering::Relaxed) {
+                    u64::MAX => {
+                        explored_at_start.store(explored, Ordering::Relaxed);
+                        explored
+                    }
+                    v => v,
+                };
                 bar.set_message(format!(
-                    "{} classes, {} positions, {} expanded, cache ~{:.2} GiB, {:.0} s",
+                    "{} classes, {} positions, {} positions/s, cache ~{:.2} GiB, {:.0} s",
                     group_digits(classes),
                     group_digits(live.positions.load(Ordering::Relaxed)),
-                    group_digits(live.explored.load(Ordering::Relaxed)),
+                    group_digits(((explored - first) as f64 / secs) as u64),
                     classes as f64 * cache_bytes_per_class_worst::<G>() / GIB,
                     secs,
                 ));
@@ -219,6 +223,9 @@ fn drive<G: Geometry>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> 
     }
     if !out.quiet {
         eprintln!("results: {} and {}", json_path.display(), csv_path.display());
+        if job.plan.path.exists() {
+            eprintln!("the checkpoint {} is no longer needed; delete it when you like", job.plan.path.display());
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

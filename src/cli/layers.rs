@@ -9,11 +9,12 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::args::{ByChoice, CountArgs, OutputArgs, ResumeArgs};
+use super::args::{ByChoice, CountArgs, InspectArgs, OutputArgs, ResumeArgs};
 use super::signals::stop_flag;
 use crate::board::BoardSize;
+use crate::engine::layers::store::read_manifest;
 use crate::engine::layers::{
-    LayerBy, LayersError, LayersLive, LayersOutcome, LayersPlan, LayersSettings, read_run, resume, start,
+    LayerBy, LayersError, LayersLive, LayersOutcome, LayersPlan, LayersSettings, manifest_path, read_run, resume, start,
 };
 use crate::engine::memory::default_memory_limit;
 use crate::report::census::write_result_files;
@@ -170,6 +171,69 @@ fn finish(
     }
     if !out.quiet {
         eprintln!("results: {} and {}", jp.display(), cp.display());
+        eprintln!(
+            "the last layer stays in {} ({:.1} MiB); delete the directory when you no longer need it",
+            work_dir.display(),
+            dir_bytes(work_dir) as f64 / (1u64 << 20) as f64
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn dir_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| match e.metadata() {
+                    Ok(m) if m.is_dir() => dir_bytes(&e.path()),
+                    Ok(m) => m.len(),
+                    Err(_) => 0,
+                })
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+/// `inspect DIR`: the state of a layered run.
+pub fn inspect_dir(a: &InspectArgs) -> anyhow::Result<ExitCode> {
+    let m = read_manifest(&manifest_path(&a.file))?;
+    let by = if m.run.by == 0 { "discs" } else { "ply" };
+    let state = if m.phase == 0 {
+        format!("layer {} complete ({} classes)", m.layer, group_digits(m.part_records.iter().sum::<u64>()))
+    } else {
+        format!("layer {} expanded; layer {} waiting to be merged", m.layer, m.layer + 1)
+    };
+    if a.json {
+        let doc = serde_json::json!({
+            "work_dir": a.file.display().to_string(),
+            "size": m.run.size,
+            "by": by,
+            "limit": m.run.limit,
+            "partitions": m.run.partitions,
+            "command": m.run.command,
+            "started_unix": m.run.started_unix,
+            "memory_limit": m.run.memory_limit,
+            "layer": m.layer,
+            "phase": if m.phase == 0 { "complete" } else { "expanded" },
+            "layers_counted": m.stats.len(),
+            "elapsed_seconds": m.elapsed_seconds,
+            "bytes": dir_bytes(&a.file),
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        println!(
+            "layered run in {dir}\n{n}x{n} by {by} up to {limit}, {parts} partitions\ncommand: {cmd}\n\
+             state: {state}; {counted} earlier layers counted, {secs:.1} s of work, {mib:.1} MiB on disk",
+            dir = a.file.display(),
+            n = m.run.size,
+            limit = m.run.limit,
+            parts = m.run.partitions,
+            cmd = m.run.command,
+            counted = m.stats.len(),
+            secs = m.elapsed_seconds,
+            mib = dir_bytes(&a.file) as f64 / (1u64 << 20) as f64
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -38,9 +38,11 @@ pub fn main() -> ExitCode {
     let command_line = std::env::args().collect::<Vec<_>>().join(" ");
     let result = match cli.command {
         Command::Perft(a) => perft::run(&a),
+        Command::Count(a) if a.engine == args::EngineChoice::Layers => layers::count(&a, &command_line),
         Command::Count(a) => count::run(&a, &command_line),
         Command::Resume(a) if layers::is_work_dir(&a.file) => layers::resume_dir(&a),
         Command::Resume(a) => count::resume(&a),
+        Command::Inspect(a) if layers::is_work_dir(&a.file) => layers::inspect_dir(&a),
         Command::Inspect(a) => inspect::run(&a),
         Command::Reproduce(a) => reproduce::run(&a),
     };
