@@ -665,26 +665,30 @@ impl<G: Geometry> Worker<G> {
         Ok(())
     }
 
-    /// Sorts the buffer, sums duplicates, and appends one run per partition.
+    /// Splits the buffer by partition, sorts each part, sums duplicates,
+    /// and appends one run per partition.
     fn spill(&mut self, buckets: &[BucketWriter]) -> Result<(), LayersError> {
         if self.buf.is_empty() {
             return Ok(());
         }
-        self.buf.sort_unstable_by_key(|r| r.0);
         let parts = self.split.len() as u32;
-        let mut i = 0;
-        while i < self.buf.len() {
-            let (k, mut m) = self.buf[i];
-            let mut j = i + 1;
-            while j < self.buf.len() && self.buf[j].0 == k {
-                m = m.checked_add(self.buf[j].1).expect("game count overflow");
-                j += 1;
-            }
+        for &(k, m) in &self.buf {
             self.split[partition_of(k, parts)].push((k, m));
-            i = j;
         }
         self.buf.clear();
         for (j, part) in self.split.iter_mut().enumerate() {
+            part.sort_unstable_by_key(|r| r.0);
+            // sum the multiplicities of equal keys in place
+            let mut w = 0;
+            for i in 0..part.len() {
+                if w > 0 && part[w - 1].0 == part[i].0 {
+                    part[w - 1].1 = part[w - 1].1.checked_add(part[i].1).expect("game count overflow");
+                } else {
+                    part[w] = part[i];
+                    w += 1;
+                }
+            }
+            part.truncate(w);
             buckets[j].append(part)?;
             part.clear();
         }
