@@ -73,3 +73,28 @@ fn a_failing_save_is_reported_and_the_run_goes_on() {
     assert_eq!(got, want);
     assert!(*failures.lock().unwrap() > 0);
 }
+
+#[test]
+fn a_memory_abort_during_frequent_saves_ends_cleanly() {
+    // The memory limit is hit while the coordinator keeps pausing the
+    // walkers for saves: the run must end with the memory error, not hang.
+    // (A detached thread, so that a hang fails the test instead of
+    // hanging it.)
+    for round in 0..5u64 {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let dir = tempfile::tempdir().unwrap();
+            let never = AtomicBool::new(false);
+            let control = Control {
+                stop: &never,
+                checkpoint: Some(plan(dir.path().join("m.ckpt"), Duration::from_millis(1))),
+                on_save: &|_| {},
+            };
+            let cfg = DfsConfig { threads: 2, max_discs: 14, memory_limit: (1 << 20) * (round + 1) };
+            let r = census_with::<B6>(&cfg, &Live::default(), &control, None);
+            let _ = tx.send(r.map(|_| ()).map_err(|e| e.to_string()));
+        });
+        let got = rx.recv_timeout(Duration::from_secs(60)).expect("the census hung");
+        assert!(got.unwrap_err().contains("memory limit"));
+    }
+}

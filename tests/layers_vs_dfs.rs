@@ -110,3 +110,56 @@ fn a_pass_and_its_twin_share_a_disc_layer() {
     let ended_before: u128 = lay[..lay.len() - 1].iter().map(|s| s.ended).sum();
     assert_eq!(lay.last().unwrap().games + ended_before, 60_060);
 }
+
+#[test]
+fn an_interrupted_merge_keeps_its_finished_partitions() {
+    use othello_census::engine::layers::resume;
+    use std::sync::atomic::Ordering;
+    use std::time::{Duration, Instant};
+
+    let want = layered::<B6>(LayerBy::Discs, 13, 16, 1 << 30);
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    let plan = LayersPlan {
+        by: LayerBy::Discs,
+        limit: 13,
+        partitions: 128,
+        work_dir: work.clone(),
+        command: "t".into(),
+        started_unix: 0,
+    };
+    let settings = LayersSettings { threads: 1, memory_limit: 1 << 20 };
+    let stop = AtomicBool::new(false);
+    let live = LayersLive::default();
+    let first = std::thread::scope(|s| {
+        let h = s.spawn(|| start::<B6>(&plan, &settings, &stop, &live));
+        let t0 = Instant::now();
+        // stop once a few partitions of the merge that builds layer 13 are done
+        while !h.is_finished() && t0.elapsed() < Duration::from_secs(60) {
+            if live.layer.load(Ordering::Relaxed) == 13
+                && live.phase.load(Ordering::Relaxed) == 1
+                && live.parts_done.load(Ordering::Relaxed) >= 3
+            {
+                stop.store(true, Ordering::SeqCst);
+                break;
+            }
+            std::hint::spin_loop();
+        }
+        h.join().unwrap()
+    });
+    assert!(first.is_err(), "the run ended before the merge could be interrupted");
+    let parts = work.join("layer-013");
+    let before: Vec<(std::path::PathBuf, std::time::SystemTime)> = std::fs::read_dir(&parts)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".lyr"))
+        .map(|e| (e.path(), e.metadata().unwrap().modified().unwrap()))
+        .collect();
+    assert!(before.len() >= 3 && before.len() < 128, "{} parts", before.len());
+    let never = AtomicBool::new(false);
+    let done = resume::<B6>(&work, &settings, &never, &LayersLive::default()).unwrap();
+    assert_eq!(done.stats, want);
+    for (path, modified) in before {
+        assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), modified, "{} was rebuilt", path.display());
+    }
+}

@@ -259,8 +259,12 @@ impl<G: Geometry> Shared<'_, G> {
             parking = self.parked.wait(parking).expect("parking lock");
         }
         if parking.exited > 0 {
-            debug_assert!(parking.snapshots.is_empty());
+            // Some walkers finished (or were stopped) instead of parking: no
+            // snapshot; let any parked walker go on (it will see the end).
+            parking.snapshots.clear();
             self.pause.store(false, Ordering::SeqCst);
+            parking.epoch += 1;
+            self.parked.notify_all();
             return None;
         }
         Some(std::mem::take(&mut parking.snapshots))
@@ -400,6 +404,9 @@ impl<G: Geometry> Walker<G> {
     /// until it is released.
     fn park(&mut self, shared: &Shared<G>) {
         self.flush(shared);
+        if shared.abort.load(Ordering::SeqCst) {
+            return; // stopping: nothing to snapshot
+        }
         let mut parking = shared.parking.lock().expect("parking lock");
         parking.snapshots.push(Snapshot {
             stack: self.stack.clone(),

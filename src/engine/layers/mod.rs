@@ -267,10 +267,11 @@ pub fn resume<G: Geometry>(
     drive::<G>(work, m, settings, stop, live)
 }
 
-/// Removes what no longer belongs to the run of manifest `m`.
+/// Removes what no longer belongs to the run of manifest `m`: in phase 0
+/// everything but the parts of `layer`; in phase 1 everything but the
+/// buckets of `layer + 1` and the parts of `layer + 1` merged so far.
 fn sweep(work: &Path, m: &Manifest) {
-    let keep_layer = m.layer;
-    let keep_bucket = if m.phase == 1 { Some(m.layer + 1) } else { None };
+    let (keep_layer, keep_bucket) = if m.phase == 0 { (m.layer, None) } else { (m.layer + 1, Some(m.layer + 1)) };
     if let Ok(entries) = fs::read_dir(work) {
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
@@ -354,6 +355,7 @@ fn drive<G: Geometry>(
                 LayerStats { layer: k + 1, games: ex.entering.games, passes: ex.entering.passes, ..Default::default() };
             m.elapsed_seconds = elapsed(started);
             write_manifest(&manifest_path(work), &m)?;
+            sweep(work, &m);
         } else {
             // merge the buckets of layer k + 1
             let next = k + 1;
