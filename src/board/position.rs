@@ -45,8 +45,6 @@ pub enum PositionError {
     Overlap,
     #[error("a disc lies outside the {0}x{0} board")]
     OffBoard(u32),
-    #[error("a centre square is empty, which no reachable position has")]
-    EmptyCentre,
     #[error("diagram: {0}")]
     Diagram(String),
 }

@@ -555,7 +555,7 @@ pub fn census_with<G: Geometry>(
             let Some(snapshots) = shared.pause_all() else {
                 break; // the walkers finished meanwhile
             };
-            let report = save(&shared, plan, &snapshots, &base, elapsed(started), threads, max_discs, config);
+            let report = save(&shared, plan, &snapshots, &base, elapsed(started), config.memory_limit);
             let report = SaveReport { pause: paused_at.elapsed(), ..report };
             (control.on_save)(&report);
             if stop {
@@ -595,16 +595,13 @@ pub fn census_with<G: Geometry>(
 }
 
 /// Writes the checkpoint of a paused census.
-#[allow(clippy::too_many_arguments)]
 fn save<G: Geometry>(
     shared: &Shared<G>,
     plan: &CheckpointPlan,
     snapshots: &[Snapshot<G>],
     base: &Totals,
     elapsed_seconds: f64,
-    threads: usize,
-    max_discs: u32,
-    config: &DfsConfig,
+    memory_limit: u64,
 ) -> SaveReport {
     let mut totals = Totals::new(base.layers.clone(), base.explored, base.repeated);
     let mut stacks: Vec<Vec<u128>> = Vec::with_capacity(snapshots.len() + 1);
@@ -618,9 +615,9 @@ fn save<G: Geometry>(
         size: G::N,
         rules: "standard".into(),
         engine: "dfs".into(),
-        max_discs,
-        memory_limit: config.memory_limit,
-        threads: threads as u32,
+        max_discs: shared.max_discs,
+        memory_limit,
+        threads: shared.threads as u32,
         command: plan.command.clone(),
         started_unix: plan.started_unix,
         saved_unix: unix_now(),

@@ -186,10 +186,6 @@ impl<K: PackedKey> KeyTables<K> {
     }
 }
 
-/// A dense key tagged with its geometry.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct DenseKey<K>(pub K);
-
 /// Dense key of symmetry image `s` (index into [`Symmetry::ALL`]).
 #[inline(always)]
 pub fn image_key<G: Geometry>(p: &Position<G>, s: usize) -> G::Key {

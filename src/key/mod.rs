@@ -10,7 +10,7 @@
 pub mod dense;
 pub mod spiral;
 
-pub use dense::{DenseKey, KeyError, PackedKey};
+pub use dense::{KeyError, PackedKey};
 pub use spiral::SpiralKey;
 
 /// The order in which squares are packed into a key: the four centre squares
