@@ -105,7 +105,8 @@ pub struct CountArgs {
 /// Output and run options shared by `count` and `resume`.
 #[derive(Debug, Args)]
 pub struct OutputArgs {
-    /// Time between two checkpoints, e.g. `90s`, `10m`, `2h`.
+    /// DFS engine: time between two checkpoints, e.g. `90s`, `10m`, `2h` (the
+    /// layered engine checkpoints every finished layer and partition).
     #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = parse_duration)]
     pub checkpoint_every: std::time::Duration,
     /// Directory for the JSON and CSV result files.
