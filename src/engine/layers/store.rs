@@ -445,3 +445,73 @@ pub fn merge_bucket(path: &Path, runs: u64, emit: &mut dyn FnMut(Record) -> io::
     }
     result
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_all(path: &Path, id: &PartId) -> Result<Vec<Record>, FrameError> {
+        let mut r = PartReader::open(path, id)?;
+        let mut out = Vec::new();
+        while let Some(rec) = r.next_record()? {
+            out.push(rec);
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn parts_and_manifests_reject_every_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("part.lyr");
+        let id = PartId { size: 6, by: 0, layer: 9, partition: 2, partitions: 5 };
+        let records: Vec<Record> = vec![(3, 1), (700, 2), (1 << 40, 5), (1 << 55, u64::MAX as u128 + 7)];
+        let n = write_part(&p, &id, |emit| records.iter().try_for_each(|&r| emit(r))).unwrap();
+        assert_eq!(n, 4);
+        assert_eq!(read_all(&p, &id).unwrap(), records);
+        let other = PartId { partition: 3, ..id };
+        assert!(read_all(&p, &other).is_err(), "a part of another partition is refused");
+        let good = std::fs::read(&p).unwrap();
+        for i in 0..good.len() {
+            let mut bad = good.clone();
+            bad[i] ^= 0x20;
+            std::fs::write(&p, &bad).unwrap();
+            assert!(read_all(&p, &id).is_err(), "flip at byte {i} not detected");
+        }
+        for cut in 0..good.len() {
+            std::fs::write(&p, &good[..cut]).unwrap();
+            assert!(read_all(&p, &id).is_err(), "truncation at {cut} not detected");
+        }
+
+        let m = dir.path().join("run.manifest");
+        let manifest = Manifest {
+            run: RunConfig {
+                size: 6,
+                by: 1,
+                limit: 12,
+                partitions: 5,
+                command: "c".into(),
+                started_unix: 1,
+                memory_limit: 2,
+            },
+            phase: 1,
+            layer: 7,
+            part_records: vec![1, 2, 3, 4, 5],
+            stats: vec![LayerStats { layer: 0, games: 1, ..Default::default() }],
+            entering: LayerStats::default(),
+            elapsed_seconds: 0.5,
+        };
+        write_manifest(&m, &manifest).unwrap();
+        assert_eq!(read_manifest(&m).unwrap(), manifest);
+        let good = std::fs::read(&m).unwrap();
+        for i in 0..good.len() {
+            let mut bad = good.clone();
+            bad[i] ^= 0x01;
+            std::fs::write(&m, &bad).unwrap();
+            assert!(read_manifest(&m).is_err(), "flip at byte {i} not detected");
+        }
+        for cut in 0..good.len() {
+            std::fs::write(&m, &good[..cut]).unwrap();
+            assert!(read_manifest(&m).is_err(), "truncation at {cut} not detected");
+        }
+    }
+}
