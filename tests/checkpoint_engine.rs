@@ -58,7 +58,9 @@ fn stop_saves_and_resume_finishes() {
 
 #[test]
 fn a_failing_save_is_reported_and_the_run_goes_on() {
-    let want = census::<B6>(&config(12, 2), &Live::default()).unwrap().counts;
+    // 14 discs: long enough (~0.5 s) for the coordinator, which polls every
+    // 10 ms, to attempt saves
+    let want = census::<B6>(&config(14, 2), &Live::default()).unwrap().counts;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("no-such-dir").join("s.ckpt");
     let failures = Mutex::new(0);
@@ -69,7 +71,7 @@ fn a_failing_save_is_reported_and_the_run_goes_on() {
     };
     let never = AtomicBool::new(false);
     let control = Control { stop: &never, checkpoint: Some(plan(path, Duration::from_millis(1))), on_save: &on_save };
-    let got = census_with::<B6>(&config(12, 2), &Live::default(), &control, None).unwrap().counts;
+    let got = census_with::<B6>(&config(14, 2), &Live::default(), &control, None).unwrap().counts;
     assert_eq!(got, want);
     assert!(*failures.lock().unwrap() > 0);
 }
