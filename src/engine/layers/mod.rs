@@ -322,7 +322,7 @@ fn drive<G: Geometry>(
             live.done.store(0, Ordering::Relaxed);
             let bdir = bucket_dir(work, k + 1);
             let phase_started = Instant::now();
-            let ex = expand::<G>(work, &m, by, !last, &bdir, settings, stop, live)?;
+            let ex = expand::<G>(work, &m, !last, &bdir, settings, stop, live)?;
             timings.push((k, "expand", phase_started.elapsed().as_secs_f64()));
             let mut stats_k = ex.stats;
             stats_k.layer = k;
@@ -435,7 +435,6 @@ const CHUNK: usize = 1 << 14;
 fn expand<G: Geometry>(
     work: &Path,
     m: &Manifest,
-    by: LayerBy,
     generate: bool,
     bdir: &Path,
     settings: &LayersSettings,
@@ -443,6 +442,7 @@ fn expand<G: Geometry>(
     live: &LayersLive,
 ) -> Result<Expansion, LayersError> {
     let run = &m.run;
+    let by = LayerBy::from_code(run.by).expect("checked when the run was opened");
     let k = m.layer;
     let threads = settings.threads.max(1);
     let buckets: Vec<BucketWriter> = if generate {
