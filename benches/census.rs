@@ -4,10 +4,11 @@
 //! are the whole 4x4 game and 6x6 to 14 discs.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use othello_census::board::{B4, B6, Geometry};
+use othello_census::board::{B4, B6};
 use othello_census::engine::dfs::{DfsConfig, Live, census};
+use othello_census::key::Keyed;
 
-fn run<G: Geometry>(max_discs: u32) -> u64 {
+fn run<G: Keyed>(max_discs: u32) -> u64 {
     let config = DfsConfig { threads: 2, max_discs, memory_limit: 16 << 30 };
     census::<G>(&config, &Live::default()).unwrap().counts.totals.classes
 }

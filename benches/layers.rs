@@ -6,10 +6,11 @@
 use std::sync::atomic::AtomicBool;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use othello_census::board::{B6, B8, Geometry};
+use othello_census::board::{B6, B8};
 use othello_census::engine::layers::{LayerBy, LayersLive, LayersPlan, LayersSettings, start};
+use othello_census::key::Keyed;
 
-fn run<G: Geometry>(by: LayerBy, limit: u32) -> u64 {
+fn run<G: Keyed>(by: LayerBy, limit: u32) -> u64 {
     let dir = tempfile::tempdir().unwrap();
     let plan = LayersPlan {
         by,

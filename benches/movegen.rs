@@ -3,12 +3,13 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use othello_census::board::{B6, B8, Geometry, Position};
-use othello_census::symmetry::canonical_and_orbit;
+use othello_census::board::{B6, B8, Position};
+use othello_census::key::Keyed;
+use othello_census::key::canonical_and_orbit;
 
 /// Positions from a deterministic walk down the tree (first, last, middle
 /// move in turn), a few of every depth.
-fn sample<G: Geometry>() -> Vec<Position<G>> {
+fn sample<G: Keyed>() -> Vec<Position<G>> {
     let mut out = Vec::new();
     let mut frontier = vec![Position::<G>::start()];
     for _ in 0..G::SQUARES {
@@ -29,7 +30,7 @@ fn sample<G: Geometry>() -> Vec<Position<G>> {
     out
 }
 
-fn bench<G: Geometry>(c: &mut Criterion, name: &str) {
+fn bench<G: Keyed>(c: &mut Criterion, name: &str) {
     let ps = sample::<G>();
     c.bench_function(&format!("{name}/legal_moves x{}", ps.len()), |b| {
         b.iter(|| ps.iter().map(|p| black_box(p).legal_moves().count()).sum::<u32>())

@@ -4,7 +4,6 @@
 pub mod atomic;
 pub mod board;
 pub mod checkpoint;
-pub mod cli;
 pub mod engine;
 pub mod framed;
 pub mod key;

@@ -1,3 +1,5 @@
+mod cli;
+
 fn main() -> std::process::ExitCode {
-    othello_census::cli::main()
+    cli::main()
 }

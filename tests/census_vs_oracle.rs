@@ -5,11 +5,12 @@
 mod oracle;
 
 use oracle::OracleLayer;
-use othello_census::board::{B4, B6, B8, Geometry};
+use othello_census::board::{B4, B6, B8};
 use othello_census::engine::dfs::{DfsConfig, Live, census};
 use othello_census::engine::{CensusCounts, Counts};
+use othello_census::key::Keyed;
 
-fn run<G: Geometry>(max_discs: u32, threads: usize) -> CensusCounts {
+fn run<G: Keyed>(max_discs: u32, threads: usize) -> CensusCounts {
     let config = DfsConfig { threads, max_discs, memory_limit: 1 << 32 };
     census::<G>(&config, &Live::default()).expect("fits").counts
 }
@@ -27,7 +28,7 @@ fn as_oracle(c: &Counts) -> OracleLayer {
     }
 }
 
-fn compare_with_oracle<G: Geometry>(max_discs: u32) {
+fn compare_with_oracle<G: Keyed>(max_discs: u32) {
     let want = oracle::census(G::N as usize, max_discs as usize);
     for threads in [1, 2, 3] {
         let got = run::<G>(max_discs, threads);

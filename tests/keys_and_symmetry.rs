@@ -7,19 +7,21 @@ mod oracle;
 use std::collections::HashSet;
 
 use oracle::{BLACK, Naive};
-use othello_census::board::{B4, B6, B8, Bitboard, Color, Geometry, Position};
+use othello_census::board::{B4, B6, B8, Bitboard, Color, Position};
+use othello_census::key::Keyed;
 use othello_census::key::{SpiralKey, dense};
-use othello_census::symmetry::{Symmetry, canonical_and_orbit, canonical_key};
+use othello_census::key::{canonical_and_orbit, canonical_key};
+use othello_census::symmetry::Symmetry;
 use proptest::prelude::*;
 
-fn to_engine<G: Geometry>(p: &Naive) -> Position<G> {
+fn to_engine<G: Keyed>(p: &Naive) -> Position<G> {
     let body: String = p.diagram().lines().take(p.n).collect::<Vec<_>>().join("\n");
     let side = if p.to_move == BLACK { Color::Black } else { Color::White };
     Position::<G>::from_diagram(&body, side).unwrap()
 }
 
 /// Any board whose four centre squares are filled (reachable or not).
-fn arbitrary<G: Geometry>(cells: &[u8], white_to_move: bool) -> Position<G> {
+fn arbitrary<G: Keyed>(cells: &[u8], white_to_move: bool) -> Position<G> {
     let n = G::N;
     let h = n / 2;
     let centre = [(h - 1) * n + h - 1, (h - 1) * n + h, h * n + h - 1, h * n + h];
@@ -36,7 +38,7 @@ fn arbitrary<G: Geometry>(cells: &[u8], white_to_move: bool) -> Position<G> {
     Position::from_colors(b, w, if white_to_move { Color::White } else { Color::Black }).unwrap()
 }
 
-fn check_keys<G: Geometry>(a: &Position<G>, b: &Position<G>) {
+fn check_keys<G: Keyed>(a: &Position<G>, b: &Position<G>) {
     let (sa, sb) = (SpiralKey::pack(a), SpiralKey::pack(b));
     assert_eq!(sa.unpack::<G>().unwrap(), *a);
     assert!(sa.0 < 1u128 << SpiralKey::bits(G::N));

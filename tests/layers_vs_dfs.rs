@@ -5,12 +5,13 @@ mod oracle;
 
 use std::sync::atomic::AtomicBool;
 
-use othello_census::board::{B4, B6, B8, Geometry};
+use othello_census::board::{B4, B6, B8};
 use othello_census::engine::dfs::{DfsConfig, Live, census};
 use othello_census::engine::layers::{LayerBy, LayerStats, LayersLive, LayersPlan, LayersSettings, start};
+use othello_census::key::Keyed;
 use othello_census::perft::perft;
 
-fn layered<G: Geometry>(by: LayerBy, limit: u32, partitions: u32, memory: u64) -> Vec<LayerStats> {
+fn layered<G: Keyed>(by: LayerBy, limit: u32, partitions: u32, memory: u64) -> Vec<LayerStats> {
     let dir = tempfile::tempdir().unwrap();
     let plan = LayersPlan {
         by,
@@ -25,7 +26,7 @@ fn layered<G: Geometry>(by: LayerBy, limit: u32, partitions: u32, memory: u64) -
     start::<G>(&plan, &settings, &never, &LayersLive::default()).unwrap().stats
 }
 
-fn compare_with_dfs<G: Geometry>(max_discs: u32) {
+fn compare_with_dfs<G: Keyed>(max_discs: u32) {
     let dfs = census::<G>(&DfsConfig { threads: 2, max_discs, memory_limit: 1 << 32 }, &Live::default()).unwrap();
     let oracle = oracle::census(G::N as usize, max_discs as usize);
     for (partitions, memory) in [(16, 1u64 << 30), (7, 1 << 16), (1, 1 << 20)] {
@@ -80,7 +81,7 @@ fn by_ply_reproduces_a124004_and_a124005_on_8x8() {
 
 #[test]
 fn games_by_ply_equal_perft() {
-    fn check<G: Geometry>(plies: u32) {
+    fn check<G: Keyed>(plies: u32) {
         let lay = layered::<G>(LayerBy::Ply, plies, 5, 1 << 20);
         let p = perft::<G>(plies);
         for (s, r) in lay[1..].iter().zip(&p) {

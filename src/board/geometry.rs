@@ -6,10 +6,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-use std::sync::LazyLock;
-
-use crate::key::dense::{KeyTables, PackedKey};
-
 /// A board size known at compile time.
 pub trait Geometry:
     Copy + Clone + Default + fmt::Debug + PartialEq + Eq + std::hash::Hash + Send + Sync + 'static
@@ -25,11 +21,6 @@ pub trait Geometry:
     const INNER_COLS: u64 = inner_cols_mask(Self::N);
     /// The run-time name of this size.
     const SIZE: BoardSize;
-    /// The dense (base-3) key type: the smallest unsigned integer that holds
-    /// a packed position of this size.
-    type Key: PackedKey;
-    /// The dense-key tables of this size, built on first use.
-    fn key_tables() -> &'static KeyTables<Self::Key>;
 }
 
 /// The 4x4 board.
@@ -45,34 +36,16 @@ pub struct B8;
 impl Geometry for B4 {
     const N: u32 = 4;
     const SIZE: BoardSize = BoardSize::Four;
-    type Key = u32;
-    #[inline(always)]
-    fn key_tables() -> &'static KeyTables<u32> {
-        static TABLES: LazyLock<KeyTables<u32>> = LazyLock::new(|| KeyTables::build(4));
-        &TABLES
-    }
 }
 
 impl Geometry for B6 {
     const N: u32 = 6;
     const SIZE: BoardSize = BoardSize::Six;
-    type Key = u64;
-    #[inline(always)]
-    fn key_tables() -> &'static KeyTables<u64> {
-        static TABLES: LazyLock<KeyTables<u64>> = LazyLock::new(|| KeyTables::build(6));
-        &TABLES
-    }
 }
 
 impl Geometry for B8 {
     const N: u32 = 8;
     const SIZE: BoardSize = BoardSize::Eight;
-    type Key = u128;
-    #[inline(always)]
-    fn key_tables() -> &'static KeyTables<u128> {
-        static TABLES: LazyLock<KeyTables<u128>> = LazyLock::new(|| KeyTables::build(8));
-        &TABLES
-    }
 }
 
 /// Mask of the `n * n` squares.

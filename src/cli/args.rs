@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::board::BoardSize;
+use othello_census::board::BoardSize;
 
 /// Exact census of Othello on 4x4, 6x6 and 8x8 boards: every reachable
 /// position, terminal position and game, counted exactly.

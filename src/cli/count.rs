@@ -11,15 +11,18 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::args::{ByChoice, CountArgs, OutputArgs, ResumeArgs};
 use super::signals::stop_flag;
-use crate::atomic::check_writable_dir;
-use crate::board::{BoardSize, Geometry};
-use crate::checkpoint::read_header;
-use crate::engine::dfs::{CheckpointPlan, Control, DfsConfig, DfsError, Live, Resume, SaveReport, census_with};
-use crate::engine::memory::{cache_bytes_per_class_worst, default_memory_limit, estimate_classes};
-use crate::report::census::{RunInfo, census_json, census_table, write_results};
-use crate::report::files::{fresh_path, peak_rss_bytes, timestamp_now};
-use crate::report::group_digits;
-use crate::with_geometry;
+use othello_census::atomic::check_writable_dir;
+use othello_census::board::BoardSize;
+use othello_census::checkpoint::read_header;
+use othello_census::engine::dfs::{
+    CheckpointPlan, Control, DfsConfig, DfsError, Live, Resume, SaveReport, census_with,
+};
+use othello_census::engine::memory::{cache_bytes_per_class_worst, default_memory_limit, estimate_classes};
+use othello_census::key::Keyed;
+use othello_census::report::census::{RunInfo, census_json, census_table, write_results};
+use othello_census::report::files::{fresh_path, peak_rss_bytes, timestamp_now};
+use othello_census::report::group_digits;
+use othello_census::with_geometry;
 
 const GIB: f64 = (1u64 << 30) as f64;
 const MIB: f64 = (1u64 << 20) as f64;
@@ -140,7 +143,7 @@ fn refuse_existing(path: &Path, size: BoardSize, max_discs: u32) -> anyhow::Resu
     }
 }
 
-fn drive<G: Geometry>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> anyhow::Result<ExitCode> {
+fn drive<G: Keyed>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> anyhow::Result<ExitCode> {
     let stop = stop_flag();
     let live = Live::default();
     let bar = progress_bar(out.quiet);
@@ -231,7 +234,7 @@ fn drive<G: Geometry>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> 
 }
 
 /// Refuses a run whose cache cannot fit in `memory`.
-fn check_fits<G: Geometry>(size: BoardSize, max_discs: u32, memory: u64, classes_now: u64) -> anyhow::Result<()> {
+fn check_fits<G: Keyed>(size: BoardSize, max_discs: u32, memory: u64, classes_now: u64) -> anyhow::Result<()> {
     let per_class = cache_bytes_per_class_worst::<G>();
     let need = estimate_classes(size, max_discs).max(classes_now as f64) * per_class;
     if need <= memory as f64 {

@@ -6,10 +6,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde_json::json;
 
 use super::args::InspectArgs;
-use crate::checkpoint::{FORMAT_VERSION, SectionCheck, key_width, verify};
-use crate::engine::Counts;
-use crate::report::files::timestamp;
-use crate::report::group_digits;
+use othello_census::checkpoint::{FORMAT_VERSION, SectionCheck, key_width, verify};
+use othello_census::engine::Counts;
+use othello_census::report::files::timestamp;
+use othello_census::report::group_digits;
 
 pub fn run(a: &InspectArgs) -> anyhow::Result<ExitCode> {
     let v = verify(&a.file)?;

@@ -11,17 +11,17 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::args::{ByChoice, CountArgs, InspectArgs, OutputArgs, ResumeArgs};
 use super::signals::stop_flag;
-use crate::board::BoardSize;
-use crate::engine::layers::store::read_manifest;
-use crate::engine::layers::{
+use othello_census::board::BoardSize;
+use othello_census::engine::layers::store::read_manifest;
+use othello_census::engine::layers::{
     LayerBy, LayersError, LayersLive, LayersOutcome, LayersPlan, LayersSettings, manifest_path, read_run, resume, start,
 };
-use crate::engine::memory::default_memory_limit;
-use crate::report::census::write_result_files;
-use crate::report::files::{peak_rss_bytes, timestamp_now};
-use crate::report::group_digits;
-use crate::report::layers::{LayersRunInfo, layers_csv, layers_json, layers_table};
-use crate::with_geometry;
+use othello_census::engine::memory::default_memory_limit;
+use othello_census::report::census::write_result_files;
+use othello_census::report::files::{peak_rss_bytes, timestamp_now};
+use othello_census::report::group_digits;
+use othello_census::report::layers::{LayersRunInfo, layers_csv, layers_json, layers_table};
+use othello_census::with_geometry;
 
 /// Plies after which every game on the largest board has ended.
 const MAX_PLIES: u32 = 256;

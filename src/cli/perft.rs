@@ -6,9 +6,9 @@ use std::time::Instant;
 use serde_json::json;
 
 use super::args::PerftArgs;
-use crate::perft::{PerftRow, perft};
-use crate::report::{Table, group_digits};
-use crate::with_geometry;
+use othello_census::perft::{PerftRow, perft};
+use othello_census::report::{Table, group_digits};
+use othello_census::with_geometry;
 
 pub fn run(a: &PerftArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();

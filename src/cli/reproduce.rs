@@ -5,11 +5,11 @@ use std::process::ExitCode;
 use serde::Serialize;
 
 use super::args::{ReproduceArgs, Reproducible};
-use crate::board::B4;
-use crate::engine::dfs::{DfsConfig, Live, census};
-use crate::legacy::{Flipping, original_walker};
-use crate::perft::perft;
-use crate::report::{Table, group_digits};
+use othello_census::board::B4;
+use othello_census::engine::dfs::{DfsConfig, Live, census};
+use othello_census::legacy::{Flipping, original_walker};
+use othello_census::perft::perft;
+use othello_census::report::{Table, group_digits};
 
 #[derive(Serialize)]
 struct Figure {

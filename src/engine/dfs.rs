@@ -31,11 +31,11 @@ use rayon::prelude::*;
 use super::hash::Xxh3Build;
 use super::memory::cache_bytes_per_class_worst;
 use super::{CensusCounts, Counts};
-use crate::board::{Geometry, Position, Status};
+use crate::board::{Position, Status};
 use crate::checkpoint::{CheckpointError, Header, read_checkpoint, write_checkpoint};
-use crate::key::PackedKey;
+use crate::key::canonical_and_orbit;
 use crate::key::dense::{pack, side_weight, unpack};
-use crate::symmetry::canonical_and_orbit;
+use crate::key::{Keyed, PackedKey};
 
 /// Number of cache shards: many, so that one shard's resize (which briefly
 /// holds the old and the new table) is a small share of the cache.
@@ -105,7 +105,7 @@ pub struct Control<'a> {
 }
 
 /// A run restored from a checkpoint.
-pub struct Resume<G: Geometry> {
+pub struct Resume<G: Keyed> {
     cache: Cache<G::Key>,
     entries: Vec<Position<G>>,
     layers: Vec<Counts>,
@@ -116,7 +116,7 @@ pub struct Resume<G: Geometry> {
     pub header: Header,
 }
 
-impl<G: Geometry> Resume<G> {
+impl<G: Keyed> Resume<G> {
     /// Loads a checkpoint of this board size, rebuilding the cache.
     pub fn load(path: &std::path::Path) -> Result<Resume<G>, CheckpointError> {
         let head = crate::checkpoint::read_header(path)?;
@@ -191,26 +191,26 @@ pub struct DfsOutcome {
     pub elapsed: Duration,
 }
 
-struct Pool<G: Geometry> {
+struct Pool<G: Keyed> {
     items: Vec<Entry<G>>,
     idle: usize,
     done: bool,
 }
 
 #[derive(Clone, Copy)]
-struct Entry<G: Geometry> {
+struct Entry<G: Keyed> {
     position: Position<G>,
     orbit: u8,
 }
 
-impl<G: Geometry> Entry<G> {
+impl<G: Keyed> Entry<G> {
     fn new(position: Position<G>) -> Self {
         Entry { position, orbit: canonical_and_orbit(&position).1 as u8 }
     }
 }
 
 /// What a parked walker hands over.
-struct Snapshot<G: Geometry> {
+struct Snapshot<G: Keyed> {
     stack: Vec<Entry<G>>,
     layers: Vec<Counts>,
     explored: u64,
@@ -218,13 +218,13 @@ struct Snapshot<G: Geometry> {
 }
 
 #[derive(Default)]
-struct Parking<G: Geometry> {
+struct Parking<G: Keyed> {
     snapshots: Vec<Snapshot<G>>,
     exited: usize,
     epoch: u64,
 }
 
-struct Shared<'a, G: Geometry> {
+struct Shared<'a, G: Keyed> {
     cache: Cache<G::Key>,
     pool: Mutex<Pool<G>>,
     wake: Condvar,
@@ -239,7 +239,7 @@ struct Shared<'a, G: Geometry> {
     live: &'a Live,
 }
 
-impl<G: Geometry> Shared<'_, G> {
+impl<G: Keyed> Shared<'_, G> {
     /// Stops every walker (they see the flag at their next step).
     fn stop_all(&self) {
         self.abort.store(true, Ordering::SeqCst);
@@ -285,7 +285,7 @@ enum Refill {
     Done,
 }
 
-struct Walker<G: Geometry> {
+struct Walker<G: Keyed> {
     stack: Vec<Entry<G>>,
     layers: Vec<Counts>,
     explored: u64,
@@ -293,7 +293,7 @@ struct Walker<G: Geometry> {
     unflushed: (u64, u64, u64),
 }
 
-impl<G: Geometry> Walker<G> {
+impl<G: Keyed> Walker<G> {
     fn new() -> Self {
         Walker {
             stack: Vec::with_capacity(1024),
@@ -481,14 +481,14 @@ impl Totals {
 }
 
 /// Runs a DFS census from the start position, without checkpoints.
-pub fn census<G: Geometry>(config: &DfsConfig, live: &Live) -> Result<DfsOutcome, DfsError> {
+pub fn census<G: Keyed>(config: &DfsConfig, live: &Live) -> Result<DfsOutcome, DfsError> {
     let never = AtomicBool::new(false);
     census_with::<G>(config, live, &Control { stop: &never, checkpoint: None, on_save: &|_| {} }, None)
 }
 
 /// Runs a DFS census from the start or from a checkpoint, saving
 /// checkpoints as `control` asks.
-pub fn census_with<G: Geometry>(
+pub fn census_with<G: Keyed>(
     config: &DfsConfig,
     live: &Live,
     control: &Control<'_>,
@@ -595,7 +595,7 @@ pub fn census_with<G: Geometry>(
 }
 
 /// Writes the checkpoint of a paused census.
-fn save<G: Geometry>(
+fn save<G: Keyed>(
     shared: &Shared<G>,
     plan: &CheckpointPlan,
     snapshots: &[Snapshot<G>],
@@ -637,7 +637,7 @@ fn save<G: Geometry>(
 /// is reachable with both sides to move. Symmetries keep the side to move,
 /// so the class of (board, White) has canonical key `k + side_weight` when
 /// `k` is the canonical key of (board, Black), with the same orbit size.
-fn count_boards<G: Geometry>(cache: &Cache<G::Key>, layers: &mut [Counts], pool: &rayon::ThreadPool) {
+fn count_boards<G: Keyed>(cache: &Cache<G::Key>, layers: &mut [Counts], pool: &rayon::ThreadPool) {
     let white = side_weight(G::N);
     let twins: Vec<Counts> = pool.install(|| {
         cache

@@ -1,12 +1,12 @@
 //! Memory budgets: bytes per stored class and the memory of the machine.
 
-use crate::board::{BoardSize, Geometry};
-use crate::key::PackedKey;
+use crate::board::BoardSize;
+use crate::key::{Keyed, PackedKey};
 
 /// Worst-case bytes of DFS cache per class: a hash-table slot (key plus
 /// one control byte) at the lowest load factor the table reaches right
 /// after it doubles (7/16).
-pub fn cache_bytes_per_class_worst<G: Geometry>() -> f64 {
+pub fn cache_bytes_per_class_worst<G: Keyed>() -> f64 {
     (G::Key::BYTES + 1) as f64 * 16.0 / 7.0
 }
 

@@ -20,7 +20,9 @@ use std::hash::Hash;
 use std::ops::Add;
 
 use super::{spiral_index, spiral_order};
-use crate::board::{Color, Geometry, Position};
+use std::sync::LazyLock;
+
+use crate::board::{B4, B6, B8, Color, Geometry, Position};
 use crate::symmetry::Symmetry;
 
 /// A malformed key.
@@ -80,6 +82,31 @@ pub const fn max_dense(n: u32) -> u128 {
 pub const fn side_weight(n: u32) -> u128 {
     16 * 3u128.pow(n * n - 4)
 }
+
+/// A board size with its dense key: the key type (the smallest unsigned
+/// integer that holds a packed position of this size) and its tables.
+pub trait Keyed: Geometry {
+    /// The dense (base-3) key type.
+    type Key: PackedKey;
+    /// The dense-key tables of this size, built on first use.
+    fn key_tables() -> &'static KeyTables<Self::Key>;
+}
+
+macro_rules! keyed {
+    ($g:ty, $k:ty) => {
+        impl Keyed for $g {
+            type Key = $k;
+            #[inline(always)]
+            fn key_tables() -> &'static KeyTables<$k> {
+                static TABLES: LazyLock<KeyTables<$k>> = LazyLock::new(|| KeyTables::build(<$g>::N));
+                &TABLES
+            }
+        }
+    };
+}
+keyed!(B4, u32);
+keyed!(B6, u64);
+keyed!(B8, u128);
 
 /// Per-geometry lookup tables: `black[s][byte][value]` is the contribution
 /// to the dense key of symmetry image `s` of black discs `value` in byte
@@ -188,7 +215,7 @@ impl<K: PackedKey> KeyTables<K> {
 
 /// Dense key of symmetry image `s` (index into [`Symmetry::ALL`]).
 #[inline(always)]
-pub fn image_key<G: Geometry>(p: &Position<G>, s: usize) -> G::Key {
+pub fn image_key<G: Keyed>(p: &Position<G>, s: usize) -> G::Key {
     let t = G::key_tables();
     let (b, w) = (p.black().0, p.white().0);
     let mut key = if p.side_to_move() == Color::White { t.side } else { G::Key::default() };
@@ -202,19 +229,19 @@ pub fn image_key<G: Geometry>(p: &Position<G>, s: usize) -> G::Key {
 
 /// Dense keys of the four symmetry images, in the order of [`Symmetry::ALL`].
 #[inline(always)]
-pub fn image_keys<G: Geometry>(p: &Position<G>) -> [G::Key; 4] {
+pub fn image_keys<G: Keyed>(p: &Position<G>) -> [G::Key; 4] {
     [image_key(p, 0), image_key(p, 1), image_key(p, 2), image_key(p, 3)]
 }
 
 /// Dense key of the position itself.
 #[inline]
-pub fn pack<G: Geometry>(p: &Position<G>) -> G::Key {
+pub fn pack<G: Keyed>(p: &Position<G>) -> G::Key {
     image_key(p, 0)
 }
 
 /// The position of a dense key.
 #[inline]
-pub fn unpack<G: Geometry>(key: G::Key) -> Result<Position<G>, KeyError> {
+pub fn unpack<G: Keyed>(key: G::Key) -> Result<Position<G>, KeyError> {
     let v = key.to_u128();
     if v >= max_dense(G::N) {
         return Err(KeyError::OutOfRange);

@@ -7,10 +7,12 @@
 //!   numeric order equals the numeric order of the spiral key, so "least key
 //!   over the symmetry images" picks the same representative in both.
 
+pub mod canonical;
 pub mod dense;
 pub mod spiral;
 
-pub use dense::{KeyError, PackedKey};
+pub use canonical::{canonical_and_orbit, canonical_key};
+pub use dense::{KeyError, Keyed, PackedKey};
 pub use spiral::SpiralKey;
 
 /// The order in which squares are packed into a key: the four centre squares

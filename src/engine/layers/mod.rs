@@ -35,11 +35,11 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::board::{Geometry, Status};
+use crate::board::Status;
 use crate::framed::FrameError;
-use crate::key::PackedKey;
 use crate::key::dense::unpack;
-use crate::symmetry::{canonical_and_orbit, canonical_key};
+use crate::key::{Keyed, PackedKey};
+use crate::key::{canonical_and_orbit, canonical_key};
 use store::{
     BucketWriter, Manifest, PartReader, Record, RunConfig, merge_bucket, read_manifest, write_manifest, write_part,
 };
@@ -206,7 +206,7 @@ pub fn first_layer(by: LayerBy) -> u32 {
 }
 
 /// Starts a new run: writes the first layer and the manifest, then runs.
-pub fn start<G: Geometry>(
+pub fn start<G: Keyed>(
     plan: &LayersPlan,
     settings: &LayersSettings,
     stop: &AtomicBool,
@@ -254,7 +254,7 @@ pub fn start<G: Geometry>(
 }
 
 /// Continues the run of a work directory.
-pub fn resume<G: Geometry>(
+pub fn resume<G: Keyed>(
     work: &Path,
     settings: &LayersSettings,
     stop: &AtomicBool,
@@ -287,7 +287,7 @@ fn sweep(work: &Path, m: &Manifest) {
     }
 }
 
-fn drive<G: Geometry>(
+fn drive<G: Keyed>(
     work: &Path,
     mut m: Manifest,
     settings: &LayersSettings,
@@ -432,7 +432,7 @@ struct Expansion {
 const CHUNK: usize = 1 << 14;
 
 #[allow(clippy::too_many_arguments)]
-fn expand<G: Geometry>(
+fn expand<G: Keyed>(
     work: &Path,
     m: &Manifest,
     generate: bool,
@@ -580,7 +580,7 @@ fn expand<G: Geometry>(
     Ok(Expansion { stats, entering, mass, emitted, runs })
 }
 
-struct Worker<G: Geometry> {
+struct Worker<G: Keyed> {
     by: LayerBy,
     generate: bool,
     cap: usize,
@@ -593,7 +593,7 @@ struct Worker<G: Geometry> {
     geometry: std::marker::PhantomData<G>,
 }
 
-impl<G: Geometry> Worker<G> {
+impl<G: Keyed> Worker<G> {
     fn new(by: LayerBy, generate: bool, cap: usize, partitions: u32) -> Self {
         Worker {
             by,
