@@ -10,7 +10,7 @@ use othello_census::key::Keyed;
 
 fn run<G: Keyed>(max_discs: u32) -> u64 {
     let config = DfsConfig { threads: 2, max_discs, memory_limit: 16 << 30 };
-    census::<G>(&config, &Live::default()).unwrap().counts.totals.classes
+    census::<G>(&config, &Live::default()).unwrap().census.totals().classes
 }
 
 fn benches(c: &mut Criterion) {

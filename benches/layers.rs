@@ -7,7 +7,8 @@ use std::sync::atomic::AtomicBool;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use othello_census::board::{B6, B8};
-use othello_census::engine::layers::{LayerBy, LayersLive, LayersPlan, LayersSettings, start};
+use othello_census::census::LayerBy;
+use othello_census::engine::layers::{LayersLive, LayersPlan, LayersSettings, start};
 use othello_census::key::Keyed;
 
 fn run<G: Keyed>(by: LayerBy, limit: u32) -> u64 {
@@ -20,9 +21,9 @@ fn run<G: Keyed>(by: LayerBy, limit: u32) -> u64 {
         command: "bench".into(),
         started_unix: 0,
     };
-    let settings = LayersSettings { threads: 2, memory_limit: 1 << 30 };
+    let settings = LayersSettings { threads: 2, memory_limit: 1 << 30, disk_limit: None };
     let never = AtomicBool::new(false);
-    start::<G>(&plan, &settings, &never, &LayersLive::default()).unwrap().stats.last().unwrap().classes
+    start::<G>(&plan, &settings, &never, &LayersLive::default()).unwrap().census.layers.last().unwrap().counts.classes
 }
 
 fn benches(c: &mut Criterion) {

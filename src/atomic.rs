@@ -15,12 +15,17 @@ fn parent_dir(path: &Path) -> PathBuf {
     }
 }
 
-/// Replaces `path` with what `fill` writes, atomically.
+/// Replaces `path` with what `fill` writes, atomically. A missing parent
+/// directory is created first.
 pub fn atomic_write_with<F>(path: &Path, fill: F) -> io::Result<()>
 where
     F: FnOnce(&mut BufWriter<File>) -> io::Result<()>,
 {
     let dir = parent_dir(path);
+    if !dir.is_dir() {
+        fs::create_dir_all(&dir)?;
+        File::open(parent_dir(&dir))?.sync_all()?;
+    }
     let name = path.file_name().ok_or_else(|| io::Error::other("path has no file name"))?;
     let tmp = dir.join(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
     let result = (|| {
@@ -44,11 +49,18 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     atomic_write_with(path, |w| w.write_all(bytes))
 }
 
-/// Checks that files can be created in the directory of `path` (creating
-/// the directory if needed), by writing and removing a probe file.
+/// Checks that files can be created in the directory of `path`, by
+/// writing and removing a probe file there; when the directory does not
+/// exist yet, in the nearest existing ancestor (nothing is created), which
+/// must be a directory.
 pub fn check_writable_dir(path: &Path) -> io::Result<()> {
-    let dir = parent_dir(path);
-    fs::create_dir_all(&dir)?;
+    let mut dir = parent_dir(path);
+    while !dir.exists() {
+        dir = parent_dir(&dir);
+    }
+    if !dir.is_dir() {
+        return Err(io::Error::new(io::ErrorKind::NotADirectory, format!("{} is not a directory", dir.display())));
+    }
     let probe = dir.join(format!(".probe-{}", std::process::id()));
     File::create(&probe)?.write_all(b"probe")?;
     fs::remove_file(&probe)
@@ -73,6 +85,11 @@ mod tests {
         assert!(err.is_err());
         assert_eq!(fs::read(&p).unwrap(), b"two");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "temporary removed");
-        assert!(atomic_write(&dir.path().join("missing/x"), b"").is_err());
+        atomic_write(&dir.path().join("missing/x"), b"made").unwrap();
+        assert_eq!(fs::read(dir.path().join("missing/x")).unwrap(), b"made");
+        // probing never creates a directory
+        check_writable_dir(&dir.path().join("new/deeper/file")).unwrap();
+        assert!(!dir.path().join("new").exists());
+        assert!(check_writable_dir(&dir.path().join("a.bin/under")).is_err(), "a file is no directory");
     }
 }

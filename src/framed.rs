@@ -40,8 +40,8 @@ pub enum FrameError {
     Checksum { path: PathBuf, section: String },
     #[error("{}: corrupt {kind}: {detail}", path.display())]
     Corrupt { path: PathBuf, kind: &'static str, detail: String },
-    #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: io::Error },
+    #[error("{}: {error}", path.display())]
+    Io { path: PathBuf, error: io::Error },
 }
 
 /// The bincode configuration of every structured section: fixed-width
@@ -123,7 +123,7 @@ pub struct FramedReader {
 impl FramedReader {
     /// Opens `path` and checks magic, version and reserved word.
     pub fn open(path: &Path, kind: FileKind) -> Result<FramedReader, FrameError> {
-        let f = File::open(path).map_err(|e| FrameError::Io { path: path.to_path_buf(), source: e })?;
+        let f = File::open(path).map_err(|e| FrameError::Io { path: path.to_path_buf(), error: e })?;
         let mut r = FramedReader { path: path.to_path_buf(), kind, r: BufReader::with_capacity(1 << 16, f) };
         let mut magic = [0u8; 8];
         match r.r.read_exact(&mut magic) {
@@ -146,7 +146,7 @@ impl FramedReader {
         if e.kind() == io::ErrorKind::UnexpectedEof {
             FrameError::Truncated(self.path.clone(), self.kind.name)
         } else {
-            FrameError::Io { path: self.path.clone(), source: e }
+            FrameError::Io { path: self.path.clone(), error: e }
         }
     }
 

@@ -3,6 +3,7 @@
 
 pub mod atomic;
 pub mod board;
+pub mod census;
 pub mod checkpoint;
 pub mod engine;
 pub mod framed;
@@ -11,3 +12,8 @@ pub mod legacy;
 pub mod perft;
 pub mod report;
 pub mod symmetry;
+
+/// `othello-census <version>`: the writer named in every file and result.
+pub fn software() -> String {
+    format!("othello-census {}", env!("CARGO_PKG_VERSION"))
+}

@@ -19,7 +19,7 @@ fn plan(path: std::path::PathBuf, every: Duration) -> CheckpointPlan {
 
 #[test]
 fn frequent_saves_change_nothing_and_each_snapshot_resumes_exactly() {
-    let want = census::<B6>(&config(13, 2), &Live::default()).unwrap().counts;
+    let want = census::<B6>(&config(13, 2), &Live::default()).map(|o| (o.census, o.explored, o.repeated)).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.ckpt");
     let saves = Mutex::new(Vec::new());
@@ -27,20 +27,24 @@ fn frequent_saves_change_nothing_and_each_snapshot_resumes_exactly() {
     let never = AtomicBool::new(false);
     let control =
         Control { stop: &never, checkpoint: Some(plan(path.clone(), Duration::from_millis(1))), on_save: &on_save };
-    let got = census_with::<B6>(&config(13, 2), &Live::default(), &control, None).unwrap().counts;
+    let got = census_with::<B6>(&config(13, 2), &Live::default(), &control, None)
+        .map(|o| (o.census, o.explored, o.repeated))
+        .unwrap();
     assert_eq!(got, want);
     let saves = saves.into_inner().unwrap();
     assert!(!saves.is_empty() && saves.iter().all(Result::is_ok), "{saves:?}");
     // the last snapshot, resumed on another thread count, ends the same
     let resumed = Resume::<B6>::load(&path).unwrap();
     let quiet = Control { stop: &never, checkpoint: None, on_save: &|_| {} };
-    let again = census_with::<B6>(&config(13, 3), &Live::default(), &quiet, Some(resumed)).unwrap().counts;
+    let again = census_with::<B6>(&config(13, 3), &Live::default(), &quiet, Some(resumed))
+        .map(|o| (o.census, o.explored, o.repeated))
+        .unwrap();
     assert_eq!(again, want);
 }
 
 #[test]
 fn stop_saves_and_resume_finishes() {
-    let want = census::<B8>(&config(12, 2), &Live::default()).unwrap().counts;
+    let want = census::<B8>(&config(12, 2), &Live::default()).map(|o| (o.census, o.explored, o.repeated)).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.ckpt");
     let stop = AtomicBool::new(true); // asked to stop at once
@@ -51,7 +55,12 @@ fn stop_saves_and_resume_finishes() {
     let never = AtomicBool::new(false);
     let quiet = Control { stop: &never, checkpoint: None, on_save: &|_| {} };
     let resumed = Resume::<B8>::load(&path).unwrap();
-    assert_eq!(census_with::<B8>(&config(12, 1), &Live::default(), &quiet, Some(resumed)).unwrap().counts, want);
+    assert_eq!(
+        census_with::<B8>(&config(12, 1), &Live::default(), &quiet, Some(resumed))
+            .map(|o| (o.census, o.explored, o.repeated))
+            .unwrap(),
+        want
+    );
     // a checkpoint of one size is not read as another
     assert!(Resume::<B6>::load(&path).is_err());
 }
@@ -60,9 +69,11 @@ fn stop_saves_and_resume_finishes() {
 fn a_failing_save_is_reported_and_the_run_goes_on() {
     // 14 discs: long enough (~0.5 s) for the coordinator, which polls every
     // 10 ms, to attempt saves
-    let want = census::<B6>(&config(14, 2), &Live::default()).unwrap().counts;
+    let want = census::<B6>(&config(14, 2), &Live::default()).map(|o| (o.census, o.explored, o.repeated)).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("no-such-dir").join("s.ckpt");
+    // a regular file where the checkpoint's directory should be: every save fails
+    std::fs::write(dir.path().join("not-a-dir"), b"").unwrap();
+    let path = dir.path().join("not-a-dir").join("s.ckpt");
     let failures = Mutex::new(0);
     let on_save = |r: &SaveReport| {
         if r.result.is_err() {
@@ -71,7 +82,9 @@ fn a_failing_save_is_reported_and_the_run_goes_on() {
     };
     let never = AtomicBool::new(false);
     let control = Control { stop: &never, checkpoint: Some(plan(path, Duration::from_millis(1))), on_save: &on_save };
-    let got = census_with::<B6>(&config(14, 2), &Live::default(), &control, None).unwrap().counts;
+    let got = census_with::<B6>(&config(14, 2), &Live::default(), &control, None)
+        .map(|o| (o.census, o.explored, o.repeated))
+        .unwrap();
     assert_eq!(got, want);
     assert!(*failures.lock().unwrap() > 0);
 }

@@ -45,13 +45,15 @@ fn count_4x4_json_and_result_files() {
         std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     files.sort();
     assert_eq!(files.len(), 2, "{files:?}");
-    assert!(files[0].starts_with("4x4-dfs-16-") && files[0].ends_with(".csv"));
+    assert!(files[0].starts_with("4x4-dfs-discs16-") && files[0].ends_with(".csv"), "{files:?}");
     assert!(files[1].ends_with(".json"));
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join(&files[1])).unwrap()).unwrap();
     assert_eq!(saved["totals"], doc["totals"]);
     assert!(saved["command"].as_str().unwrap().contains("count --size 4"));
     let csv = std::fs::read_to_string(dir.path().join(&files[0])).unwrap();
-    assert!(csv.lines().any(|l| l == "total,62789,15856,51943,6168,1604,5254,8988,2279"), "{csv}");
+    assert!(csv.lines().any(|l| l == "total,62789,15856,51943,6168,1604,5254,8988,2279,,,,"), "{csv}");
+    assert!(csv.starts_with("# schema: othello-census-results 1\n"), "{csv}");
+    assert!(csv.lines().any(|l| l.starts_with("# engine: dfs; board: 4x4; layer_by: discs; limit: 16; complete: true")));
 }
 
 #[test]
@@ -66,7 +68,8 @@ fn count_cut_is_marked_incomplete() {
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["complete"], false);
     assert!(doc["note"].as_str().unwrap().starts_with("incomplete"));
-    assert_eq!(doc["max_discs"], 10);
+    assert_eq!(doc["limit"], 10);
+    assert_eq!(doc["layer_by"], "discs");
 }
 
 #[test]

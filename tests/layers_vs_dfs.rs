@@ -6,12 +6,13 @@ mod oracle;
 use std::sync::atomic::AtomicBool;
 
 use othello_census::board::{B4, B6, B8};
+use othello_census::census::{LayerBy, LayerCounts};
 use othello_census::engine::dfs::{DfsConfig, Live, census};
-use othello_census::engine::layers::{LayerBy, LayerStats, LayersLive, LayersPlan, LayersSettings, start};
+use othello_census::engine::layers::{LayersLive, LayersPlan, LayersSettings, start};
 use othello_census::key::Keyed;
 use othello_census::perft::perft;
 
-fn layered<G: Keyed>(by: LayerBy, limit: u32, partitions: u32, memory: u64) -> Vec<LayerStats> {
+fn layered<G: Keyed>(by: LayerBy, limit: u32, partitions: u32, memory: u64) -> Vec<LayerCounts> {
     let dir = tempfile::tempdir().unwrap();
     let plan = LayersPlan {
         by,
@@ -21,31 +22,23 @@ fn layered<G: Keyed>(by: LayerBy, limit: u32, partitions: u32, memory: u64) -> V
         command: "test".into(),
         started_unix: 0,
     };
-    let settings = LayersSettings { threads: 2, memory_limit: memory };
+    let settings = LayersSettings { threads: 2, memory_limit: memory, disk_limit: None };
     let never = AtomicBool::new(false);
-    start::<G>(&plan, &settings, &never, &LayersLive::default()).unwrap().stats
+    start::<G>(&plan, &settings, &never, &LayersLive::default()).unwrap().census.layers
 }
 
+/// Both engines give identical per-layer records, boards included, and
+/// equal the oracle's, under several partition counts and memory limits.
 fn compare_with_dfs<G: Keyed>(max_discs: u32) {
     let dfs = census::<G>(&DfsConfig { threads: 2, max_discs, memory_limit: 1 << 32 }, &Live::default()).unwrap();
     let oracle = oracle::census(G::N as usize, max_discs as usize);
     for (partitions, memory) in [(16, 1u64 << 30), (7, 1 << 16), (1, 1 << 20)] {
         let lay = layered::<G>(LayerBy::Discs, max_discs, partitions, memory);
-        assert_eq!(lay.len(), dfs.counts.layers.len());
-        for (l, d) in lay.iter().zip(&dfs.counts.layers) {
-            let c = &d.counts;
-            assert_eq!(l.layer, d.discs);
-            let o = &oracle[d.discs as usize];
-            let got =
-                (l.classes, l.positions, l.terminal_classes, l.terminal_positions, l.pass_classes, l.pass_positions);
-            assert_eq!(
-                got,
-                (c.classes, c.positions, c.terminal_classes, c.terminal_positions, c.pass_classes, c.pass_positions)
-            );
-            assert_eq!(
-                got,
-                (o.classes, o.positions, o.terminal_classes, o.terminal_positions, o.pass_classes, o.pass_positions)
-            );
+        assert_eq!(lay.len(), dfs.census.layers.len());
+        for (l, d) in lay.iter().zip(&dfs.census.layers) {
+            assert_eq!((l.layer, l.counts), (d.layer, d.counts), "layer {} ({partitions} partitions)", d.layer);
+            assert_eq!(l.counts, oracle[d.layer as usize], "layer {}", d.layer);
+            assert!(l.games.is_some(), "the layered engine counts games");
         }
     }
 }
@@ -55,7 +48,7 @@ fn equals_dfs_and_oracle_4x4_every_layer() {
     compare_with_dfs::<B4>(16);
     // and every game ends: 60,060 complete games
     let lay = layered::<B4>(LayerBy::Discs, 16, 5, 1 << 20);
-    assert_eq!(lay.iter().map(|s| s.ended).sum::<u128>(), 60_060);
+    assert_eq!(lay.iter().map(|s| s.games.unwrap().ended).sum::<u128>(), 60_060);
 }
 
 #[test]
@@ -66,14 +59,9 @@ fn equals_dfs_and_oracle_6x6_to_12_discs() {
 #[test]
 fn by_ply_reproduces_a124004_and_a124005_on_8x8() {
     let lay = layered::<B8>(LayerBy::Ply, 9, 16, 1 << 30);
-    let a124005: Vec<u64> = lay[1..].iter().map(|s| s.positions).collect();
+    let a124005: Vec<u64> = lay[1..].iter().map(|s| s.counts.positions).collect();
     assert_eq!(a124005, [4, 12, 54, 236, 1288, 7092, 42614, 269352, 1743560]);
-    let mut ended = 0u128;
-    let mut a124004 = Vec::new();
-    for s in &lay[1..] {
-        a124004.push(s.games + ended);
-        ended += s.ended;
-    }
+    let a124004: Vec<u128> = lay[1..].iter().map(|s| s.games.unwrap().games_a124004).collect();
     assert_eq!(a124004, [4, 12, 56, 244, 1396, 8200, 55092, 390216, 3005288]);
     // a tiny memory and another partition count change nothing
     assert_eq!(layered::<B8>(LayerBy::Ply, 9, 3, 1 << 18), lay);
@@ -85,7 +73,9 @@ fn games_by_ply_equal_perft() {
         let lay = layered::<G>(LayerBy::Ply, plies, 5, 1 << 20);
         let p = perft::<G>(plies);
         for (s, r) in lay[1..].iter().zip(&p) {
-            assert_eq!((s.layer, s.games, s.passes), (r.ply, r.games as u128, r.passes as u128));
+            let g = s.games.unwrap();
+            assert_eq!((s.layer, g.games, g.passes), (r.ply, r.games as u128, r.passes as u128));
+            assert_eq!(g.games_a124004, r.games_a124004 as u128);
         }
     }
     check::<B4>(17);
@@ -96,11 +86,11 @@ fn games_by_ply_equal_perft() {
 #[test]
 fn four_by_four_by_ply_matches_known_values() {
     let lay = layered::<B4>(LayerBy::Ply, 256, 4, 1 << 20);
-    let dropped: Vec<u128> = lay[1..17].iter().map(|s| s.games).collect();
+    let dropped: Vec<u128> = lay[1..17].iter().map(|s| s.games.unwrap().games).collect();
     assert_eq!(dropped, [4, 12, 44, 128, 424, 1256, 3624, 9112, 20032, 36412, 50268, 55112, 31396, 12920, 3416, 612]);
     // the run stops by itself once every game has ended (17 plies)
     assert_eq!(lay.last().unwrap().layer, 17);
-    assert_eq!(lay.iter().map(|s| s.ended).sum::<u128>(), 60_060);
+    assert_eq!(lay.iter().map(|s| s.games.unwrap().ended).sum::<u128>(), 60_060);
 }
 
 #[test]
@@ -108,8 +98,8 @@ fn a_pass_and_its_twin_share_a_disc_layer() {
     // 4x4 by discs: the games entering each layer, summed with those that
     // ended before, reach 60,060 at the full board
     let lay = layered::<B4>(LayerBy::Discs, 16, 16, 1 << 30);
-    let ended_before: u128 = lay[..lay.len() - 1].iter().map(|s| s.ended).sum();
-    assert_eq!(lay.last().unwrap().games + ended_before, 60_060);
+    let ended_before: u128 = lay[..lay.len() - 1].iter().map(|s| s.games.unwrap().ended).sum();
+    assert_eq!(lay.last().unwrap().games.unwrap().games + ended_before, 60_060);
 }
 
 #[test]
@@ -129,7 +119,7 @@ fn an_interrupted_merge_keeps_its_finished_partitions() {
         command: "t".into(),
         started_unix: 0,
     };
-    let settings = LayersSettings { threads: 1, memory_limit: 1 << 20 };
+    let settings = LayersSettings { threads: 1, memory_limit: 1 << 20, disk_limit: None };
     let stop = AtomicBool::new(false);
     let live = LayersLive::default();
     let first = std::thread::scope(|s| {
@@ -159,7 +149,7 @@ fn an_interrupted_merge_keeps_its_finished_partitions() {
     assert!(before.len() >= 3 && before.len() < 128, "{} parts", before.len());
     let never = AtomicBool::new(false);
     let done = resume::<B6>(&work, &settings, &never, &LayersLive::default()).unwrap();
-    assert_eq!(done.stats, want);
+    assert_eq!(done.census.layers, want);
     for (path, modified) in before {
         assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), modified, "{} was rebuilt", path.display());
     }

@@ -6,7 +6,7 @@ use std::path::Path;
 use bincode::{Decode, Encode};
 
 use crate::atomic::atomic_write_with;
-use crate::engine::Counts;
+use crate::census::Counts;
 use crate::framed::{FileKind, FrameError, FramedReader, encode, write_end, write_preamble, write_section};
 use crate::key::dense::dense_bytes;
 
@@ -110,7 +110,7 @@ pub fn write_checkpoint(
         })?;
         write_end(w)
     })
-    .map_err(|e| FrameError::Io { path: path.to_path_buf(), source: e })?;
+    .map_err(|e| FrameError::Io { path: path.to_path_buf(), error: e })?;
     Ok(16 + 4 * 20 + head.len() as u64 + header.cache_len * width as u64 + stack_bytes)
 }
 
@@ -229,7 +229,7 @@ pub enum SectionCheck {
 /// the keys. Fails only if the header itself cannot be read.
 pub fn verify(path: &Path) -> Result<Verified, CheckpointError> {
     let header = read_header(path)?;
-    let bytes = std::fs::metadata(path).map_err(|e| FrameError::Io { path: path.to_path_buf(), source: e })?.len();
+    let bytes = std::fs::metadata(path).map_err(|e| FrameError::Io { path: path.to_path_buf(), error: e })?.len();
     let check = match read_checkpoint(path, |_| Ok(()), |_, _| Ok(())) {
         Ok(_) => SectionCheck::Ok,
         Err(e) => SectionCheck::Failed(e.to_string()),

@@ -74,9 +74,14 @@ pub struct CountArgs {
     /// every game has ended).
     #[arg(long, value_name = "P", value_parser = clap::value_parser!(u32).range(1..=256))]
     pub plies: Option<u32>,
-    /// Layered engine: hash partitions per layer.
-    #[arg(long, value_name = "P", default_value = "16", value_parser = clap::value_parser!(u32).range(1..=4096))]
-    pub partitions: u32,
+    /// Layered engine: hash partitions per layer [default: 16].
+    #[arg(long, value_name = "P", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub partitions: Option<u32>,
+    /// Layered engine: most bytes of disk the work directory may hold, e.g.
+    /// `50GiB` (default: the free space). Each layer is checked before it
+    /// starts.
+    #[arg(long, value_name = "LIMIT", value_parser = parse_bytes)]
+    pub disk: Option<u64>,
     /// Layered engine: directory for the layer files, which are its
     /// checkpoints (default: checkpoints/<N>x<N>-layers-<by><K>-<time>).
     #[arg(long, value_name = "DIR")]
@@ -88,9 +93,10 @@ pub struct CountArgs {
     /// Worker threads (default: all cores).
     #[arg(short = 'j', long, value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
-    /// Memory the run may use, e.g. `8GiB`, `512MiB`, `2G` (default: 70%
-    /// of the memory available at start). dfs: its cache; layers: its
-    /// sort buffers.
+    /// Memory the run may use, e.g. `8GiB`, `512MiB`, `2G`. dfs: its cache
+    /// (default: 60% of the memory available at start); layers: its sort
+    /// buffers (default: 4 GiB or a quarter of the available memory,
+    /// whichever is less, leaving the rest to the page cache).
     #[arg(long, value_name = "LIMIT", value_parser = parse_bytes)]
     pub memory: Option<u64>,
     /// Checkpoint file, written atomically every --checkpoint-every and on
@@ -105,10 +111,11 @@ pub struct CountArgs {
 /// Output and run options shared by `count` and `resume`.
 #[derive(Debug, Args)]
 pub struct OutputArgs {
-    /// DFS engine: time between two checkpoints, e.g. `90s`, `10m`, `2h` (the
-    /// layered engine checkpoints every finished layer and partition).
-    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = parse_duration)]
-    pub checkpoint_every: std::time::Duration,
+    /// DFS engine: time between two checkpoints, e.g. `90s`, `10m`, `2h`
+    /// [default: 30m] (the layered engine checkpoints every finished layer
+    /// and partition).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub checkpoint_every: Option<std::time::Duration>,
     /// Directory for the JSON and CSV result files.
     #[arg(long, value_name = "DIR", default_value = "results")]
     pub out: PathBuf,
@@ -132,6 +139,9 @@ pub struct ResumeArgs {
     /// Memory the run may use (default: the limit saved with the run).
     #[arg(long, value_name = "LIMIT", value_parser = parse_bytes)]
     pub memory: Option<u64>,
+    /// Layered engine: most bytes of disk the work directory may hold.
+    #[arg(long, value_name = "LIMIT", value_parser = parse_bytes)]
+    pub disk: Option<u64>,
     #[command(flatten)]
     pub output: OutputArgs,
 }

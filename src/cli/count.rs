@@ -10,6 +10,7 @@ use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::args::{ByChoice, CountArgs, OutputArgs, ResumeArgs};
+use super::run::{EXIT_INTERRUPTED, check_out_dir, memory_limit, note, report};
 use super::signals::stop_flag;
 use othello_census::atomic::check_writable_dir;
 use othello_census::board::BoardSize;
@@ -17,24 +18,46 @@ use othello_census::checkpoint::read_header;
 use othello_census::engine::dfs::{
     CheckpointPlan, Control, DfsConfig, DfsError, Live, Resume, SaveReport, census_with,
 };
-use othello_census::engine::memory::{cache_bytes_per_class_worst, default_memory_limit, estimate_classes};
+use othello_census::engine::memory::{cache_bytes_per_class_worst, default_dfs_memory, estimate_classes};
 use othello_census::key::Keyed;
-use othello_census::report::census::{RunInfo, census_json, census_table, write_results};
+use othello_census::report::census::RunInfo;
 use othello_census::report::files::{fresh_path, peak_rss_bytes, timestamp_now};
 use othello_census::report::group_digits;
-use othello_census::with_geometry;
+use othello_census::{software, with_geometry};
 
 const GIB: f64 = (1u64 << 30) as f64;
 const MIB: f64 = (1u64 << 20) as f64;
-/// Exit code of a run stopped by a signal after saving its checkpoint.
-const EXIT_INTERRUPTED: u8 = 130;
+/// Time between two checkpoints unless `--checkpoint-every` says otherwise.
+const DEFAULT_EVERY: Duration = Duration::from_secs(30 * 60);
 
 /// Everything a DFS run needs besides the board size.
 struct Job {
     config: DfsConfig,
     plan: CheckpointPlan,
-    size: BoardSize,
     resumed_from: Option<PathBuf>,
+    /// Held while the run lives: no second process writes this checkpoint.
+    _lock: Option<std::fs::File>,
+}
+
+/// Locks the checkpoint at `path` for this process through a hidden
+/// sidecar file next to it (`.<name>.lock`), when its directory exists (a
+/// default path that does not exist yet is unique to this process).
+fn lock_checkpoint(path: &Path) -> anyhow::Result<Option<std::fs::File>> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Ok(None);
+    }
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let lock_path = dir.join(format!(".{name}.lock"));
+    let f = std::fs::File::create(&lock_path).with_context(|| format!("cannot create {}", lock_path.display()))?;
+    match f.try_lock() {
+        Ok(()) => Ok(Some(f)),
+        Err(std::fs::TryLockError::WouldBlock) => bail!(
+            "{}: another othello-census process is running this checkpoint; wait for it to finish or stop it first",
+            path.display()
+        ),
+        Err(std::fs::TryLockError::Error(e)) => Err(e).with_context(|| format!("cannot lock {}", lock_path.display())),
+    }
 }
 
 fn default_threads() -> usize {
@@ -42,8 +65,13 @@ fn default_threads() -> usize {
 }
 
 pub fn run(a: &CountArgs, command_line: &str) -> anyhow::Result<ExitCode> {
-    if a.by != ByChoice::Discs || a.plies.is_some() || a.work_dir.is_some() {
-        bail!("--by, --plies and --work-dir are for the layered engine (--engine layers)");
+    if a.by != ByChoice::Discs
+        || a.plies.is_some()
+        || a.work_dir.is_some()
+        || a.partitions.is_some()
+        || a.disk.is_some()
+    {
+        bail!("--by, --plies, --work-dir, --partitions and --disk are for the layered engine (--engine layers)");
     }
     stop_flag();
     let n = a.size.n();
@@ -52,27 +80,36 @@ pub fn run(a: &CountArgs, command_line: &str) -> anyhow::Result<ExitCode> {
         bail!("--max-discs {max_discs} is more than the {} squares of a {} board", n * n, a.size);
     }
     let threads = a.threads.map_or_else(default_threads, |t| t as usize);
-    let memory = a.memory.unwrap_or_else(default_memory_limit);
+    check_out_dir(&a.output.out)?;
     let path = match &a.checkpoint {
         Some(p) => {
             refuse_existing(p, a.size, max_discs)?;
             p.clone()
         }
-        None => fresh_path(Path::new("checkpoints"), &format!("{n}x{n}-dfs-{max_discs}-{}", timestamp_now()), "ckpt"),
+        None => fresh_path(
+            Path::new("checkpoints"),
+            &format!("{n}x{n}-dfs-{max_discs}-{}-{}", timestamp_now(), std::process::id()),
+            "ckpt",
+        ),
     };
     check_writable_dir(&path).with_context(|| {
         format!("cannot write checkpoints next to {} (choose another --checkpoint)", path.display())
     })?;
+    let memory = memory_limit(a.memory, default_dfs_memory, "the DFS cache", a.output.quiet)?;
+    let lock = lock_checkpoint(&path)?;
+    if lock.is_some() {
+        refuse_existing(&path, a.size, max_discs)?; // created meanwhile by another process
+    }
     let job = Job {
         config: DfsConfig { threads, max_discs, memory_limit: memory },
         plan: CheckpointPlan {
             path,
-            every: a.output.checkpoint_every,
+            every: a.output.checkpoint_every.unwrap_or(DEFAULT_EVERY),
             command: command_line.to_string(),
             started_unix: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
         },
-        size: a.size,
         resumed_from: None,
+        _lock: lock,
     };
     with_geometry!(a.size, G => {
         check_fits::<G>(a.size, max_discs, memory, 0)?;
@@ -82,6 +119,9 @@ pub fn run(a: &CountArgs, command_line: &str) -> anyhow::Result<ExitCode> {
 
 pub fn resume(a: &ResumeArgs) -> anyhow::Result<ExitCode> {
     stop_flag(); // a signal while loading stops the run right after it starts
+    if a.disk.is_some() {
+        bail!("--disk is for the layered engine; {} is a DFS checkpoint", a.file.display());
+    }
     let header = read_header(&a.file)?;
     if header.engine != "dfs" || header.rules != "standard" {
         bail!(
@@ -92,8 +132,13 @@ pub fn resume(a: &ResumeArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let size = BoardSize::from_n(header.size)?;
-    let memory = a.memory.unwrap_or(header.memory_limit);
+    let memory = memory_limit(Some(a.memory.unwrap_or(header.memory_limit)), default_dfs_memory, "", true)?;
     check_writable_dir(&a.file).with_context(|| format!("cannot write the checkpoint {}", a.file.display()))?;
+    check_out_dir(&a.output.out)?;
+    let lock = lock_checkpoint(&a.file)?;
+    if !a.output.quiet && header.software != software() {
+        note(format!("{} was written by {}; this is {}", a.file.display(), header.software, software()));
+    }
     let job = Job {
         config: DfsConfig {
             threads: a.threads.map_or_else(default_threads, |t| t as usize),
@@ -102,17 +147,17 @@ pub fn resume(a: &ResumeArgs) -> anyhow::Result<ExitCode> {
         },
         plan: CheckpointPlan {
             path: a.file.clone(),
-            every: a.output.checkpoint_every,
+            every: a.output.checkpoint_every.unwrap_or(DEFAULT_EVERY),
             command: header.command.clone(),
             started_unix: header.started_unix,
         },
-        size,
         resumed_from: Some(a.file.clone()),
+        _lock: lock,
     };
     with_geometry!(size, G => {
         check_fits::<G>(size, header.max_discs, memory, header.cache_len)?;
         if !a.output.quiet && std::io::stderr().is_terminal() {
-            eprintln!("loading {} ({} classes)...", a.file.display(), group_digits(header.cache_len));
+            note(format!("loading {} ({} classes)...", a.file.display(), group_digits(header.cache_len)));
         }
         let loaded = Resume::<G>::load(&a.file)?;
         drive::<G>(job, &a.output, Some(loaded))
@@ -164,8 +209,8 @@ fn drive<G: Keyed>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> any
         };
         if let Some(line) = line {
             match &bar_for_saves {
-                Some(b) => b.suspend(|| eprintln!("{line}")),
-                None => eprintln!("{line}"),
+                Some(b) => b.suspend(|| note(&line)),
+                None => note(&line),
             }
         }
     };
@@ -189,7 +234,7 @@ fn drive<G: Keyed>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> any
                     v => v,
                 };
                 bar.set_message(format!(
-                    "{} classes, {} positions, {} positions/s, cache ~{:.2} GiB, {:.0} s",
+                    "{} classes, {} positions, {} classes/s, cache ~{:.2} GiB, {:.0} s",
                     group_digits(classes),
                     group_digits(live.positions.load(Ordering::Relaxed)),
                     group_digits(((explored - first) as f64 / secs) as u64),
@@ -207,30 +252,47 @@ fn drive<G: Keyed>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> any
     let outcome = match result {
         Ok(o) => o,
         Err(DfsError::Interrupted(path)) => {
-            eprintln!("interrupted: checkpoint saved to {0}; continue with: othello-census resume {0}", path.display());
+            note(format!(
+                "interrupted: checkpoint saved to {0}; continue with: othello-census resume {0}",
+                path.display()
+            ));
+            return Ok(ExitCode::from(EXIT_INTERRUPTED));
+        }
+        Err(DfsError::InterruptedUnsaved(why)) if read_header(&job.plan.path).is_ok() => {
+            note(format!(
+                "interrupted: the checkpoint could not be updated ({why}), but the previous one is intact; \
+                 continue with: othello-census resume {}",
+                job.plan.path.display()
+            ));
             return Ok(ExitCode::from(EXIT_INTERRUPTED));
         }
         Err(e) => return Err(e.into()),
     };
-    let mut run = RunInfo::new(job.plan.command.clone(), "dfs", job.size, job.config.max_discs, job.config.threads);
-    run.elapsed_seconds = outcome.elapsed.as_secs_f64();
-    run.peak_rss_bytes = peak_rss_bytes();
-    run.cache_bytes = Some(outcome.cache_bytes);
-    run.resumed_from = job.resumed_from.map(|p| p.display().to_string());
-    let (json_path, csv_path) = write_results(&out.out, &run, &outcome.counts)
-        .with_context(|| format!("cannot write results into {}", out.out.display()))?;
-    if out.json {
-        println!("{}", serde_json::to_string_pretty(&census_json(&run, &outcome.counts))?);
-    } else {
-        print!("{}", census_table(&run, &outcome.counts));
+    let census = &outcome.census;
+    let secs = outcome.elapsed.as_secs_f64();
+    let mut stats = serde_json::Map::new();
+    stats.insert("explored_classes".into(), outcome.explored.into());
+    stats.insert("repeated".into(), outcome.repeated.into());
+    stats.insert("classes_per_second".into(), ((outcome.explored as f64 / secs.max(1e-9)) as u64).into());
+    stats.insert("cache_bytes".into(), outcome.cache_bytes.into());
+    let per_class = outcome.cache_bytes as f64 / census.totals().classes.max(1) as f64;
+    stats.insert("cache_bytes_per_class".into(), ((per_class * 10.0).round() / 10.0).into());
+    let run = RunInfo {
+        command: job.plan.command.clone(),
+        engine: "dfs",
+        threads: job.config.threads,
+        memory_limit: job.config.memory_limit,
+        elapsed_seconds: secs,
+        peak_rss_bytes: peak_rss_bytes(),
+        run_files: job.plan.path.exists().then(|| job.plan.path.display().to_string()),
+        resumed: job.resumed_from.is_some(),
+        engine_stats: stats,
+    };
+    let code = report(&out.out, out.json, out.quiet, &run, census)?;
+    if !out.quiet && job.plan.path.exists() {
+        note(format!("the checkpoint {} is no longer needed; delete it when you like", job.plan.path.display()));
     }
-    if !out.quiet {
-        eprintln!("results: {} and {}", json_path.display(), csv_path.display());
-        if job.plan.path.exists() {
-            eprintln!("the checkpoint {} is no longer needed; delete it when you like", job.plan.path.display());
-        }
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(code)
 }
 
 /// Refuses a run whose cache cannot fit in `memory`.

@@ -6,8 +6,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde_json::json;
 
 use super::args::InspectArgs;
+use othello_census::census::Counts;
 use othello_census::checkpoint::{FORMAT_VERSION, SectionCheck, key_width, verify};
-use othello_census::engine::Counts;
 use othello_census::report::files::timestamp;
 use othello_census::report::group_digits;
 

@@ -1,4 +1,4 @@
-//! `count --engine layers` and `resume DIR`.
+//! `count --engine layers`, `resume DIR` and `inspect DIR`.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -6,25 +6,30 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::args::{ByChoice, CountArgs, InspectArgs, OutputArgs, ResumeArgs};
+use super::run::{EXIT_INTERRUPTED, check_out_dir, memory_limit, note, report};
 use super::signals::stop_flag;
 use othello_census::board::BoardSize;
-use othello_census::engine::layers::store::read_manifest;
+use othello_census::census::LayerBy;
+use othello_census::engine::layers::commit::read_state;
+use othello_census::engine::layers::merge::count_part;
 use othello_census::engine::layers::{
-    LayerBy, LayersError, LayersLive, LayersOutcome, LayersPlan, LayersSettings, manifest_path, read_run, resume, start,
+    LayersError, LayersLive, LayersOutcome, LayersPlan, LayersSettings, WorkDir, resume, start,
 };
-use othello_census::engine::memory::default_memory_limit;
-use othello_census::report::census::write_result_files;
+use othello_census::engine::memory::default_layers_memory;
+use othello_census::report::census::RunInfo;
 use othello_census::report::files::{peak_rss_bytes, timestamp_now};
 use othello_census::report::group_digits;
-use othello_census::report::layers::{LayersRunInfo, layers_csv, layers_json, layers_table};
-use othello_census::with_geometry;
+use othello_census::{software, with_geometry};
 
 /// Plies after which every game on the largest board has ended.
 const MAX_PLIES: u32 = 256;
+/// Partitions per layer unless `--partitions` says otherwise.
+const DEFAULT_PARTITIONS: u32 = 16;
+const MIB: f64 = (1u64 << 20) as f64;
 
 fn threads(t: Option<u32>) -> usize {
     t.map_or_else(|| std::thread::available_parallelism().map_or(1, |t| t.get()), |t| t as usize)
@@ -33,8 +38,11 @@ fn threads(t: Option<u32>) -> usize {
 pub fn count(a: &CountArgs, command_line: &str) -> anyhow::Result<ExitCode> {
     let stop = stop_flag();
     let n = a.size.n();
-    if a.checkpoint.is_some() {
-        bail!("--checkpoint is for the dfs engine; the layered engine's checkpoints are its layer files in --work-dir");
+    if a.checkpoint.is_some() || a.output.checkpoint_every.is_some() {
+        bail!(
+            "--checkpoint and --checkpoint-every are for the dfs engine; the layered engine's checkpoints are its \
+             layer files in --work-dir, written after every layer and partition"
+        );
     }
     let (by, limit) = match a.by {
         ByChoice::Discs => {
@@ -55,33 +63,62 @@ pub fn count(a: &CountArgs, command_line: &str) -> anyhow::Result<ExitCode> {
         }
     };
     let work_dir = a.work_dir.clone().unwrap_or_else(|| {
-        PathBuf::from("checkpoints").join(format!("{n}x{n}-layers-{}{limit}-{}", by.name(), timestamp_now()))
+        PathBuf::from("checkpoints").join(format!(
+            "{n}x{n}-layers-{}{limit}-{}-{}",
+            by.name(),
+            timestamp_now(),
+            std::process::id()
+        ))
     });
+    if WorkDir::is_work_dir(&work_dir) {
+        bail!(
+            "{} already holds a layered run; continue it with `othello-census resume {}`",
+            work_dir.display(),
+            work_dir.display()
+        );
+    }
+    check_out_dir(&a.output.out)?;
+    othello_census::atomic::check_writable_dir(&work_dir.join("run.manifest"))
+        .map_err(|e| anyhow::anyhow!("cannot write the work directory {} ({e})", work_dir.display()))?;
+    let settings = LayersSettings {
+        threads: threads(a.threads),
+        memory_limit: memory_limit(a.memory, default_layers_memory, "sort buffers", a.output.quiet)?,
+        disk_limit: a.disk,
+    };
     let plan = LayersPlan {
         by,
         limit,
-        partitions: a.partitions,
+        partitions: a.partitions.unwrap_or(DEFAULT_PARTITIONS),
         work_dir: work_dir.clone(),
         command: command_line.to_string(),
         started_unix: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
     };
-    let settings =
-        LayersSettings { threads: threads(a.threads), memory_limit: a.memory.unwrap_or_else(default_memory_limit) };
     let live = LayersLive::default();
     let result =
         with_geometry!(a.size, G => watch(&live, a.output.quiet, || start::<G>(&plan, &settings, stop, &live)));
-    finish(result, a.size, &work_dir, &settings, &a.output, false)
+    finish(result, &work_dir, &settings, &a.output, false)
 }
 
 pub fn resume_dir(a: &ResumeArgs) -> anyhow::Result<ExitCode> {
     let stop = stop_flag();
-    let run = read_run(&a.file)?;
-    let size = BoardSize::from_n(run.size)?;
-    let settings = LayersSettings { threads: threads(a.threads), memory_limit: a.memory.unwrap_or(run.memory_limit) };
+    if a.output.checkpoint_every.is_some() {
+        bail!("--checkpoint-every is for the dfs engine; a layered run checkpoints every layer and partition");
+    }
+    let m = read_state(&WorkDir::new(&a.file))?;
+    if !a.output.quiet && m.software != software() {
+        note(format!("{} was last written by {}; this is {}", a.file.display(), m.software, software()));
+    }
+    let size = BoardSize::from_n(m.run.size)?;
+    check_out_dir(&a.output.out)?;
+    let settings = LayersSettings {
+        threads: threads(a.threads),
+        memory_limit: memory_limit(Some(a.memory.unwrap_or(m.run.memory_limit)), default_layers_memory, "", true)?,
+        disk_limit: a.disk,
+    };
     let live = LayersLive::default();
     let result =
         with_geometry!(size, G => watch(&live, a.output.quiet, || resume::<G>(&a.file, &settings, stop, &live)));
-    finish(result, size, &a.file, &settings, &a.output, true)
+    finish(result, &a.file, &settings, &a.output, true)
 }
 
 /// Runs `job` while a spinner shows the layer being worked on.
@@ -109,7 +146,7 @@ fn watch<T: Send>(live: &LayersLive, quiet: bool, job: impl FnOnce() -> T + Send
                     let rate = done as f64 / secs;
                     let eta = (total.saturating_sub(done)) as f64 / rate.max(1.0);
                     format!(
-                        "layer {layer}: expanding {} of {} classes ({:.0}%), {}/s, ETA {:.0} s",
+                        "layer {layer}: expanding {} of {} classes ({:.0}%), {} classes/s, ETA {:.0} s",
                         group_digits(done),
                         group_digits(total),
                         100.0 * done as f64 / total as f64,
@@ -117,7 +154,11 @@ fn watch<T: Send>(live: &LayersLive, quiet: bool, job: impl FnOnce() -> T + Send
                         eta
                     )
                 } else {
-                    format!("layer {layer}: merging, {} partitions done", live.parts_done.load(Ordering::Relaxed))
+                    format!(
+                        "layer {layer}: merging, {} of {} partitions",
+                        live.parts_done.load(Ordering::Relaxed),
+                        live.partitions.load(Ordering::Relaxed)
+                    )
                 };
                 b.set_message(format!("{msg}; {:.0} s in all", started.elapsed().as_secs_f64()));
                 b.tick();
@@ -133,7 +174,6 @@ fn watch<T: Send>(live: &LayersLive, quiet: bool, job: impl FnOnce() -> T + Send
 
 fn finish(
     result: Result<LayersOutcome, LayersError>,
-    size: BoardSize,
     work_dir: &Path,
     settings: &LayersSettings,
     out: &OutputArgs,
@@ -142,71 +182,94 @@ fn finish(
     let outcome = match result {
         Ok(o) => o,
         Err(LayersError::Interrupted(dir)) => {
-            eprintln!(
+            note(format!(
                 "interrupted: complete layers are kept in {0}; continue with: othello-census resume {0}",
                 dir.display()
-            );
-            return Ok(ExitCode::from(130));
+            ));
+            return Ok(ExitCode::from(EXIT_INTERRUPTED));
         }
+        Err(e @ LayersError::Disk { .. }) => return Err(e.into()),
+        Err(e) if read_state(&WorkDir::new(work_dir)).is_ok() => bail!(
+            "{e}; what was complete is kept: continue with `othello-census resume {}` once the cause is fixed",
+            work_dir.display()
+        ),
         Err(e) => return Err(e.into()),
     };
-    let run = LayersRunInfo {
+    let (bytes, classes) = outcome.largest_layer;
+    let mut stats = serde_json::Map::new();
+    stats.insert("partitions".into(), outcome.partitions.into());
+    stats.insert("largest_layer_bytes".into(), bytes.into());
+    stats.insert("largest_layer_classes".into(), classes.into());
+    stats
+        .insert("disk_bytes_per_class".into(), ((bytes as f64 / classes.max(1) as f64 * 100.0).round() / 100.0).into());
+    stats.insert("peak_disk_bytes".into(), outcome.peak_disk.into());
+    stats.insert(
+        "phase_seconds".into(),
+        outcome
+            .timings
+            .iter()
+            .map(|&(layer, phase, seconds)| serde_json::json!({"layer": layer, "phase": phase, "seconds": seconds}))
+            .collect::<Vec<_>>()
+            .into(),
+    );
+    let run = RunInfo {
         command: outcome.command.clone(),
-        size: size.n(),
+        engine: "layers",
         threads: settings.threads,
         memory_limit: settings.memory_limit,
-        work_dir: work_dir.display().to_string(),
+        elapsed_seconds: outcome.elapsed.as_secs_f64(),
         peak_rss_bytes: peak_rss_bytes(),
+        run_files: Some(work_dir.display().to_string()),
         resumed,
+        engine_stats: stats,
     };
-    let json = layers_json(&run, &outcome);
-    let n = size.n();
-    let stem = format!("{n}x{n}-layers-{}{}", outcome.by.name(), outcome.limit);
-    let (jp, cp) = write_result_files(&out.out, &stem, &json, &layers_csv(&outcome))
-        .with_context(|| format!("cannot write results into {}", out.out.display()))?;
-    if out.json {
-        println!("{json}");
-    } else {
-        print!("{}", layers_table(&run, &outcome));
-    }
+    let code = report(&out.out, out.json, out.quiet, &run, &outcome.census)?;
     if !out.quiet {
-        eprintln!("results: {} and {}", jp.display(), cp.display());
-        eprintln!(
+        note(format!(
             "the last layer stays in {} ({:.1} MiB); delete the directory when you no longer need it",
             work_dir.display(),
-            dir_bytes(work_dir) as f64 / (1u64 << 20) as f64
-        );
+            WorkDir::new(work_dir).bytes() as f64 / MIB
+        ));
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(code)
 }
 
-fn dir_bytes(dir: &Path) -> u64 {
-    std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .flatten()
-                .map(|e| match e.metadata() {
-                    Ok(m) if m.is_dir() => dir_bytes(&e.path()),
-                    Ok(m) => m.len(),
-                    Err(_) => 0,
-                })
-                .sum()
-        })
-        .unwrap_or(0)
-}
-
-/// `inspect DIR`: the state of a layered run.
+/// `inspect DIR`: the state of a layered run, every part's checksums
+/// checked.
 pub fn inspect_dir(a: &InspectArgs) -> anyhow::Result<ExitCode> {
-    let m = read_manifest(&manifest_path(&a.file))?;
-    let by = if m.run.by == 0 { "discs" } else { "ply" };
+    let work = WorkDir::new(&a.file);
+    let m = read_state(&work)?;
+    let by = LayerBy::from_code(m.run.by).map_or("unknown", LayerBy::name);
     let state = if m.phase == 0 {
         format!("layer {} complete ({} classes)", m.layer, group_digits(m.part_records.iter().sum::<u64>()))
     } else {
         format!("layer {} expanded; layer {} waiting to be merged", m.layer, m.layer + 1)
     };
+    // phase 0: the parts of the layer; phase 1: the merged parts of the next
+    let (layer, promised) = if m.phase == 0 { (m.layer, true) } else { (m.layer + 1, false) };
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for j in 0..m.run.partitions {
+        let path = work.part(layer, j);
+        if !promised && !path.exists() {
+            continue;
+        }
+        checked += 1;
+        match count_part(&path, &m.run.part(layer, j)) {
+            Ok(n) if promised && n != m.part_records[j as usize] => problems.push(format!(
+                "{}: holds {n} records, the manifest says {}",
+                path.display(),
+                m.part_records[j as usize]
+            )),
+            Ok(_) => {}
+            Err(e) => problems.push(e.to_string()),
+        }
+    }
+    let bytes = work.bytes();
     if a.json {
         let doc = serde_json::json!({
             "work_dir": a.file.display().to_string(),
+            "software": m.software,
             "size": m.run.size,
             "by": by,
             "limit": m.run.limit,
@@ -218,27 +281,44 @@ pub fn inspect_dir(a: &InspectArgs) -> anyhow::Result<ExitCode> {
             "phase": if m.phase == 0 { "complete" } else { "expanded" },
             "layers_counted": m.stats.len(),
             "elapsed_seconds": m.elapsed_seconds,
-            "bytes": dir_bytes(&a.file),
+            "bytes": bytes,
+            "parts_checked": checked,
+            "checksums_ok": problems.is_empty(),
+            "problems": problems,
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         println!(
-            "layered run in {dir}\n{n}x{n} by {by} up to {limit}, {parts} partitions\ncommand: {cmd}\n\
-             state: {state}; {counted} earlier layers counted, {secs:.1} s of work, {mib:.1} MiB on disk",
+            "layered run in {dir}, last written by {sw}\n{n}x{n} by {by} up to {limit}, {parts} partitions\n\
+             command: {cmd}\nstate: {state}; {counted} layers counted, {secs:.1} s of work, {mib:.1} MiB on disk\n\
+             checksums: {check}",
             dir = a.file.display(),
+            sw = m.software,
             n = m.run.size,
             limit = m.run.limit,
             parts = m.run.partitions,
             cmd = m.run.command,
             counted = m.stats.len(),
             secs = m.elapsed_seconds,
-            mib = dir_bytes(&a.file) as f64 / (1u64 << 20) as f64
+            mib = bytes as f64 / MIB,
+            check = if problems.is_empty() {
+                format!("ok ({checked} parts of layer {layer})")
+            } else {
+                format!("FAILED ({} of {checked} parts)", problems.len())
+            }
+        );
+    }
+    if let Some(first) = problems.first() {
+        bail!(
+            "{first}{}",
+            if problems.len() > 1 { format!(" (and {} more)", problems.len() - 1) } else { String::new() }
         );
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// Whether `path` is a layered work directory.
+/// Whether `path` is a layered work directory (any directory is taken for
+/// one; a directory without a manifest gets a clear error).
 pub fn is_work_dir(path: &Path) -> bool {
     path.is_dir()
 }

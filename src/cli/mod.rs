@@ -6,6 +6,7 @@ mod inspect;
 mod layers;
 mod perft;
 mod reproduce;
+mod run;
 mod signals;
 
 use std::io::Write;
@@ -28,9 +29,17 @@ pub fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
             _ => {
+                // one line, naming what is wrong (clap spreads it over several)
                 let text = e.render().to_string();
-                let first = text.lines().next().unwrap_or("error: bad arguments");
-                eprintln!("{first} (see --help)");
+                let line = text
+                    .lines()
+                    .map(str::trim)
+                    .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+                    .filter(|l| !l.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let line = if line.is_empty() { "error: bad arguments".to_string() } else { line };
+                run::note(format!("{line} (see --help)"));
                 return ExitCode::from(2);
             }
         },
@@ -50,7 +59,7 @@ pub fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             let _ = std::io::stdout().flush();
-            eprintln!("error: {}", format!("{e:#}").replace('\n', " "));
+            run::note(format!("error: {}", format!("{e:#}").replace('\n', " ")));
             ExitCode::FAILURE
         }
     }

@@ -33,7 +33,7 @@ fn published_4x4(json: bool) -> anyhow::Result<ExitCode> {
     let separate = original_walker::<B4>(Flipping::Legacy, false);
     let standard_walker = original_walker::<B4>(Flipping::Standard, false);
     let config = DfsConfig { threads: 1, max_discs: 16, memory_limit: 1 << 30 };
-    let standard = census::<B4>(&config, &Live::default())?.counts.totals;
+    let standard = census::<B4>(&config, &Live::default())?.census.totals();
     let games = perft::<B4>(20).last().map_or(0, |r| r.games_a124004);
     let figures = [
         Figure {

@@ -30,8 +30,8 @@ use rayon::prelude::*;
 
 use super::hash::Xxh3Build;
 use super::memory::cache_bytes_per_class_worst;
-use super::{CensusCounts, Counts};
 use crate::board::{Position, Status};
+use crate::census::{Census, Counts, LayerBy, LayerCounts};
 use crate::checkpoint::{CheckpointError, Header, read_checkpoint, write_checkpoint};
 use crate::key::canonical_and_orbit;
 use crate::key::dense::{pack, side_weight, unpack};
@@ -182,8 +182,13 @@ pub enum DfsError {
 /// A finished DFS census.
 #[derive(Clone, Debug)]
 pub struct DfsOutcome {
-    /// The counts.
-    pub counts: CensusCounts,
+    /// The counts, by discs (no game counts: the DFS engine stores no
+    /// path multiplicities).
+    pub census: Census,
+    /// Positions expanded by the walkers (each class once).
+    pub explored: u64,
+    /// Children found already in the cache.
+    pub repeated: u64,
     /// Bytes held by the cache at the end (its table capacity times the
     /// slot size).
     pub cache_bytes: u64,
@@ -588,7 +593,16 @@ pub fn census_with<G: Keyed>(
     // control byte.
     let cache_bytes = (shared.cache.capacity() as u64 * 8 / 7) * (G::Key::BYTES as u64 + 1);
     Ok(DfsOutcome {
-        counts: CensusCounts::from_layers(&base.layers, 4, max_discs, base.explored, base.repeated),
+        census: Census {
+            size: G::N,
+            by: LayerBy::Discs,
+            limit: max_discs,
+            layers: (4..=max_discs)
+                .map(|d| LayerCounts { layer: d, counts: base.layers[d as usize], games: None })
+                .collect(),
+        },
+        explored: base.explored,
+        repeated: base.repeated,
         cache_bytes,
         elapsed: Duration::from_secs_f64(elapsed(started)),
     })
@@ -611,7 +625,7 @@ fn save<G: Keyed>(
     }
     stacks.push(shared.pool.lock().expect("pool lock").items.iter().map(|e| pack(&e.position).to_u128()).collect());
     let header = Header {
-        software: format!("othello-census {}", env!("CARGO_PKG_VERSION")),
+        software: crate::software(),
         size: G::N,
         rules: "standard".into(),
         engine: "dfs".into(),

@@ -10,18 +10,39 @@ pub fn cache_bytes_per_class_worst<G: Keyed>() -> f64 {
     (G::Key::BYTES + 1) as f64 * 16.0 / 7.0
 }
 
-/// `MemAvailable` of `/proc/meminfo` in bytes, if readable.
-pub fn available_memory() -> Option<u64> {
+fn meminfo(field: &str) -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let line = info.lines().find(|l| l.starts_with(field))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
 }
 
-/// The default memory limit: 70% of the memory available now (8 GiB when
-/// that cannot be read).
-pub fn default_memory_limit() -> u64 {
-    available_memory().map_or(8 << 30, |a| a / 10 * 7)
+/// `MemAvailable` of `/proc/meminfo` in bytes, if readable.
+pub fn available_memory() -> Option<u64> {
+    meminfo("MemAvailable:")
+}
+
+/// `MemTotal` of `/proc/meminfo` in bytes, if readable.
+pub fn total_memory() -> Option<u64> {
+    meminfo("MemTotal:")
+}
+
+/// The smallest memory limit a run accepts.
+pub const MIN_MEMORY: u64 = 1 << 20;
+
+/// The default memory limit of the DFS engine, whose cache is the census:
+/// 60% of the memory available now (4 GiB when that cannot be read),
+/// leaving room for the page cache and the rest of the machine.
+pub fn default_dfs_memory() -> u64 {
+    available_memory().map_or(4 << 30, |a| a / 10 * 6)
+}
+
+/// The default memory limit of the layered engine, whose buffers only
+/// need to be large enough for long sorted runs (8x8 ply 12 runs as fast
+/// in 4 GiB as in 8): 4 GiB or a quarter of the available memory,
+/// whichever is less; the rest serves the page cache of its files.
+pub fn default_layers_memory() -> u64 {
+    available_memory().map_or(1 << 30, |a| (a / 4).min(4 << 30)).max(MIN_MEMORY)
 }
 
 /// Classes per disc layer measured by this tool (DFS census, 4 symmetries),

@@ -1,201 +1,211 @@
-//! Census reports: the JSON document, the CSV layer table, the human table
-//! and the result files, shared by every census engine.
+//! The one census report: the JSON document, the CSV table and the human
+//! table of a [`Census`], for every engine. The schema is documented in
+//! `docs/results-format.md`; its version is [`SCHEMA_VERSION`].
 
 use std::io;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde_json::{Map, Value, json};
 
 use super::files::{fresh_path, timestamp_now};
 use super::table::{Table, group_digits};
 use crate::atomic::atomic_write;
-use crate::board::BoardSize;
-use crate::engine::{CensusCounts, Counts};
+use crate::census::{COLUMNS, Census, Column, LayerCounts};
 
-/// How a census was run.
-#[derive(Clone, Debug, Serialize)]
+/// Name of the result schema, in the JSON and the CSV.
+pub const SCHEMA: &str = "othello-census-results";
+/// Version of the result schema; it changes whenever a field changes
+/// meaning, is renamed or removed.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// How a census was run (everything in a report besides the counts).
+#[derive(Clone, Debug)]
 pub struct RunInfo {
-    /// The command line as typed.
+    /// The command line that started the run.
     pub command: String,
-    /// `dfs`.
+    /// `dfs` or `layers`.
     pub engine: &'static str,
-    /// Board side.
-    pub size: u32,
-    /// Rules variant.
-    pub rules: &'static str,
-    /// Counts cover layers 4..=max_discs.
-    pub max_discs: u32,
-    /// Whether every layer of the game was counted.
-    pub complete: bool,
-    /// Worker threads.
+    /// Worker threads of the last session.
     pub threads: usize,
-    /// Wall time in seconds.
+    /// Memory limit of the last session, bytes.
+    pub memory_limit: u64,
+    /// Wall time over every session, seconds.
     pub elapsed_seconds: f64,
-    /// Peak resident memory of the process, bytes.
+    /// Peak resident memory of the last session, bytes.
     pub peak_rss_bytes: Option<u64>,
-    /// Bytes held by the position cache at the end.
-    pub cache_bytes: Option<u64>,
-    /// The checkpoint file this run was last resumed from, if any.
-    pub resumed_from: Option<String>,
+    /// The checkpoint file or work directory of the run.
+    pub run_files: Option<String>,
+    /// Whether the last session resumed an earlier one.
+    pub resumed: bool,
+    /// Figures that only one engine has (a JSON object).
+    pub engine_stats: Map<String, Value>,
 }
 
-impl RunInfo {
-    /// A description for a run on `size` up to `max_discs`.
-    pub fn new(command: String, engine: &'static str, size: BoardSize, max_discs: u32, threads: usize) -> RunInfo {
-        let n = size.n();
-        RunInfo {
-            command,
-            engine,
-            size: n,
-            rules: "standard",
-            max_discs,
-            complete: max_discs >= n * n,
-            threads,
-            elapsed_seconds: 0.0,
-            peak_rss_bytes: None,
-            cache_bytes: None,
-            resumed_from: None,
-        }
-    }
-}
-
-#[derive(Serialize)]
-struct Document<'a> {
-    tool: &'static str,
-    version: &'static str,
-    #[serde(flatten)]
-    run: &'a RunInfo,
-    note: String,
-    cache_bytes_per_class: Option<f64>,
-    positions_per_second: f64,
-    explored: u64,
-    repeated: u64,
-    totals: &'a Counts,
-    layers: &'a [crate::engine::Layer],
-}
-
-fn note(run: &RunInfo) -> String {
-    if run.complete {
-        "complete: every layer of the game".to_string()
+fn note(c: &Census) -> String {
+    let unit = match c.by {
+        crate::census::LayerBy::Discs => "discs",
+        crate::census::LayerBy::Ply => "plies",
+    };
+    if c.complete() {
+        format!("complete: every layer of the game, by {unit}")
     } else {
-        format!("incomplete: layers 4..={} discs only; totals cover those layers", run.max_discs)
+        let last = c.layers.last().map_or(c.limit, |l| l.layer);
+        format!("incomplete: layers up to {last} {unit} only; totals cover those layers")
     }
+}
+
+fn number(v: u128) -> Value {
+    match u64::try_from(v) {
+        Ok(v) => json!(v),
+        // serde_json writes u128 as a plain number too
+        Err(_) => serde_json::to_value(v).expect("u128 is serialisable"),
+    }
+}
+
+/// The value of a column in the `total` row: the sum over the layers for
+/// the class and position counts and for `games_ended` (complete games);
+/// none for the other game columns, whose sum means nothing.
+fn total_value(c: &Census, col: &Column) -> Option<u128> {
+    match col.name {
+        "games_ended" => c.games_ended(),
+        n if n.starts_with("games") => None,
+        _ => (col.value)(&LayerCounts { layer: 0, counts: c.totals(), games: None }),
+    }
+}
+
+fn layer_json(c: &Census, l: &LayerCounts) -> Value {
+    let mut m = Map::new();
+    m.insert("layer".into(), json!(l.layer));
+    m.insert(c.by.name().into(), json!(l.layer));
+    for col in &COLUMNS {
+        m.insert(col.name.into(), (col.value)(l).map_or(Value::Null, number));
+    }
+    Value::Object(m)
 }
 
 /// The JSON document of a census.
-pub fn census_json(run: &RunInfo, c: &CensusCounts) -> serde_json::Value {
-    let doc = Document {
-        tool: "othello-census",
-        version: env!("CARGO_PKG_VERSION"),
-        run,
-        note: note(run),
-        cache_bytes_per_class: run.cache_bytes.map(|b| b as f64 / c.totals.classes.max(1) as f64),
-        positions_per_second: c.explored as f64 / run.elapsed_seconds.max(1e-9),
-        explored: c.explored,
-        repeated: c.repeated,
-        totals: &c.totals,
-        layers: &c.layers,
-    };
-    serde_json::to_value(doc).expect("serialisable")
+pub fn census_json(run: &RunInfo, c: &Census) -> Value {
+    let mut t = Map::new();
+    for col in COLUMNS.iter().filter(|col| col.name == "games_ended" || !col.name.starts_with("games")) {
+        t.insert(col.name.into(), total_value(c, col).map_or(Value::Null, number));
+    }
+    json!({
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "tool": "othello-census",
+        "version": env!("CARGO_PKG_VERSION"),
+        "size": c.size,
+        "rules": "standard",
+        "engine": run.engine,
+        "layer_by": c.by.name(),
+        "limit": c.limit,
+        "complete": c.complete(),
+        "note": note(c),
+        "command": run.command,
+        "threads": run.threads,
+        "memory_limit_bytes": run.memory_limit,
+        "elapsed_seconds": run.elapsed_seconds,
+        "peak_rss_bytes": run.peak_rss_bytes,
+        "run_files": run.run_files,
+        "resumed": run.resumed,
+        "engine_stats": run.engine_stats,
+        "totals": t,
+        "layers": c.layers.iter().map(|l| layer_json(c, l)).collect::<Vec<_>>(),
+    })
 }
 
-const COLUMNS: [&str; 9] = [
-    "discs",
-    "positions",
-    "classes",
-    "boards",
-    "terminal_positions",
-    "terminal_classes",
-    "terminal_boards",
-    "pass_positions",
-    "pass_classes",
-];
-
-fn cells(c: &Counts) -> [u64; 8] {
-    [
-        c.positions,
-        c.classes,
-        c.boards,
-        c.terminal_positions,
-        c.terminal_classes,
-        c.terminal_boards,
-        c.pass_positions,
-        c.pass_classes,
-    ]
+fn csv_cell(v: &str) -> String {
+    v.replace(['\n', '\r'], " ")
 }
 
-/// The layer table as CSV, with a final `total` row.
-pub fn census_csv(c: &CensusCounts) -> String {
-    let mut out = COLUMNS.join(",");
+/// The layer table as CSV: `#` lines of provenance, a header, one row per
+/// layer and a `total` row; a column the engine does not count is empty.
+pub fn census_csv(run: &RunInfo, c: &Census) -> String {
+    let mut out = format!(
+        "# schema: {SCHEMA} {SCHEMA_VERSION}\n# tool: othello-census {version}\n# command: {command}\n\
+         # engine: {engine}; board: {n}x{n}; layer_by: {by}; limit: {limit}; complete: {complete}\n",
+        version = env!("CARGO_PKG_VERSION"),
+        command = csv_cell(&run.command),
+        engine = run.engine,
+        n = c.size,
+        by = c.by.name(),
+        limit = c.limit,
+        complete = c.complete()
+    );
+    out.push_str(c.by.name());
+    for col in &COLUMNS {
+        out.push(',');
+        out.push_str(col.name);
+    }
     out.push('\n');
-    let mut line = |label: String, counts: &Counts| {
-        let nums: Vec<String> = cells(counts).iter().map(u64::to_string).collect();
-        out.push_str(&format!("{label},{}\n", nums.join(",")));
+    let row = |out: &mut String, label: String, l: &LayerCounts| {
+        out.push_str(&label);
+        for col in &COLUMNS {
+            out.push(',');
+            if let Some(v) = (col.value)(l) {
+                out.push_str(&v.to_string());
+            }
+        }
+        out.push('\n');
     };
     for l in &c.layers {
-        line(l.discs.to_string(), &l.counts);
+        row(&mut out, l.layer.to_string(), l);
     }
-    line("total".to_string(), &c.totals);
+    out.push_str("total");
+    for col in &COLUMNS {
+        out.push(',');
+        if let Some(v) = total_value(c, col) {
+            out.push_str(&v.to_string());
+        }
+    }
+    out.push('\n');
     out
 }
 
-/// The human-readable report.
-pub fn census_table(run: &RunInfo, c: &CensusCounts) -> String {
-    let mut t = Table::new([
-        "discs",
-        "positions",
-        "classes",
-        "boards",
-        "terminal",
-        "term.classes",
-        "term.boards",
-        "pass",
-        "pass.classes",
-    ]);
+/// The human-readable report: the layer table and a summary.
+pub fn census_table(run: &RunInfo, c: &Census) -> String {
+    let shown: Vec<_> = COLUMNS.iter().filter(|col| c.layers.iter().any(|l| (col.value)(l).is_some())).collect();
+    let mut t = Table::new(std::iter::once(c.by.name()).chain(shown.iter().map(|col| col.title)));
     for l in &c.layers {
-        t.row(std::iter::once(l.discs.to_string()).chain(cells(&l.counts).iter().map(|&v| group_digits(v))));
+        t.row(
+            std::iter::once(l.layer.to_string())
+                .chain(shown.iter().map(|col| (col.value)(l).map_or(String::new(), group_digits))),
+        );
     }
-    t.row(std::iter::once("total".to_string()).chain(cells(&c.totals).iter().map(|&v| group_digits(v))));
-    let mut out = format!("census {0}x{0}, {1} engine, standard rules: {2}\n\n", run.size, run.engine, note(run));
+    t.row(
+        std::iter::once("total".to_string())
+            .chain(shown.iter().map(|col| total_value(c, col).map_or(String::new(), group_digits))),
+    );
+    let mut out =
+        format!("census {0}x{0}, {1} engine by {2}, standard rules: {3}\n\n", c.size, run.engine, c.by.name(), note(c));
     out.push_str(&t.render());
-    out.push_str(&format!(
-        "\nexplored {} positions, {} repeats; {:.3} s on {} threads ({} positions/s)",
-        group_digits(c.explored),
-        group_digits(c.repeated),
-        run.elapsed_seconds,
-        run.threads,
-        group_digits((c.explored as f64 / run.elapsed_seconds.max(1e-9)) as u64),
-    ));
-    if let Some(b) = run.cache_bytes {
-        out.push_str(&format!(
-            "\ncache {:.1} MiB ({:.1} bytes per class)",
-            b as f64 / (1u64 << 20) as f64,
-            b as f64 / c.totals.classes.max(1) as f64
-        ));
+    out.push_str(&format!("\n{:.3} s on {} threads", run.elapsed_seconds, run.threads));
+    for (k, v) in &run.engine_stats {
+        if let Some(s) = v.as_str().map(str::to_string).or_else(|| v.is_number().then(|| v.to_string())) {
+            out.push_str(&format!("; {}: {s}", k.replace('_', " ")));
+        }
     }
     if let Some(b) = run.peak_rss_bytes {
-        out.push_str(&format!(", peak RSS {:.1} MiB", b as f64 / (1u64 << 20) as f64));
+        out.push_str(&format!("; peak RSS {:.1} MiB", b as f64 / (1u64 << 20) as f64));
     }
     out.push('\n');
     out
 }
 
-/// Writes `<size>x<size>-<engine>-<max>-<timestamp>.json` and `.csv` into
-/// `dir` atomically, never replacing an existing file.
-pub fn write_results(dir: &Path, run: &RunInfo, c: &CensusCounts) -> io::Result<(PathBuf, PathBuf)> {
-    let json = serde_json::to_string_pretty(&census_json(run, c)).expect("serialisable");
-    let stem = format!("{0}x{0}-{1}-{2}", run.size, run.engine, run.max_discs);
-    write_result_files(dir, &stem, &json, &census_csv(c))
+/// The stem of a run's result files: `<N>x<N>-<engine>-<by><limit>`.
+pub fn result_stem(run: &RunInfo, c: &Census) -> String {
+    format!("{0}x{0}-{1}-{2}{3}", c.size, run.engine, c.by.name(), c.limit)
 }
 
-/// Writes `<stem>-<timestamp>.json` and `.csv` into `dir` atomically, never
-/// replacing an existing file.
-pub fn write_result_files(dir: &Path, stem: &str, json: &str, csv: &str) -> io::Result<(PathBuf, PathBuf)> {
+/// Writes `<stem>-<timestamp>.json` and `.csv` into `dir` atomically,
+/// never replacing an existing file.
+pub fn write_results(dir: &Path, run: &RunInfo, c: &Census) -> io::Result<(PathBuf, PathBuf)> {
+    let json = serde_json::to_string_pretty(&census_json(run, c)).expect("serialisable");
     std::fs::create_dir_all(dir)?;
-    let json_path = fresh_path(dir, &format!("{stem}-{}", timestamp_now()), "json");
+    let json_path = fresh_path(dir, &format!("{}-{}", result_stem(run, c), timestamp_now()), "json");
     let csv_stem = json_path.file_stem().expect("has a stem").to_string_lossy().into_owned();
     let csv_path = dir.join(format!("{csv_stem}.csv"));
     atomic_write(&json_path, format!("{json}\n").as_bytes())?;
-    atomic_write(&csv_path, csv.as_bytes())?;
+    atomic_write(&csv_path, census_csv(run, c).as_bytes())?;
     Ok((json_path, csv_path))
 }

@@ -2,7 +2,6 @@
 
 pub mod census;
 pub mod files;
-pub mod layers;
 pub mod table;
 
 pub use table::{Table, group_digits};

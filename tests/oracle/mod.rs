@@ -158,18 +158,9 @@ impl Naive {
     }
 }
 
-/// Oracle census counts for one disc layer.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct OracleLayer {
-    pub positions: u64,
-    pub classes: u64,
-    pub boards: u64,
-    pub terminal_positions: u64,
-    pub terminal_classes: u64,
-    pub terminal_boards: u64,
-    pub pass_positions: u64,
-    pub pass_classes: u64,
-}
+/// The oracle fills the project's one per-layer record type (a plain data
+/// struct: the counting below shares no code with the engines).
+pub use othello_census::census::Counts as OracleLayer;
 
 /// Every position reachable with at most `max_discs` discs, by breadth
 /// first search over plain sets.

@@ -2,11 +2,15 @@
 //! buckets of sorted runs, and manifests. All are framed files
 //! ([`crate::framed`]) with their own magic and version.
 //!
-//! A *record* is a canonical dense key and its multiplicity (the number of
-//! games reaching the class, counted over the whole orbit). Records in a
-//! part or a run are sorted by key, keys unique, and encoded as the LEB128
+//! A *record* is a stored key and a multiplicity (the number of games
+//! reaching the class, counted over the whole orbit). The stored key is the
+//! canonical dense key made board-major ([`to_stored`]): twice the key of
+//! the board with Black to move, plus 1 with White to move, so that the two
+//! positions of one board are neighbours in a sorted part. Records in a part
+//! or a run are sorted by stored key, keys unique, and encoded as the LEB128
 //! difference to the previous key (the first from 0) and the LEB128
-//! multiplicity.
+//! multiplicity. Every structured section is encoded field by field, in the
+//! order that `docs/layer-format.md` gives.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -15,29 +19,59 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use bincode::de::Decoder;
+use bincode::enc::Encoder;
+use bincode::error::{DecodeError, EncodeError};
 use bincode::{Decode, Encode};
 
 use crate::atomic::atomic_write_with;
+use crate::census::LayerCounts;
 use crate::framed::{
     FileKind, FrameError, FramedReader, PayloadReader, encode, put_varint, write_end, write_preamble, write_section,
     write_section_streaming,
 };
 
-/// A canonical key (as u128) and its multiplicity.
+/// A stored key (see [`to_stored`]) and its multiplicity.
 pub type Record = (u128, u128);
 
-pub const PART_KIND: FileKind = FileKind { magic: *b"OTHLAYR\0", version: 1, name: "layer file" };
-pub const BUCKET_KIND: FileKind = FileKind { magic: *b"OTHBUCK\0", version: 1, name: "bucket file" };
-pub const MANIFEST_KIND: FileKind = FileKind { magic: *b"OTHLMAN\0", version: 1, name: "layer manifest" };
+pub const PART_KIND: FileKind = FileKind { magic: *b"OTHLAYR\0", version: 2, name: "layer file" };
+pub const BUCKET_KIND: FileKind = FileKind { magic: *b"OTHBUCK\0", version: 2, name: "bucket file" };
+pub const MANIFEST_KIND: FileKind = FileKind { magic: *b"OTHLMAN\0", version: 2, name: "layer manifest" };
+
+/// The stored form of canonical dense key `k` on a board whose side weight
+/// (the value of the side-to-move digit) is `w`: `2 * board + side`.
+#[inline(always)]
+pub fn to_stored(k: u128, w: u128) -> u128 {
+    if k >= w { ((k - w) << 1) | 1 } else { k << 1 }
+}
+
+/// The canonical dense key of stored key `s` (inverse of [`to_stored`]).
+#[inline(always)]
+pub fn from_stored(s: u128, w: u128) -> u128 {
+    (s >> 1) + if s & 1 == 1 { w } else { 0 }
+}
+
+/// The partition of stored key `s`: a hash of its board, so that both
+/// positions of a board land in the same partition.
+#[inline(always)]
+pub fn partition_of(s: u128, partitions: u32) -> u32 {
+    (xxhash_rust::xxh3::xxh3_64(&(s >> 1).to_le_bytes()) % partitions as u64) as u32
+}
+
+/// Encodes fields in order (explicit layouts for hand-written `Encode`s).
+macro_rules! encode_fields {
+    ($e:expr, $($v:expr),+) => {{ $($v.encode($e)?;)+ Ok(()) }};
+}
 
 const TAG_HEAD: [u8; 4] = *b"HEAD";
 const TAG_DATA: [u8; 4] = *b"DATA";
 const TAG_RUN: [u8; 4] = *b"RUN ";
-/// Runs merged at once; a bucket with more is merged in several passes.
-pub const FAN_IN: usize = 96;
+/// Most runs merged at once; a bucket with more is merged in several
+/// passes. The driver lowers it when the open-file limit is tight.
+pub const MAX_FAN_IN: usize = 96;
 
 /// Identity of a layered run, repeated in every manifest.
-#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunConfig {
     /// Board side.
     pub size: u32,
@@ -55,6 +89,36 @@ pub struct RunConfig {
     pub memory_limit: u64,
 }
 
+impl Encode for RunConfig {
+    fn encode<E: Encoder>(&self, e: &mut E) -> Result<(), EncodeError> {
+        encode_fields!(
+            e,
+            self.size,
+            self.by,
+            self.limit,
+            self.partitions,
+            self.command,
+            self.started_unix,
+            self.memory_limit
+        )
+    }
+}
+
+impl<C> Decode<C> for RunConfig {
+    fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
+        Ok(RunConfig {
+            size: u32::decode(d)?,
+            by: u8::decode(d)?,
+            limit: u32::decode(d)?,
+            partitions: u32::decode(d)?,
+            command: String::decode(d)?,
+            started_unix: u64::decode(d)?,
+            memory_limit: u64::decode(d)?,
+        })
+    }
+}
+bincode::impl_borrow_decode!(RunConfig);
+
 impl RunConfig {
     /// The identity of part `partition` of `layer` of this run.
     pub fn part(&self, layer: u32, partition: u32) -> PartId {
@@ -62,49 +126,20 @@ impl RunConfig {
     }
 }
 
-/// Counts of one layer.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Encode, Decode, serde::Serialize)]
-pub struct LayerStats {
-    /// Disc count (by discs) or ply (by ply).
-    pub layer: u32,
-    /// Classes.
-    pub classes: u64,
-    /// Positions (sum of orbit sizes).
-    pub positions: u64,
-    /// Terminal classes.
-    pub terminal_classes: u64,
-    /// Terminal positions.
-    pub terminal_positions: u64,
-    /// Classes whose side must pass.
-    pub pass_classes: u64,
-    /// Positions whose side must pass.
-    pub pass_positions: u64,
-    /// Games: by ply, game prefixes of exactly this many plies (finished
-    /// games dropped); by discs, game prefixes whose last move placed the
-    /// layer's last disc.
+/// Games entering the next layer, carried between phases.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Entering {
+    /// Game prefixes reaching the layer.
     pub games: u128,
-    /// By ply: of `games`, those whose last ply is a pass (0 by discs).
+    /// Of those, the ones whose last ply is a pass.
     pub passes: u128,
-    /// Games that end in this layer.
-    pub ended: u128,
-}
-
-impl LayerStats {
-    /// Adds the class counts of `o` (not its game counts).
-    pub fn add_classes(&mut self, o: &LayerStats) {
-        self.classes += o.classes;
-        self.positions += o.positions;
-        self.terminal_classes += o.terminal_classes;
-        self.terminal_positions += o.terminal_positions;
-        self.pass_classes += o.pass_classes;
-        self.pass_positions += o.pass_positions;
-        self.ended = self.ended.checked_add(o.ended).expect("game count overflow");
-    }
 }
 
 /// What a manifest says is complete.
-#[derive(Clone, Debug, PartialEq, Encode, Decode)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Manifest {
+    /// `othello-census <version>` of the last writer.
+    pub software: String,
     /// The run.
     pub run: RunConfig,
     /// 0: the parts of `layer` are complete; 1: `layer` has been expanded
@@ -116,16 +151,49 @@ pub struct Manifest {
     pub part_records: Vec<u64>,
     /// Final counts of every layer before `layer` (phase 0) or up to and
     /// including it (phase 1).
-    pub stats: Vec<LayerStats>,
+    pub stats: Vec<LayerCounts>,
     /// Game counts entering the next unfinished layer (`layer` in phase 0,
-    /// `layer + 1` in phase 1): `games` and `passes`.
-    pub entering: LayerStats,
+    /// `layer + 1` in phase 1).
+    pub entering: Entering,
     /// Wall time of the run so far, seconds.
     pub elapsed_seconds: f64,
 }
 
+impl Encode for Manifest {
+    fn encode<E: Encoder>(&self, e: &mut E) -> Result<(), EncodeError> {
+        encode_fields!(
+            e,
+            self.software,
+            self.run,
+            self.phase,
+            self.layer,
+            self.part_records,
+            self.stats,
+            self.entering.games,
+            self.entering.passes,
+            self.elapsed_seconds
+        )
+    }
+}
+
+impl<C> Decode<C> for Manifest {
+    fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
+        Ok(Manifest {
+            software: String::decode(d)?,
+            run: RunConfig::decode(d)?,
+            phase: u8::decode(d)?,
+            layer: u32::decode(d)?,
+            part_records: Vec::decode(d)?,
+            stats: Vec::decode(d)?,
+            entering: Entering { games: u128::decode(d)?, passes: u128::decode(d)? },
+            elapsed_seconds: f64::decode(d)?,
+        })
+    }
+}
+bincode::impl_borrow_decode!(Manifest);
+
 /// Which part a layer file is: its HEAD section.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Encode, Decode)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PartId {
     /// Board side.
     pub size: u32,
@@ -139,8 +207,27 @@ pub struct PartId {
     pub partitions: u32,
 }
 
+impl Encode for PartId {
+    fn encode<E: Encoder>(&self, e: &mut E) -> Result<(), EncodeError> {
+        encode_fields!(e, self.size, self.by, self.layer, self.partition, self.partitions)
+    }
+}
+
+impl<C> Decode<C> for PartId {
+    fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
+        Ok(PartId {
+            size: u32::decode(d)?,
+            by: u8::decode(d)?,
+            layer: u32::decode(d)?,
+            partition: u32::decode(d)?,
+            partitions: u32::decode(d)?,
+        })
+    }
+}
+bincode::impl_borrow_decode!(PartId);
+
 fn io_err(path: &Path, e: io::Error) -> FrameError {
-    FrameError::Io { path: path.to_path_buf(), source: e }
+    FrameError::Io { path: path.to_path_buf(), error: e }
 }
 
 /// Writes a manifest atomically.
@@ -284,19 +371,29 @@ impl PartReader {
 }
 
 /// Collects sorted runs for one partition of the next layer. Threads append
-/// whole runs; `finish` closes the file with END.
+/// whole runs; `finish` closes the file with END. The file is open only
+/// while a run is appended, so a layer of any number of partitions holds no
+/// file descriptors between appends.
 pub struct BucketWriter {
     path: PathBuf,
-    file: Mutex<(BufWriter<File>, u64)>,
+    runs: Mutex<u64>,
 }
 
 impl BucketWriter {
     /// Creates (truncates) a bucket file.
     pub fn create(path: &Path) -> Result<BucketWriter, FrameError> {
-        let f = OpenOptions::new().write(true).create(true).truncate(true).open(path).map_err(|e| io_err(path, e))?;
-        let mut w = BufWriter::with_capacity(1 << 16, f);
-        write_preamble(&mut w, &BUCKET_KIND).map_err(|e| io_err(path, e))?;
-        Ok(BucketWriter { path: path.to_path_buf(), file: Mutex::new((w, 0)) })
+        let mut f = File::create(path).map_err(|e| io_err(path, e))?;
+        write_preamble(&mut f, &BUCKET_KIND).map_err(|e| io_err(path, e))?;
+        Ok(BucketWriter { path: path.to_path_buf(), runs: Mutex::new(0) })
+    }
+
+    fn append_with(&self, f: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>) -> Result<(), FrameError> {
+        let mut runs = self.runs.lock().expect("bucket lock");
+        let file = OpenOptions::new().append(true).open(&self.path).map_err(|e| io_err(&self.path, e))?;
+        let mut w = BufWriter::with_capacity(1 << 16, file);
+        f(&mut w).and_then(|_| w.flush()).map_err(|e| io_err(&self.path, e))?;
+        *runs += 1;
+        Ok(())
     }
 
     /// Appends a run of sorted, unique records.
@@ -306,20 +403,16 @@ impl BucketWriter {
         }
         let mut payload = Vec::with_capacity(records.len() * 8);
         encode_records(records, &mut payload);
-        let mut g = self.file.lock().expect("bucket lock");
-        write_section(&mut g.0, TAG_RUN, payload.len() as u64, |h| h.put(&payload))
-            .map_err(|e| io_err(&self.path, e))?;
-        g.1 += 1;
-        Ok(())
+        self.append_with(|w| write_section(w, TAG_RUN, payload.len() as u64, |h| h.put(&payload)))
     }
 
     /// Writes END., flushes and syncs; returns the number of runs.
     pub fn finish(self) -> Result<u64, FrameError> {
-        let (mut w, runs) = self.file.into_inner().expect("bucket lock");
+        let runs = *self.runs.lock().expect("bucket lock");
         let path = self.path;
         (|| {
-            write_end(&mut w)?;
-            let f = w.into_inner().map_err(|e| e.into_error())?;
+            let mut f = OpenOptions::new().append(true).open(&path)?;
+            write_end(&mut f)?;
             f.sync_all()
         })()
         .map_err(|e| io_err(&path, e))?;
@@ -393,21 +486,28 @@ fn merge_runs(path: &Path, offsets: &[u64], emit: &mut dyn FnMut(Record) -> io::
 }
 
 /// Merges a whole complete bucket (`runs` runs) into sorted unique records.
-/// More than [`FAN_IN`] runs are first merged in groups into a scratch
-/// bucket next to it, as often as needed.
-pub fn merge_bucket(path: &Path, runs: u64, emit: &mut dyn FnMut(Record) -> io::Result<()>) -> Result<(), FrameError> {
+/// More than `fan_in` runs (at least 2) are first merged in groups into a
+/// scratch bucket next to it, as often as needed; at most `fan_in + 2`
+/// files are open at once.
+pub fn merge_bucket(
+    path: &Path,
+    runs: u64,
+    fan_in: usize,
+    emit: &mut dyn FnMut(Record) -> io::Result<()>,
+) -> Result<(), FrameError> {
+    let fan_in = fan_in.max(2);
     let mut source = path.to_path_buf();
     let mut offsets = run_offsets(&source, runs)?;
     let mut pass = 0;
     let mut scratch: Vec<PathBuf> = Vec::new();
-    while offsets.len() > FAN_IN {
+    while offsets.len() > fan_in {
         pass += 1;
         let next = path.with_extension(format!("pass{pass}"));
         let f = File::create(&next).map_err(|e| io_err(&next, e))?;
         let mut w = BufWriter::with_capacity(1 << 16, f);
         write_preamble(&mut w, &BUCKET_KIND).map_err(|e| io_err(&next, e))?;
         let mut n = 0u64;
-        for group in offsets.chunks(FAN_IN) {
+        for group in offsets.chunks(fan_in) {
             let mut failure: Option<FrameError> = None;
             write_section_streaming(&mut w, TAG_RUN, |h| {
                 let mut buf = Vec::with_capacity(1 << 16);
@@ -484,6 +584,7 @@ mod tests {
 
         let m = dir.path().join("run.manifest");
         let manifest = Manifest {
+            software: "othello-census test".into(),
             run: RunConfig {
                 size: 6,
                 by: 1,
@@ -496,8 +597,12 @@ mod tests {
             phase: 1,
             layer: 7,
             part_records: vec![1, 2, 3, 4, 5],
-            stats: vec![LayerStats { layer: 0, games: 1, ..Default::default() }],
-            entering: LayerStats::default(),
+            stats: vec![LayerCounts {
+                layer: 0,
+                games: Some(crate::census::Games { games: 1, ..Default::default() }),
+                ..Default::default()
+            }],
+            entering: Entering { games: 3, passes: 1 },
             elapsed_seconds: 0.5,
         };
         write_manifest(&m, &manifest).unwrap();

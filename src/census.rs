@@ -1,0 +1,334 @@
+//! The census model: what is counted per layer, defined once. Both engines
+//! produce a [`Census`]; the checkpoint and layer files store its
+//! [`Counts`] and [`Games`]; every reporter reads it through [`COLUMNS`].
+//! `docs/results-format.md` documents the JSON and CSV built from it.
+
+use bincode::de::Decoder;
+use bincode::enc::Encoder;
+use bincode::error::{DecodeError, EncodeError};
+use bincode::{Decode, Encode};
+use serde::Serialize;
+
+/// How layers are indexed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LayerBy {
+    /// Layer k: the positions with k discs (a pass stays in its layer).
+    Discs,
+    /// Layer n: the positions after exactly n plies (a pass is a ply;
+    /// finished games dropped).
+    Ply,
+}
+
+impl LayerBy {
+    /// The code stored in files: 0 by discs, 1 by ply.
+    pub fn code(self) -> u8 {
+        match self {
+            LayerBy::Discs => 0,
+            LayerBy::Ply => 1,
+        }
+    }
+
+    /// The layering of a stored code.
+    pub fn from_code(c: u8) -> Option<LayerBy> {
+        match c {
+            0 => Some(LayerBy::Discs),
+            1 => Some(LayerBy::Ply),
+            _ => None,
+        }
+    }
+
+    /// `discs` or `ply`: the name of the layer index.
+    pub fn name(self) -> &'static str {
+        match self {
+            LayerBy::Discs => "discs",
+            LayerBy::Ply => "ply",
+        }
+    }
+
+    /// The first layer: 4 discs, or ply 0 (the start).
+    pub fn first_layer(self) -> u32 {
+        match self {
+            LayerBy::Discs => 4,
+            LayerBy::Ply => 0,
+        }
+    }
+}
+
+/// Class and position counts of one layer, or of a sum of layers.
+/// Encoded in files as eight little-endian u64 in field order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    /// Distinct reachable positions (board + side to move).
+    pub positions: u64,
+    /// Classes of positions under the four symmetries of the start.
+    pub classes: u64,
+    /// Distinct boards (side to move ignored).
+    pub boards: u64,
+    /// Positions where neither side can move.
+    pub terminal_positions: u64,
+    /// Classes of terminal positions.
+    pub terminal_classes: u64,
+    /// Distinct boards of terminal positions.
+    pub terminal_boards: u64,
+    /// Positions whose side to move must pass.
+    pub pass_positions: u64,
+    /// Classes of pass positions.
+    pub pass_classes: u64,
+}
+
+impl Counts {
+    /// The fields in their file order.
+    fn fields(&self) -> [u64; 8] {
+        [
+            self.positions,
+            self.classes,
+            self.boards,
+            self.terminal_positions,
+            self.terminal_classes,
+            self.terminal_boards,
+            self.pass_positions,
+            self.pass_classes,
+        ]
+    }
+
+    fn from_fields(f: [u64; 8]) -> Counts {
+        Counts {
+            positions: f[0],
+            classes: f[1],
+            boards: f[2],
+            terminal_positions: f[3],
+            terminal_classes: f[4],
+            terminal_boards: f[5],
+            pass_positions: f[6],
+            pass_classes: f[7],
+        }
+    }
+
+    /// Adds `other` field by field.
+    pub fn add(&mut self, other: &Counts) {
+        let (a, b) = (self.fields(), other.fields());
+        *self = Counts::from_fields(std::array::from_fn(|i| a[i] + b[i]));
+    }
+}
+
+impl Encode for Counts {
+    fn encode<E: Encoder>(&self, e: &mut E) -> Result<(), EncodeError> {
+        self.fields().iter().try_for_each(|v| v.encode(e))
+    }
+}
+
+impl<C> Decode<C> for Counts {
+    fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
+        let mut f = [0u64; 8];
+        for v in &mut f {
+            *v = u64::decode(d)?;
+        }
+        Ok(Counts::from_fields(f))
+    }
+}
+
+bincode::impl_borrow_decode!(Counts);
+
+/// Adds two game counts; an overflow is a defect of the run, never a wrap.
+pub fn add_games(a: u128, b: u128) -> u128 {
+    a.checked_add(b).expect("game count overflow (more than 2^128 games)")
+}
+
+/// Game counts of one layer, from engines that count paths (the layered
+/// engine). Encoded in files as four little-endian u128 in field order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Games {
+    /// Game prefixes ending in this layer: by ply, games of exactly this
+    /// many plies (finished games dropped; Edax's perft); by discs, games
+    /// whose last move placed the layer's last disc.
+    pub games: u128,
+    /// `games` plus every game that ended in an earlier layer (by ply:
+    /// OEIS A124004).
+    pub games_a124004: u128,
+    /// By ply: of `games`, those whose last ply is a pass (0 by discs).
+    pub passes: u128,
+    /// Games that end in this layer.
+    pub ended: u128,
+}
+
+impl Encode for Games {
+    fn encode<E: Encoder>(&self, e: &mut E) -> Result<(), EncodeError> {
+        [self.games, self.games_a124004, self.passes, self.ended].iter().try_for_each(|v| v.encode(e))
+    }
+}
+
+impl<C> Decode<C> for Games {
+    fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
+        Ok(Games {
+            games: u128::decode(d)?,
+            games_a124004: u128::decode(d)?,
+            passes: u128::decode(d)?,
+            ended: u128::decode(d)?,
+        })
+    }
+}
+
+bincode::impl_borrow_decode!(Games);
+
+/// Everything counted in one layer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LayerCounts {
+    /// The disc count or the ply (see [`Census::by`]).
+    pub layer: u32,
+    /// Classes and positions.
+    pub counts: Counts,
+    /// Games, where the engine counts them.
+    pub games: Option<Games>,
+}
+
+impl Encode for LayerCounts {
+    fn encode<E: Encoder>(&self, e: &mut E) -> Result<(), EncodeError> {
+        self.layer.encode(e)?;
+        self.counts.encode(e)?;
+        self.games.encode(e)
+    }
+}
+
+impl<C> Decode<C> for LayerCounts {
+    fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
+        Ok(LayerCounts { layer: u32::decode(d)?, counts: Counts::decode(d)?, games: Option::<Games>::decode(d)? })
+    }
+}
+
+bincode::impl_borrow_decode!(LayerCounts);
+
+/// What a census found: one record per layer, first layer first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Census {
+    /// Board side.
+    pub size: u32,
+    /// How layers are indexed.
+    pub by: LayerBy,
+    /// The last layer the run was asked for.
+    pub limit: u32,
+    /// The layers counted, in order, without gaps.
+    pub layers: Vec<LayerCounts>,
+}
+
+impl Census {
+    /// Sum of the class and position counts over the layers.
+    pub fn totals(&self) -> Counts {
+        let mut t = Counts::default();
+        for l in &self.layers {
+            t.add(&l.counts);
+        }
+        t
+    }
+
+    /// Games that ended in the counted layers (complete games), where the
+    /// engine counts games.
+    pub fn games_ended(&self) -> Option<u128> {
+        self.layers.iter().try_fold(0u128, |acc, l| l.games.map(|g| add_games(acc, g.ended)))
+    }
+
+    /// Whether every layer of the game was counted: the last layer holds
+    /// only terminal positions, so no later layer exists.
+    pub fn complete(&self) -> bool {
+        self.layers.last().is_some_and(|l| l.counts.classes == l.counts.terminal_classes)
+    }
+
+    /// Fills `games_a124004` of every layer from `games` and `ended`.
+    pub fn fill_a124004(layers: &mut [LayerCounts]) {
+        let mut before = 0u128;
+        for l in layers {
+            if let Some(g) = &mut l.games {
+                g.games_a124004 = add_games(g.games, before);
+                before = add_games(before, g.ended);
+            }
+        }
+    }
+}
+
+/// A column of the result tables: its name in JSON and CSV, its title in
+/// the human table, and its value in a layer (`None`: not counted by this
+/// engine).
+pub struct Column {
+    /// JSON key and CSV header.
+    pub name: &'static str,
+    /// Title in the human table.
+    pub title: &'static str,
+    /// The value.
+    pub value: fn(&LayerCounts) -> Option<u128>,
+}
+
+macro_rules! count_col {
+    ($name:literal, $title:literal, $f:ident) => {
+        Column { name: $name, title: $title, value: |l| Some(l.counts.$f as u128) }
+    };
+}
+macro_rules! game_col {
+    ($name:literal, $title:literal, $f:ident) => {
+        Column { name: $name, title: $title, value: |l| l.games.map(|g| g.$f) }
+    };
+}
+
+/// Every column after the layer index, in the order of the tables.
+pub const COLUMNS: [Column; 12] = [
+    count_col!("positions", "positions", positions),
+    count_col!("classes", "classes", classes),
+    count_col!("boards", "boards", boards),
+    count_col!("terminal_positions", "terminal", terminal_positions),
+    count_col!("terminal_classes", "term.classes", terminal_classes),
+    count_col!("terminal_boards", "term.boards", terminal_boards),
+    count_col!("pass_positions", "pass", pass_positions),
+    count_col!("pass_classes", "pass.classes", pass_classes),
+    game_col!("games", "games", games),
+    game_col!("games_a124004", "games (A124004)", games_a124004),
+    game_col!("games_passes", "game passes", passes),
+    game_col!("games_ended", "ended", ended),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layer(layer: u32, classes: u64, terminal: u64, games: Option<(u128, u128)>) -> LayerCounts {
+        LayerCounts {
+            layer,
+            counts: Counts { classes, terminal_classes: terminal, positions: classes * 2, ..Counts::default() },
+            games: games.map(|(games, ended)| Games { games, ended, ..Games::default() }),
+        }
+    }
+
+    #[test]
+    fn totals_a124004_and_completeness() {
+        let mut layers = vec![layer(0, 1, 0, Some((1, 0))), layer(1, 3, 1, Some((4, 2))), layer(2, 2, 2, Some((5, 5)))];
+        Census::fill_a124004(&mut layers);
+        let a: Vec<u128> = layers.iter().map(|l| l.games.unwrap().games_a124004).collect();
+        assert_eq!(a, [1, 4, 7]);
+        let c = Census { size: 4, by: LayerBy::Ply, limit: 9, layers };
+        assert_eq!(c.totals().classes, 6);
+        assert_eq!(c.totals().positions, 12);
+        assert_eq!(c.games_ended(), Some(7));
+        assert!(c.complete());
+        let cut = Census { layers: c.layers[..2].to_vec(), ..c.clone() };
+        assert!(!cut.complete());
+        let dfs = Census { layers: vec![layer(4, 1, 0, None)], ..c };
+        assert_eq!(dfs.games_ended(), None);
+    }
+
+    #[test]
+    fn encoding_is_pinned() {
+        let l = LayerCounts {
+            layer: 7,
+            counts: Counts { positions: 1, classes: 2, boards: 3, pass_classes: 8, ..Counts::default() },
+            games: Some(Games { games: 9, games_a124004: 10, passes: 11, ended: 12 }),
+        };
+        let bytes = bincode::encode_to_vec(l, bincode::config::standard().with_fixed_int_encoding()).unwrap();
+        let mut want = 7u32.to_le_bytes().to_vec();
+        for v in [1u64, 2, 3, 0, 0, 0, 0, 8] {
+            want.extend(v.to_le_bytes());
+        }
+        want.push(1);
+        for v in [9u128, 10, 11, 12] {
+            want.extend(v.to_le_bytes());
+        }
+        assert_eq!(bytes, want);
+    }
+}

@@ -1,0 +1,76 @@
+//! The shuffle: where the children that an expansion generates go. A
+//! [`ShuffleSink`] takes sorted runs of child records, one partition at a
+//! time. [`LocalBuckets`] appends them to this machine's bucket files; a
+//! distributed driver hands them to the process that owns the partition.
+
+use std::path::Path;
+
+use super::LayersError;
+use super::store::{BucketWriter, Record};
+use super::workdir::WorkDir;
+
+/// Receives the children of an expansion.
+pub trait ShuffleSink: Sync {
+    /// Partitions of the next layer.
+    fn partitions(&self) -> u32;
+    /// Takes a run of child records of `partition`: sorted by stored key,
+    /// keys unique, multiplicities summed.
+    fn send(&self, partition: u32, run: &[Record]) -> Result<(), LayersError>;
+}
+
+/// The local sink: one bucket file per partition of the next layer.
+pub struct LocalBuckets {
+    writers: Vec<BucketWriter>,
+    dir: std::path::PathBuf,
+}
+
+impl LocalBuckets {
+    /// Fresh, empty buckets for layer `k` of `work`.
+    pub fn create(work: &WorkDir, k: u32, partitions: u32) -> Result<LocalBuckets, LayersError> {
+        let dir = work.fresh_bucket_dir(k)?;
+        let writers = (0..partitions).map(|j| BucketWriter::create(&work.bucket(k, j))).collect::<Result<_, _>>()?;
+        WorkDir::sync_dir(&dir)?;
+        Ok(LocalBuckets { writers, dir })
+    }
+
+    /// Closes every bucket durably; returns the runs of each partition.
+    pub fn finish(self) -> Result<Vec<u64>, LayersError> {
+        let runs = self.writers.into_iter().map(|w| w.finish()).collect::<Result<Vec<_>, _>>()?;
+        WorkDir::sync_dir(&self.dir)?;
+        Ok(runs)
+    }
+
+    /// Removes the buckets (after a failed expansion).
+    pub fn discard(self) {
+        drop(self.writers);
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+
+    /// The bucket directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl ShuffleSink for LocalBuckets {
+    fn partitions(&self) -> u32 {
+        self.writers.len() as u32
+    }
+
+    fn send(&self, partition: u32, run: &[Record]) -> Result<(), LayersError> {
+        Ok(self.writers[partition as usize].append(run)?)
+    }
+}
+
+/// A sink for the last layer: it must receive nothing.
+pub struct NoChildren;
+
+impl ShuffleSink for NoChildren {
+    fn partitions(&self) -> u32 {
+        1
+    }
+
+    fn send(&self, _: u32, _: &[Record]) -> Result<(), LayersError> {
+        unreachable!("the last layer generates no children")
+    }
+}

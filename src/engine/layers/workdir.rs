@@ -1,0 +1,175 @@
+//! The layout of a layered run's work directory, owned by one type:
+//!
+//! ```text
+//! DIR/run.manifest            what is complete (replaced atomically)
+//! DIR/run.lock                held (flock) by the process running the run
+//! DIR/layer-KKK/part-JJJJ.lyr partition JJJJ of layer KKK
+//! DIR/buckets-KKK/part-JJJJ.bkt  sorted runs of the children of layer KKK-1
+//! ```
+
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+
+use super::LayersError;
+use super::store::Manifest;
+
+/// A layered run's work directory.
+#[derive(Clone, Debug)]
+pub struct WorkDir {
+    root: PathBuf,
+}
+
+/// The lock on a work directory: held while this value lives.
+#[derive(Debug)]
+pub struct RunLock {
+    _file: File,
+}
+
+impl WorkDir {
+    /// The work directory at `root` (nothing is created).
+    pub fn new(root: impl Into<PathBuf>) -> WorkDir {
+        WorkDir { root: root.into() }
+    }
+
+    /// The directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The manifest.
+    pub fn manifest(&self) -> PathBuf {
+        self.root.join("run.manifest")
+    }
+
+    /// The directory of the parts of layer `k`.
+    pub fn layer_dir(&self, k: u32) -> PathBuf {
+        self.root.join(format!("layer-{k:03}"))
+    }
+
+    /// Part `j` of layer `k`.
+    pub fn part(&self, k: u32, j: u32) -> PathBuf {
+        self.layer_dir(k).join(format!("part-{j:04}.lyr"))
+    }
+
+    /// The directory of the buckets that become layer `k`.
+    pub fn bucket_dir(&self, k: u32) -> PathBuf {
+        self.root.join(format!("buckets-{k:03}"))
+    }
+
+    /// Bucket `j` of layer `k`.
+    pub fn bucket(&self, k: u32, j: u32) -> PathBuf {
+        self.bucket_dir(k).join(format!("part-{j:04}.bkt"))
+    }
+
+    /// Whether `path` looks like a work directory (it holds a manifest).
+    pub fn is_work_dir(path: &Path) -> bool {
+        path.is_dir() && WorkDir::new(path).manifest().is_file()
+    }
+
+    /// Takes the run's lock, creating the directory if needed; a second
+    /// process gets an error naming the directory and changes nothing.
+    pub fn lock(&self) -> Result<RunLock, LayersError> {
+        create_dir_synced(&self.root)?;
+        let path = self.root.join("run.lock");
+        let file = File::create(&path).map_err(|e| io_err(&path, e))?;
+        match file.try_lock() {
+            Ok(()) => Ok(RunLock { _file: file }),
+            Err(fs::TryLockError::WouldBlock) => Err(LayersError::WorkDir {
+                path: self.root.clone(),
+                detail: "another othello-census process is running this work directory (run.lock is held); \
+                         wait for it to finish or stop it first"
+                    .into(),
+            }),
+            Err(fs::TryLockError::Error(e)) => Err(io_err(&path, e)),
+        }
+    }
+
+    /// Creates the directory of layer `k` (durably).
+    pub fn create_layer_dir(&self, k: u32) -> Result<PathBuf, LayersError> {
+        let d = self.layer_dir(k);
+        create_dir_synced(&d)?;
+        Ok(d)
+    }
+
+    /// Creates an empty bucket directory for layer `k` (durably), removing
+    /// any left from an interrupted expansion.
+    pub fn fresh_bucket_dir(&self, k: u32) -> Result<PathBuf, LayersError> {
+        let d = self.bucket_dir(k);
+        let _ = fs::remove_dir_all(&d);
+        create_dir_synced(&d)?;
+        Ok(d)
+    }
+
+    /// Syncs a directory, so that the files created in it survive a crash.
+    pub fn sync_dir(dir: &Path) -> Result<(), LayersError> {
+        File::open(dir).and_then(|f| f.sync_all()).map_err(|e| io_err(dir, e))
+    }
+
+    /// Removes what no longer belongs to the run of manifest `m`: in phase 0
+    /// everything but the parts of `layer`; in phase 1 everything but the
+    /// parts of `layer` (still needed by nobody, but harmless) and the
+    /// buckets and merged parts of `layer + 1`.
+    pub fn sweep(&self, m: &Manifest) {
+        let (keep_layer, keep_bucket) = if m.phase == 0 { (m.layer, None) } else { (m.layer + 1, Some(m.layer + 1)) };
+        if let Ok(entries) = fs::read_dir(&self.root) {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let stale = match (name.strip_prefix("layer-"), name.strip_prefix("buckets-")) {
+                    (Some(k), _) => k.parse::<u32>().is_ok_and(|k| k != keep_layer),
+                    (_, Some(k)) => k.parse::<u32>().is_ok_and(|k| Some(k) != keep_bucket),
+                    _ => false,
+                };
+                if stale {
+                    let _ = fs::remove_dir_all(e.path());
+                }
+            }
+        }
+    }
+
+    /// Bytes of every file below the directory.
+    pub fn bytes(&self) -> u64 {
+        dir_bytes(&self.root)
+    }
+
+    /// Bytes of the parts of layer `k`.
+    pub fn layer_bytes(&self, k: u32) -> u64 {
+        dir_bytes(&self.layer_dir(k))
+    }
+}
+
+fn dir_bytes(dir: &Path) -> u64 {
+    fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| match e.metadata() {
+                    Ok(m) if m.is_dir() => dir_bytes(&e.path()),
+                    Ok(m) => m.len(),
+                    Err(_) => 0,
+                })
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+pub(super) fn io_err(path: &Path, e: std::io::Error) -> LayersError {
+    LayersError::File(crate::framed::FrameError::Io { path: path.to_path_buf(), error: e })
+}
+
+/// Creates a directory and its missing parents, then syncs the parent of
+/// each directory it created.
+fn create_dir_synced(dir: &Path) -> Result<(), LayersError> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        create_dir_synced(parent)?;
+    }
+    match fs::create_dir(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(()),
+        Err(e) => return Err(io_err(dir, e)),
+    }
+    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    WorkDir::sync_dir(parent)
+}
