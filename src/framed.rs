@@ -32,7 +32,11 @@ pub struct FileKind {
 pub enum FrameError {
     #[error("{path}: not an othello-census {kind} (bad magic bytes)", path = .0.display(), kind = .1)]
     WrongKind(PathBuf, &'static str),
-    #[error("{}: {kind} format version {found}, this build reads version {expected}", path.display())]
+    #[error(
+        "{}: {kind} format version {found}, this build reads version {expected}; it was written by another \
+         version of othello-census: continue it with that version, or start the run again",
+        path.display()
+    )]
     Version { path: PathBuf, kind: &'static str, found: u32, expected: u32 },
     #[error("{}: truncated {kind} (the file ends early)", .0.display(), kind = .1)]
     Truncated(PathBuf, &'static str),

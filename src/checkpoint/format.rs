@@ -3,6 +3,9 @@
 use std::io;
 use std::path::Path;
 
+use bincode::de::Decoder;
+use bincode::enc::Encoder;
+use bincode::error::{DecodeError, EncodeError};
 use bincode::{Decode, Encode};
 
 use crate::atomic::atomic_write_with;
@@ -13,7 +16,7 @@ use crate::key::dense::dense_bytes;
 /// The first eight bytes of every checkpoint file.
 pub const MAGIC: [u8; 8] = *b"OTHCKPT\0";
 /// The format version this build reads and writes.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// Largest header section accepted (a corrupt length must not allocate).
 const MAX_HEADER: u64 = 1 << 24;
 
@@ -31,8 +34,10 @@ pub fn key_width(n: u32) -> usize {
     dense_bytes(n)
 }
 
-/// The HEAD section: configuration and counters of the run.
-#[derive(Clone, Debug, PartialEq, Encode, Decode)]
+/// The HEAD section: configuration and counters of the run. Its bytes are
+/// written field by field in the order of `docs/checkpoint-format.md` (the
+/// `Encode` below), whatever the order of the fields here.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Header {
     /// `othello-census <version>` of the writer.
     pub software: String,
@@ -69,6 +74,51 @@ pub struct Header {
     /// Entries of each stack in the STAK section, in order.
     pub stack_lens: Vec<u64>,
 }
+
+impl Encode for Header {
+    fn encode<E: Encoder>(&self, e: &mut E) -> Result<(), EncodeError> {
+        self.software.encode(e)?;
+        self.size.encode(e)?;
+        self.rules.encode(e)?;
+        self.engine.encode(e)?;
+        self.max_discs.encode(e)?;
+        self.memory_limit.encode(e)?;
+        self.threads.encode(e)?;
+        self.command.encode(e)?;
+        self.started_unix.encode(e)?;
+        self.saved_unix.encode(e)?;
+        self.elapsed_seconds.encode(e)?;
+        self.explored.encode(e)?;
+        self.repeated.encode(e)?;
+        self.layers.encode(e)?;
+        self.cache_len.encode(e)?;
+        self.stack_lens.encode(e)
+    }
+}
+
+impl<C> Decode<C> for Header {
+    fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
+        Ok(Header {
+            software: String::decode(d)?,
+            size: u32::decode(d)?,
+            rules: String::decode(d)?,
+            engine: String::decode(d)?,
+            max_discs: u32::decode(d)?,
+            memory_limit: u64::decode(d)?,
+            threads: u32::decode(d)?,
+            command: String::decode(d)?,
+            started_unix: u64::decode(d)?,
+            saved_unix: u64::decode(d)?,
+            elapsed_seconds: f64::decode(d)?,
+            explored: u64::decode(d)?,
+            repeated: u64::decode(d)?,
+            layers: Vec::decode(d)?,
+            cache_len: u64::decode(d)?,
+            stack_lens: Vec::decode(d)?,
+        })
+    }
+}
+bincode::impl_borrow_decode!(Header);
 
 /// Writes a checkpoint atomically: `keys` (exactly `header.cache_len` of
 /// them) are the cache, `stacks` the positions waiting to be expanded (as
@@ -262,6 +312,42 @@ mod tests {
         }
     }
 
+    /// The header bytes, as docs/checkpoint-format.md lays them out.
+    #[test]
+    fn header_bytes_are_pinned() {
+        let mut h = header(6, 3, &[vec![1, 2], vec![]]);
+        h.layers[5].classes = 7;
+        let mut want = Vec::new();
+        let string = |w: &mut Vec<u8>, s: &str| {
+            w.extend((s.len() as u64).to_le_bytes());
+            w.extend(s.as_bytes());
+        };
+        string(&mut want, "othello-census test");
+        want.extend(6u32.to_le_bytes());
+        string(&mut want, "standard");
+        string(&mut want, "dfs");
+        want.extend(12u32.to_le_bytes());
+        want.extend((1u64 << 30).to_le_bytes());
+        want.extend(2u32.to_le_bytes());
+        string(&mut want, "othello-census count");
+        want.extend(1u64.to_le_bytes());
+        want.extend(2u64.to_le_bytes());
+        want.extend(1.5f64.to_le_bytes());
+        want.extend(10u64.to_le_bytes());
+        want.extend(3u64.to_le_bytes());
+        want.extend(65u64.to_le_bytes());
+        for d in 0..65 {
+            for f in 0..8 {
+                want.extend((if d == 5 && f == 1 { 7u64 } else { 0 }).to_le_bytes());
+            }
+        }
+        want.extend(3u64.to_le_bytes());
+        want.extend(2u64.to_le_bytes());
+        want.extend(2u64.to_le_bytes());
+        want.extend(0u64.to_le_bytes());
+        assert_eq!(encode(&h), want);
+    }
+
     #[test]
     fn round_trip() {
         let dir = tempfile::tempdir().unwrap();
@@ -315,9 +401,10 @@ mod tests {
             assert!(read(&good[..cut]).is_err(), "truncation at {cut} not detected");
         }
         assert!(matches!(read(&good[..good.len() - 3]), Err(FrameError::Truncated(..))));
-        let mut v2 = good.clone();
-        v2[8] = 2;
-        assert!(matches!(read(&v2), Err(FrameError::Version { found: 2, .. })));
+        // a version 1 file (an older build) is refused
+        let mut v1 = good.clone();
+        v1[8] = 1;
+        assert!(matches!(read(&v1), Err(FrameError::Version { found: 1, expected: 2, .. })));
         assert!(matches!(read(b"{\"json\": true}"), Err(FrameError::WrongKind(..))));
         let mut longer = good.clone();
         longer.push(0);
