@@ -20,10 +20,10 @@ fn counts(doc: &Value) -> Value {
     serde_json::json!({
         "layers": doc["layers"],
         "totals": doc["totals"],
-        "explored": doc["explored"],
-        "repeated": doc["repeated"],
+        "explored": doc["engine_stats"]["explored_classes"],
+        "repeated": doc["engine_stats"]["repeated"],
         "complete": doc["complete"],
-        "max_discs": doc["max_discs"],
+        "limit": doc["limit"],
     })
 }
 
@@ -34,7 +34,9 @@ fn reference_6x6_14(dir: &Path) -> Value {
         .output()
         .unwrap();
     assert!(out.status.success());
-    counts(&serde_json::from_slice(&out.stdout).unwrap())
+    let c = counts(&serde_json::from_slice(&out.stdout).unwrap());
+    assert!(c["explored"].as_u64().is_some_and(|e| e > 0) && c["limit"] == 14, "{c}");
+    c
 }
 
 #[test]
@@ -209,8 +211,13 @@ fn bad_checkpoints_get_one_line_and_stay_intact() {
     std::fs::write(d.join("plain-file"), b"x").unwrap();
     fails_with(d, &["count", "--size", "4", "-q", "--checkpoint", "plain-file/c.ckpt"], "cannot write checkpoints");
 
-    // and the good checkpoint still resumes
-    let out =
-        StdCommand::new(bin()).args(["resume", "good.ckpt", "-q", "--out", "res"]).current_dir(d).output().unwrap();
+    // and the good checkpoint still resumes, to the counts of a run that
+    // was never interrupted
+    let out = StdCommand::new(bin())
+        .args(["resume", "good.ckpt", "-q", "--json", "--out", "res"])
+        .current_dir(d)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(counts(&serde_json::from_slice(&out.stdout).unwrap()), reference_6x6_14(d));
 }

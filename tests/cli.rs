@@ -123,7 +123,22 @@ fn help_names_every_command() {
     let out = bin().arg("--help").output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    for c in ["count", "perft", "reproduce"] {
-        assert!(text.contains(c));
+    // the Commands section lists each subcommand at the start of a line
+    let listed: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    for c in ["count", "resume", "inspect", "perft", "reproduce", "help"] {
+        assert!(listed.contains(&c), "{c} missing from {listed:?}");
+    }
+    // and each has a help page of its own naming its main option
+    for (c, option) in [("count", "--max-discs"), ("perft", "--depth"), ("resume", "--threads"), ("inspect", "--json")]
+    {
+        let out = bin().args([c, "--help"]).output().unwrap();
+        assert!(out.status.success());
+        assert!(String::from_utf8_lossy(&out.stdout).contains(option), "{c} --help lacks {option}");
     }
 }

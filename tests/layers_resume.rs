@@ -86,7 +86,10 @@ fn bad_work_directories() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     // a finished small run leaves its manifest and last layer
-    run_json(d, &["count", "--engine", "layers", "--size", "6", "--max-discs", "9", "--json", "-q", "--work-dir", "w"]);
+    let finished = run_json(
+        d,
+        &["count", "--engine", "layers", "--size", "6", "--max-discs", "9", "--json", "-q", "--work-dir", "w"],
+    );
     let manifest = d.join("w/run.manifest");
     let good = std::fs::read(&manifest).unwrap();
 
@@ -121,6 +124,7 @@ fn bad_work_directories() {
     fails_with(d, &["count", "--engine", "layers", "--by", "ply", "--max-discs", "9"], "--plies");
     fails_with(d, &["count", "--engine", "layers", "--plies", "9"], "--by ply");
 
-    // and the good run still resumes (it was complete: it reports again)
-    run_json(d, &["resume", "w", "--json", "-q"]);
+    // and the good run, its files restored, still resumes (it was finished:
+    // it reports the same counts again)
+    assert_eq!(counts(&run_json(d, &["resume", "w", "--json", "-q"])), counts(&finished));
 }
