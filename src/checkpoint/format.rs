@@ -181,11 +181,12 @@ fn read_keys(
     mut each: impl FnMut(u128) -> Result<(), String>,
 ) -> Result<(), CheckpointError> {
     let len = r.expect_section(tag)?;
-    if len != count * width as u64 {
+    let promised = count.checked_mul(width as u64);
+    if promised != Some(len) {
         return Err(r.corrupt(format!(
-            "section {} holds {len} bytes, the header promises {}",
+            "section {} holds {len} bytes, the header promises {} keys of {width} bytes",
             String::from_utf8_lossy(&tag),
-            count * width as u64
+            count
         )));
     }
     let mut carry: Vec<u8> = Vec::with_capacity(width);
@@ -233,7 +234,11 @@ pub fn read_checkpoint(
     let header = read_head(&mut r)?;
     let width = key_width(header.size);
     read_keys(&mut r, TAG_KEYS, header.cache_len, width, &mut on_key)?;
-    let total: u64 = header.stack_lens.iter().sum();
+    let total = header
+        .stack_lens
+        .iter()
+        .try_fold(0u64, |a, &l| a.checked_add(l))
+        .ok_or_else(|| r.corrupt("stack lengths overflow"))?;
     let bounds: Vec<u64> = header
         .stack_lens
         .iter()
