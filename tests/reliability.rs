@@ -294,3 +294,186 @@ fn argument_errors_name_the_argument() {
     fails_with(dir.path(), &["perft", "--size", "4"], "--depth");
     fails_with(dir.path(), &["resume"], "FILE|DIR");
 }
+
+#[test]
+fn both_engines_write_one_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let dfs = json_of(d, &["count", "--size", "4", "--json", "-q", "--out", "a"]);
+    let lay =
+        json_of(d, &["count", "--engine", "layers", "--size", "4", "--json", "-q", "--out", "b", "--work-dir", "w"]);
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(keys(&dfs), keys(&lay));
+    assert_eq!(keys(&dfs["layers"][0]), keys(&lay["layers"][0]));
+    assert_eq!(keys(&dfs["totals"]), keys(&lay["totals"]));
+    assert_eq!(dfs["schema"], "othello-census-results");
+    assert_eq!(dfs["schema_version"], 1);
+    // identical records, but for the games the DFS engine does not count
+    for (a, b) in dfs["layers"].as_array().unwrap().iter().zip(lay["layers"].as_array().unwrap()) {
+        for (k, v) in a.as_object().unwrap() {
+            if k.starts_with("games") {
+                assert!(v.is_null() && !b[k].is_null(), "{k}");
+            } else {
+                assert_eq!(v, &b[k], "{k}");
+            }
+        }
+    }
+    let header = |sub: &str| {
+        let f = std::fs::read_dir(d.join(sub)).unwrap().flatten().find(|e| e.path().extension().unwrap() == "csv");
+        let text = std::fs::read_to_string(f.unwrap().path()).unwrap();
+        text.lines().find(|l| !l.starts_with('#')).unwrap().to_string()
+    };
+    assert_eq!(header("a"), header("b"));
+}
+
+#[test]
+fn results_that_cannot_be_written_at_the_end_still_reach_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("out")).unwrap();
+    let child = Command::new(bin())
+        .args(["count", "--engine", "layers", "--size", "6", "--max-discs", "14", "-j", "1", "--memory", "1MiB"])
+        .args(["--json", "-q", "--work-dir", "w", "--out", "out"])
+        .current_dir(d)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for(&d.join("w/run.manifest"), Duration::from_secs(30));
+    // the output directory turns into a file while the run goes on
+    std::fs::remove_dir(d.join("out")).unwrap();
+    std::fs::write(d.join("out"), b"").unwrap();
+    let out = wait_at_most(child, Duration::from_secs(120));
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("the result is on stdout") && err.contains("stays in w"), "{err}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let want = json_of(d, &["count", "--size", "6", "--max-discs", "14", "--json", "-q", "--out", "ref"]);
+    assert_eq!(doc["totals"]["classes"], want["totals"]["classes"]);
+    assert_eq!(doc["totals"]["boards"], want["totals"]["boards"]);
+}
+
+#[test]
+fn runs_started_together_get_their_own_checkpoints() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("checkpoints")).unwrap();
+    let spawn = || {
+        Command::new(bin())
+            .args(["count", "--size", "6", "--max-discs", "16", "--checkpoint-every", "100ms", "-q"])
+            .current_dir(d)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (spawn(), spawn());
+    let t0 = Instant::now();
+    let saved = || {
+        std::fs::read_dir(d.join("checkpoints"))
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".ckpt"))
+            .count()
+    };
+    while saved() < 2 && t0.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for c in [a, b] {
+        signal(&c, "INT");
+        assert_eq!(wait_at_most(c, Duration::from_secs(60)).status.code(), Some(130));
+    }
+    assert_eq!(saved(), 2, "two runs, two checkpoints");
+}
+
+/// A small tmpfs at `at`, unmounted on drop; `None` where this process may
+/// not mount (not root, or a container that forbids it).
+struct SmallDisk(std::path::PathBuf);
+
+impl SmallDisk {
+    fn mount(at: &Path, size: &str) -> Option<SmallDisk> {
+        std::fs::create_dir_all(at).unwrap();
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(at)
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then(|| SmallDisk(at.to_path_buf()))
+    }
+
+    /// Fills the disk to the last byte.
+    fn fill(&self) {
+        let mut f = File::create(self.0.join("filler")).unwrap();
+        let block = vec![0u8; 1 << 16];
+        while std::io::Write::write_all(&mut f, &block).is_ok() {}
+        let mut byte = [0u8; 1];
+        while std::io::Write::write_all(&mut f, &mut byte).is_ok() {}
+    }
+
+    fn empty(&self) {
+        std::fs::remove_file(self.0.join("filler")).unwrap();
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_disk_that_fills_mid_run_keeps_what_is_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let Some(disk) = SmallDisk::mount(&d.join("small"), "256m") else {
+        eprintln!("SKIPPED: cannot mount a tmpfs here (needs root); the full-disk test did not run");
+        return;
+    };
+    // layered: the disk fills while layers are being written
+    let want = json_of(d, &["count", "--size", "6", "--max-discs", "15", "--json", "-q", "--out", "r"]);
+    let child = Command::new(bin())
+        .args(["count", "--engine", "layers", "--size", "6", "--max-discs", "15", "-j", "1", "--memory", "1MiB"])
+        .args(["--json", "-q", "--work-dir", "small/w", "--out", "r"])
+        .current_dir(d)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for(&d.join("small/w/layer-010"), Duration::from_secs(60));
+    disk.fill();
+    let out = wait_at_most(child, Duration::from_secs(120));
+    assert!(!out.status.success(), "the run ended before the disk was full");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("No space left") && err.contains("othello-census resume small/w"), "{err}");
+    disk.empty();
+    let doc = json_of(d, &["resume", "small/w", "--json", "-q", "--out", "r"]);
+    for (a, b) in doc["layers"].as_array().unwrap().iter().zip(want["layers"].as_array().unwrap()) {
+        assert_eq!((&a["classes"], &a["boards"]), (&b["classes"], &b["boards"]));
+    }
+    assert_eq!(doc["layers"].as_array().unwrap().len(), want["layers"].as_array().unwrap().len());
+    std::fs::remove_dir_all(d.join("small/w")).unwrap();
+
+    // dfs: Ctrl-C when the new checkpoint cannot be written names the old one
+    let child = Command::new(bin())
+        .args(["count", "--size", "6", "--max-discs", "16", "--checkpoint", "small/c.ckpt"])
+        .args(["--checkpoint-every", "100ms", "--out", "r"])
+        .current_dir(d)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for(&d.join("small/c.ckpt"), Duration::from_secs(60));
+    disk.fill();
+    // a save under way when the disk filled has ended (written or not) by now
+    std::thread::sleep(Duration::from_millis(500));
+    let saved = std::fs::read(d.join("small/c.ckpt")).unwrap();
+    signal(&child, "INT");
+    let out = wait_at_most(child, Duration::from_secs(60));
+    assert_eq!(out.status.code(), Some(130));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the previous one is intact") && err.contains("othello-census resume small/c.ckpt"), "{err}");
+    assert!(std::fs::read(d.join("small/c.ckpt")).unwrap() == saved, "the last good checkpoint is untouched");
+}
