@@ -408,8 +408,8 @@ impl SmallDisk {
         let mut f = File::create(self.0.join("filler")).unwrap();
         let block = vec![0u8; 1 << 16];
         while std::io::Write::write_all(&mut f, &block).is_ok() {}
-        let mut byte = [0u8; 1];
-        while std::io::Write::write_all(&mut f, &mut byte).is_ok() {}
+        let byte = [0u8; 1];
+        while std::io::Write::write_all(&mut f, &byte).is_ok() {}
     }
 
     fn empty(&self) {
