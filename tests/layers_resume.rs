@@ -128,3 +128,31 @@ fn bad_work_directories() {
     // it reports the same counts again)
     assert_eq!(counts(&run_json(d, &["resume", "w", "--json", "-q"])), counts(&finished));
 }
+
+#[test]
+fn a_finished_run_extends_to_the_counts_of_a_run_made_in_one_go() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let layers = ["count", "--engine", "layers", "--json", "-q"];
+    // by ply, 8x8: 7 plies, then 9
+    let one_go =
+        run_json(d, &[&layers[..], &["--size", "8", "--by", "ply", "--plies", "9", "--work-dir", "a"]].concat());
+    let short =
+        run_json(d, &[&layers[..], &["--size", "8", "--by", "ply", "--plies", "7", "--work-dir", "b"]].concat());
+    assert_eq!(short["layers"].as_array().unwrap().len(), 8);
+    let extended = run_json(d, &["resume", "b", "--plies", "9", "--json", "-q"]);
+    assert_eq!(counts(&extended), counts(&one_go));
+    assert_eq!(extended["limit"], 9);
+    // by discs, 6x6: 10 discs, then 12, then 13
+    let one_go = run_json(d, &[&layers[..], &["--size", "6", "--max-discs", "13", "--work-dir", "c"]].concat());
+    run_json(d, &[&layers[..], &["--size", "6", "--max-discs", "10", "--work-dir", "e"]].concat());
+    run_json(d, &["resume", "e", "--max-discs", "12", "--json", "-q"]);
+    assert_eq!(counts(&run_json(d, &["resume", "e", "--max-discs", "13", "--json", "-q"])), counts(&one_go));
+    // what cannot be done is said in one line
+    fails_with(d, &["resume", "e", "--plies", "20"], "--max-discs");
+    fails_with(d, &["resume", "e", "--max-discs", "11"], "already reached layer 13");
+    fails_with(d, &["resume", "e", "--max-discs", "40"], "more than the 36 squares");
+    // a DFS checkpoint cannot be extended (refused before it is read)
+    std::fs::write(d.join("c.ckpt"), b"any checkpoint").unwrap();
+    fails_with(d, &["resume", "c.ckpt", "--max-discs", "14"], "cannot be extended");
+}

@@ -148,7 +148,7 @@ fn an_interrupted_merge_keeps_its_finished_partitions() {
         .collect();
     assert!(before.len() >= 3 && before.len() < 128, "{} parts", before.len());
     let never = AtomicBool::new(false);
-    let done = resume::<B6>(&work, &settings, &never, &LayersLive::default()).unwrap();
+    let done = resume::<B6>(&work, None, &settings, &never, &LayersLive::default()).unwrap();
     assert_eq!(done.census.layers, want);
     for (path, modified) in before {
         assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), modified, "{} was rebuilt", path.display());

@@ -142,6 +142,14 @@ pub struct ResumeArgs {
     /// Layered engine: most bytes of disk the work directory may hold.
     #[arg(long, value_name = "LIMIT", value_parser = parse_bytes)]
     pub disk: Option<u64>,
+    /// Layered run by discs: take it to K discs (a finished run goes on
+    /// from its last layer).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(4..=64))]
+    pub max_discs: Option<u32>,
+    /// Layered run by ply: take it to P plies (a finished run goes on from
+    /// its last layer).
+    #[arg(long, value_name = "P", value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub plies: Option<u32>,
     #[command(flatten)]
     pub output: OutputArgs,
 }

@@ -122,6 +122,12 @@ pub fn resume(a: &ResumeArgs) -> anyhow::Result<ExitCode> {
     if a.disk.is_some() {
         bail!("--disk is for the layered engine; {} is a DFS checkpoint", a.file.display());
     }
+    if a.max_discs.is_some() || a.plies.is_some() {
+        bail!(
+            "a DFS run cannot be extended: its checkpoint does not keep the last layer apart from the others; \
+             count the larger census again, or use the layered engine (--engine layers), whose runs extend"
+        );
+    }
     let header = read_header(&a.file)?;
     if header.engine != "dfs" || header.rules != "standard" {
         bail!(

@@ -105,6 +105,16 @@ pub fn resume_dir(a: &ResumeArgs) -> anyhow::Result<ExitCode> {
         bail!("--checkpoint-every is for the dfs engine; a layered run checkpoints every layer and partition");
     }
     let m = read_state(&WorkDir::new(&a.file))?;
+    let by = LayerBy::from_code(m.run.by).unwrap_or(LayerBy::Discs);
+    let limit = match (by, a.max_discs, a.plies) {
+        (_, Some(_), Some(_)) => bail!("give --max-discs (a run by discs) or --plies (a run by ply), not both"),
+        (LayerBy::Discs, _, Some(_)) => bail!("{} is a run by discs: extend it with --max-discs", a.file.display()),
+        (LayerBy::Ply, Some(_), _) => bail!("{} is a run by ply: extend it with --plies", a.file.display()),
+        (LayerBy::Discs, Some(k), None) if k > m.run.size * m.run.size => {
+            bail!("--max-discs {k} is more than the {} squares of the board", m.run.size * m.run.size)
+        }
+        (_, k, p) => k.or(p),
+    };
     if !a.output.quiet && m.software != software() {
         note(format!("{} was last written by {}; this is {}", a.file.display(), m.software, software()));
     }
@@ -117,7 +127,7 @@ pub fn resume_dir(a: &ResumeArgs) -> anyhow::Result<ExitCode> {
     };
     let live = LayersLive::default();
     let result =
-        with_geometry!(size, G => watch(&live, a.output.quiet, || resume::<G>(&a.file, &settings, stop, &live)));
+        with_geometry!(size, G => watch(&live, a.output.quiet, || resume::<G>(&a.file, limit, &settings, stop, &live)));
     finish(result, &a.file, &settings, &a.output, true)
 }
 

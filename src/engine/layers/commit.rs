@@ -25,3 +25,23 @@ pub fn read_state(work: &WorkDir) -> Result<Manifest, LayersError> {
     }
     Ok(read_manifest(&work.manifest())?)
 }
+
+/// Moves the last layer of the run of `work` to `limit` (further, or back
+/// to no earlier than the layer reached), so that a finished run can be
+/// taken further: its last layer is kept on disk and is expanded next.
+/// The caller holds the run's lock.
+pub fn set_limit(work: &WorkDir, limit: u32) -> Result<(), LayersError> {
+    let mut m = read_state(work)?;
+    let reached = m.layer + m.phase as u32;
+    if limit < reached {
+        return Err(LayersError::WorkDir {
+            path: work.root().to_path_buf(),
+            detail: format!("the run has already reached layer {reached}; it cannot stop at {limit}"),
+        });
+    }
+    if limit != m.run.limit {
+        m.run.limit = limit;
+        commit(work, &mut m)?;
+    }
+    Ok(())
+}

@@ -158,9 +158,11 @@ pub fn start<G: Keyed>(
     out
 }
 
-/// Continues the run of a work directory with the local driver.
+/// Continues the run of a work directory with the local driver, to a new
+/// last layer if `limit` is given (a finished run is taken further).
 pub fn resume<G: Keyed>(
     work_dir: &std::path::Path,
+    limit: Option<u32>,
     settings: &LayersSettings,
     stop: &AtomicBool,
     live: &LayersLive,
@@ -168,6 +170,9 @@ pub fn resume<G: Keyed>(
     let work = WorkDir::new(work_dir);
     commit::read_state(&work)?; // not a work directory: nothing is created in it
     let _lock = work.lock()?;
+    if let Some(limit) = limit {
+        commit::set_limit(&work, limit)?;
+    }
     let ctx = RunContext { settings, stop, live, work_dir: work.root() };
     driver::drive::<G>(&work, &ctx)
 }
