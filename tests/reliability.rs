@@ -477,3 +477,21 @@ fn a_disk_that_fills_mid_run_keeps_what_is_complete() {
     assert!(err.contains("the previous one is intact") && err.contains("othello-census resume small/c.ckpt"), "{err}");
     assert!(std::fs::read(d.join("small/c.ckpt")).unwrap() == saved, "the last good checkpoint is untouched");
 }
+
+#[test]
+fn a_log_file_gets_timestamped_progress_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (engine, needle) in [("layers", "layer 1"), ("dfs", "classes/s")] {
+        let out = run(
+            d,
+            &["count", "--engine", engine, "--size", "6", "--max-discs", "14", "-j", "1", "--progress-every", "50ms"],
+        );
+        assert!(out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("[2") && l.contains(needle)).collect();
+        assert!(!lines.is_empty(), "{engine}: {err}");
+        // [YYYYMMDDTHHMMSSZ]
+        assert!(lines.iter().all(|l| l.as_bytes()[17] == b']' && l.as_bytes()[9] == b'T'), "{lines:?}");
+    }
+}

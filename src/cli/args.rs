@@ -125,6 +125,11 @@ pub struct OutputArgs {
     /// No progress display and no notes on stderr (errors still appear).
     #[arg(short, long)]
     pub quiet: bool,
+    /// Print a timestamped progress line this often, e.g. `30s`, `5m`
+    /// (default when stderr is not a terminal: every minute; on a terminal
+    /// a live status line is shown instead).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub progress_every: Option<std::time::Duration>,
 }
 
 #[derive(Debug, Args)]

@@ -7,10 +7,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, bail};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::args::{ByChoice, CountArgs, OutputArgs, ResumeArgs};
-use super::run::{EXIT_INTERRUPTED, check_out_dir, memory_limit, note, report};
+use super::run::{EXIT_INTERRUPTED, Progress, check_out_dir, memory_limit, note, report};
 use super::signals::stop_flag;
 use othello_census::atomic::check_writable_dir;
 use othello_census::board::BoardSize;
@@ -197,10 +196,9 @@ fn refuse_existing(path: &Path, size: BoardSize, max_discs: u32) -> anyhow::Resu
 fn drive<G: Keyed>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> anyhow::Result<ExitCode> {
     let stop = stop_flag();
     let live = Live::default();
-    let bar = progress_bar(out.quiet);
+    let progress = std::sync::Mutex::new(Progress::new(out.quiet, out.progress_every));
     let quiet = out.quiet;
-    let bar_for_saves = bar.clone();
-    let on_save = move |r: &SaveReport| {
+    let on_save = |r: &SaveReport| {
         let line = match &r.result {
             Ok(bytes) => (!quiet).then(|| {
                 format!(
@@ -214,10 +212,7 @@ fn drive<G: Keyed>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> any
             Err(e) => Some(format!("warning: checkpoint not saved ({e}); the previous one is intact")),
         };
         if let Some(line) = line {
-            match &bar_for_saves {
-                Some(b) => b.suspend(|| note(&line)),
-                None => note(&line),
-            }
+            progress.lock().expect("progress lock").note(&line);
         }
     };
     let control = Control { stop, checkpoint: Some(job.plan.clone()), on_save: &on_save };
@@ -227,7 +222,7 @@ fn drive<G: Keyed>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> any
         let handle = s.spawn(|| census_with::<G>(&job.config, &live, &control, resume));
         while !handle.is_finished() {
             std::thread::sleep(Duration::from_millis(100));
-            if let Some(bar) = &bar {
+            progress.lock().expect("progress lock").update(|| {
                 let secs = started.elapsed().as_secs_f64().max(1e-9);
                 let classes = live.classes.load(Ordering::Relaxed);
                 let explored = live.explored.load(Ordering::Relaxed);
@@ -239,22 +234,19 @@ fn drive<G: Keyed>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> any
                     }
                     v => v,
                 };
-                bar.set_message(format!(
+                format!(
                     "{} classes, {} positions, {} classes/s, cache ~{:.2} GiB, {:.0} s",
                     group_digits(classes),
                     group_digits(live.positions.load(Ordering::Relaxed)),
                     group_digits(((explored - first) as f64 / secs) as u64),
                     classes as f64 * cache_bytes_per_class_worst::<G>() / GIB,
                     secs,
-                ));
-                bar.tick();
-            }
+                )
+            });
         }
         handle.join().expect("census thread panicked")
     });
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
+    progress.lock().expect("progress lock").finish();
     let outcome = match result {
         Ok(o) => o,
         Err(DfsError::Interrupted(path)) => {
@@ -318,13 +310,4 @@ fn check_fits<G: Keyed>(size: BoardSize, max_discs: u32, memory: u64, classes_no
         memory as f64 / GIB,
         fits.map_or(String::new(), |k| format!("use --max-discs {k} or lower, "))
     )
-}
-
-fn progress_bar(quiet: bool) -> Option<ProgressBar> {
-    if quiet || !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    bar.set_style(ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}").expect("valid template"));
-    Some(bar)
 }

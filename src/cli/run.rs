@@ -88,3 +88,73 @@ pub fn report(out: &Path, json: bool, quiet: bool, run: &RunInfo, census: &Censu
         }
     }
 }
+
+/// Progress on stderr: a spinner line on a terminal; elsewhere (a batch
+/// job's log, `nohup`) a plain timestamped line every `every` (default
+/// one minute), with the same content. Nothing with `--quiet`.
+pub struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    every: Option<std::time::Duration>,
+    next_line: std::time::Instant,
+}
+
+/// Time between two progress lines when stderr is not a terminal.
+const DEFAULT_PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
+
+impl Progress {
+    /// The display for a run; `every` forces lines even on a terminal.
+    pub fn new(quiet: bool, every: Option<std::time::Duration>) -> Progress {
+        use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+        use std::io::IsTerminal;
+        let now = std::time::Instant::now();
+        if quiet {
+            return Progress { bar: None, every: None, next_line: now };
+        }
+        if every.is_none() && std::io::stderr().is_terminal() {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            bar.set_style(ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}").expect("valid template"));
+            return Progress { bar: Some(bar), every: None, next_line: now };
+        }
+        let every = every.unwrap_or(DEFAULT_PROGRESS_EVERY);
+        Progress { bar: None, every: Some(every), next_line: now + every }
+    }
+
+    /// Shows `msg()` now on the spinner, or as a line when one is due.
+    pub fn update(&mut self, msg: impl FnOnce() -> String) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(msg());
+            bar.tick();
+        } else if let Some(every) = self.every
+            && std::time::Instant::now() >= self.next_line
+        {
+            self.next_line = std::time::Instant::now() + every;
+            note(format!("[{}] {}", othello_census::report::files::timestamp_now(), msg()));
+        }
+    }
+
+    /// A line of its own (above the spinner, if any).
+    pub fn note(&self, line: &str) {
+        match &self.bar {
+            Some(b) => b.suspend(|| note(line)),
+            None => note(line),
+        }
+    }
+
+    /// Clears the spinner.
+    pub fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+/// `seconds` in words: `45 s`, `12 min`, `3.5 h`, `4.0 days`.
+pub fn human_duration(seconds: f64) -> String {
+    match seconds {
+        s if !s.is_finite() || s > 3.0e7 => "over a year".to_string(),
+        s if s < 90.0 => format!("{s:.0} s"),
+        s if s < 5400.0 => format!("{:.0} min", s / 60.0),
+        s if s < 172_800.0 => format!("{:.1} h", s / 3600.0),
+        s => format!("{:.1} days", s / 86_400.0),
+    }
+}

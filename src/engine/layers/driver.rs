@@ -91,6 +91,7 @@ pub fn drive<G: Keyed>(work: &WorkDir, ctx: &RunContext<'_>) -> Result<LayersOut
     let mut peak_disk = work.bytes();
     let mut timings = Vec::new();
     ctx.live.partitions.store(m.run.partitions as u64, Ordering::Relaxed);
+    ctx.live.limit.store(m.run.limit as u64, Ordering::Relaxed);
     work.sweep(&m);
     loop {
         if ctx.stop.load(Ordering::SeqCst) {
@@ -108,6 +109,7 @@ pub fn drive<G: Keyed>(work: &WorkDir, ctx: &RunContext<'_>) -> Result<LayersOut
                 check_disk(work, &m, bytes, ctx.settings)?;
             }
             ctx.live.layer.store(k as u64, Ordering::Relaxed);
+            ctx.live.previous.store(m.stats.last().map_or(0, |s| s.counts.classes), Ordering::Relaxed);
             ctx.live.phase.store(0, Ordering::Relaxed);
             ctx.live.total.store(classes, Ordering::Relaxed);
             ctx.live.done.store(0, Ordering::Relaxed);

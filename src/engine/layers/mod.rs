@@ -87,6 +87,10 @@ pub struct LayersLive {
     pub parts_done: AtomicU64,
     /// Partitions of the run.
     pub partitions: AtomicU64,
+    /// Classes of the layer before the current one (0: none yet).
+    pub previous: AtomicU64,
+    /// The last layer of the run.
+    pub limit: AtomicU64,
 }
 
 /// What every part of a run shares: its settings, the stop flag and the
