@@ -205,9 +205,13 @@ pub fn drive<G: Keyed>(work: &WorkDir, ctx: &RunContext<'_>) -> Result<LayersOut
 }
 
 /// Refuses to expand layer `m.layer` when the disk cannot hold its
-/// children: the sorted runs and the next layer, estimated from the growth
-/// of the last two layers and the bytes per record of the current one. The
-/// manifest is untouched, so the run resumes once there is room.
+/// children, estimated from the growth of the last two layers and the
+/// bytes per record of the current one. The parent is on disk already;
+/// while expanding, the sorted runs are added to it; the parent is then
+/// removed, and each bucket is removed as soon as its part is written, so
+/// the next layer never coexists with all the runs: the peak beyond what
+/// is on disk is the runs plus one part. The manifest is untouched, so
+/// the run resumes once there is room.
 fn check_disk(work: &WorkDir, m: &Manifest, layer_bytes: u64, settings: &LayersSettings) -> Result<(), LayersError> {
     let records: u64 = m.part_records.iter().sum();
     let before = m.stats.last().map_or(1, |s| s.counts.classes.max(1));
@@ -215,7 +219,7 @@ fn check_disk(work: &WorkDir, m: &Manifest, layer_bytes: u64, settings: &LayersS
     let per_record = layer_bytes as f64 / records.max(1) as f64;
     let next_layer = records as f64 * growth * per_record;
     let runs = next_layer * RUNS_PER_LAYER;
-    let need = runs + next_layer;
+    let need = runs + next_layer / m.run.partitions.max(1) as f64;
     let free = free_disk(work.root()).map_or(f64::INFINITY, |b| b as f64);
     let (room, what) = match settings.disk_limit {
         Some(limit) if (limit.saturating_sub(work.bytes()) as f64) < free => {

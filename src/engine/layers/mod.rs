@@ -116,8 +116,8 @@ pub enum LayersError {
     #[error("interrupted; layers up to the last complete one are kept in {}", .0.display())]
     Interrupted(PathBuf),
     #[error(
-        "layer {layer} needs an estimated {need_gib:.2} GiB of disk in {} ({runs_gib:.2} GiB of sorted runs and a \
-         {layer_gib:.2} GiB layer), but only {free_gib:.2} GiB {what}; make room (or raise --disk), then continue \
+        "layer {layer} needs an estimated {need_gib:.2} GiB of disk in {} ({runs_gib:.2} GiB of sorted runs, then \
+         a {layer_gib:.2} GiB layer that replaces them partition by partition), but only {free_gib:.2} GiB {what}; make room (or raise --disk), then continue \
          with `othello-census resume {}`",
         dir.display(),
         dir.display()
