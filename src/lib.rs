@@ -17,3 +17,7 @@ pub mod symmetry;
 pub fn software() -> String {
     format!("othello-census {}", env!("CARGO_PKG_VERSION"))
 }
+
+/// The git commit this binary was built from (`unknown` outside a
+/// checkout; `-dirty` when tracked files differed from it).
+pub const COMMIT: &str = env!("OTHELLO_CENSUS_COMMIT");

@@ -158,7 +158,7 @@ fn impossible_memory_limits_are_refused_and_defaults_are_said() {
     assert!(err.contains("memory limit") && err.contains("(the default"), "{err}");
     let doc: Value = serde_json::from_slice(
         &std::fs::read(
-            std::fs::read_dir(d.join("results"))
+            std::fs::read_dir(d.join("results/runs"))
                 .unwrap()
                 .flatten()
                 .find(|e| e.file_name().to_string_lossy().ends_with(".json"))

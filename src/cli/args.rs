@@ -39,6 +39,40 @@ pub enum Command {
     Perft(PerftArgs),
     /// Reproduce published figures and explain them.
     Reproduce(ReproduceArgs),
+    /// The catalogue of counts under results/: add finished runs to it.
+    Catalog(CatalogArgs),
+    /// Draw the catalogue's classes, positions and terminal positions per layer (SVG).
+    Plot(PlotArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CatalogArgs {
+    #[command(subcommand)]
+    pub action: CatalogAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CatalogAction {
+    /// Add the JSON results of finished runs (checked first; on any
+    /// refusal nothing is written).
+    Add {
+        /// Result files written by `count` or `resume` (`results/*.json`).
+        #[arg(value_name = "RUN.json", required = true)]
+        runs: Vec<PathBuf>,
+        /// The catalogue directory.
+        #[arg(long, value_name = "DIR", default_value = "results")]
+        dir: PathBuf,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// The catalogue directory.
+    #[arg(long, value_name = "DIR", default_value = "results")]
+    pub dir: PathBuf,
+    /// The SVG to write (default: DIR/census.svg).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }
 
 fn parse_size(s: &str) -> Result<BoardSize, String> {
@@ -116,8 +150,9 @@ pub struct OutputArgs {
     /// and partition).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub checkpoint_every: Option<std::time::Duration>,
-    /// Directory for the JSON and CSV result files.
-    #[arg(long, value_name = "DIR", default_value = "results")]
+    /// Directory for the JSON and CSV result files of this run (add them
+    /// to the committed catalogue with `othello-census catalog add`).
+    #[arg(long, value_name = "DIR", default_value = "results/runs")]
     pub out: PathBuf,
     /// Print one JSON document on stdout instead of a table.
     #[arg(long)]

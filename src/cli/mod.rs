@@ -1,6 +1,7 @@
 //! The command-line front end: parse (`args`), then run one command.
 
 pub mod args;
+mod catalog;
 mod count;
 mod inspect;
 mod layers;
@@ -54,6 +55,8 @@ pub fn main() -> ExitCode {
         Command::Inspect(a) if layers::is_work_dir(&a.file) => layers::inspect_dir(&a),
         Command::Inspect(a) => inspect::run(&a),
         Command::Reproduce(a) => reproduce::run(&a),
+        Command::Catalog(a) => catalog::run(&a),
+        Command::Plot(a) => catalog::plot(&a),
     };
     match result {
         Ok(code) => code,

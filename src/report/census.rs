@@ -94,6 +94,8 @@ pub fn census_json(run: &RunInfo, c: &Census) -> Value {
         "schema_version": SCHEMA_VERSION,
         "tool": "othello-census",
         "version": env!("CARGO_PKG_VERSION"),
+        "commit": crate::COMMIT,
+        "machine": machine(),
         "size": c.size,
         "rules": "standard",
         "engine": run.engine,
@@ -114,6 +116,16 @@ pub fn census_json(run: &RunInfo, c: &Census) -> Value {
     })
 }
 
+/// The machine a run ran on: cores and memory.
+fn machine() -> Value {
+    json!({
+        "cores": std::thread::available_parallelism().map_or(0, |n| n.get()),
+        "memory_bytes": crate::engine::memory::total_memory(),
+        "os": std::env::consts::OS,
+        "arch": std::env::consts::ARCH,
+    })
+}
+
 fn csv_cell(v: &str) -> String {
     v.replace(['\n', '\r'], " ")
 }
@@ -122,9 +134,10 @@ fn csv_cell(v: &str) -> String {
 /// layer and a `total` row; a column the engine does not count is empty.
 pub fn census_csv(run: &RunInfo, c: &Census) -> String {
     let mut out = format!(
-        "# schema: {SCHEMA} {SCHEMA_VERSION}\n# tool: othello-census {version}\n# command: {command}\n\
+        "# schema: {SCHEMA} {SCHEMA_VERSION}\n# tool: othello-census {version} ({commit})\n# command: {command}\n\
          # engine: {engine}; board: {n}x{n}; layer_by: {by}; limit: {limit}; complete: {complete}\n",
         version = env!("CARGO_PKG_VERSION"),
+        commit = crate::COMMIT,
         command = csv_cell(&run.command),
         engine = run.engine,
         n = c.size,

@@ -1,7 +1,9 @@
 //! Output: human tables, JSON documents and result files.
 
+pub mod catalog;
 pub mod census;
 pub mod files;
+pub mod plot;
 pub mod table;
 
 pub use table::{Table, group_digits};

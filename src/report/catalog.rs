@@ -1,0 +1,424 @@
+//! The catalogue of published counts under `results/`: one source of truth,
+//! `catalog.json`, built only from the JSON of real runs (never typed by
+//! hand), and the files generated from it — one CSV per board and layering
+//! and `README.md` with the provenance of every row.
+//!
+//! `add` refuses a run that is not a finished run of this schema, whose
+//! layers are not contiguous or not internally consistent, whose game
+//! counts disagree with perft, or whose rows disagree with rows already
+//! catalogued; nothing is written then.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value, json};
+
+use super::census::{SCHEMA, SCHEMA_VERSION};
+use crate::atomic::atomic_write;
+use crate::census::COLUMNS;
+
+/// The catalogue file inside the catalogue directory.
+pub const CATALOG_FILE: &str = "catalog.json";
+const CATALOG_SCHEMA: &str = "othello-census-catalog";
+const CATALOG_VERSION: u64 = 1;
+
+/// Why a run cannot enter the catalogue.
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogError {
+    #[error("{}: {detail}", path.display())]
+    Refused { path: PathBuf, detail: String },
+    #[error("{}: {error}", path.display())]
+    Io { path: PathBuf, error: std::io::Error },
+}
+
+fn refuse(path: &Path, detail: impl Into<String>) -> CatalogError {
+    CatalogError::Refused { path: path.to_path_buf(), detail: detail.into() }
+}
+
+/// The catalogue: runs, and one table of rows per board and layering.
+#[derive(Clone, Debug, Default)]
+pub struct Catalog {
+    /// Every run added, in order.
+    pub runs: Vec<Value>,
+    /// `<N>x<N>-by-<by>` → layer → row (the result columns, plus `runs`).
+    pub tables: BTreeMap<String, BTreeMap<u32, Map<String, Value>>>,
+}
+
+impl Catalog {
+    /// Reads `dir/catalog.json` (an empty catalogue where there is none).
+    pub fn load(dir: &Path) -> Result<Catalog, CatalogError> {
+        let path = dir.join(CATALOG_FILE);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Catalog::default()),
+            Err(e) => return Err(CatalogError::Io { path, error: e }),
+        };
+        let doc: Value = serde_json::from_str(&text).map_err(|e| refuse(&path, format!("not JSON: {e}")))?;
+        if doc["schema"] != CATALOG_SCHEMA || doc["schema_version"] != CATALOG_VERSION {
+            return Err(refuse(&path, format!("not a {CATALOG_SCHEMA} {CATALOG_VERSION} file")));
+        }
+        let mut c = Catalog { runs: doc["runs"].as_array().cloned().unwrap_or_default(), ..Catalog::default() };
+        for (name, rows) in doc["tables"].as_object().into_iter().flatten() {
+            let table = c.tables.entry(name.clone()).or_default();
+            for row in rows.as_array().into_iter().flatten() {
+                let layer = row["layer"].as_u64().ok_or_else(|| refuse(&path, "a row without a layer"))?;
+                table.insert(layer as u32, row.as_object().cloned().unwrap_or_default());
+            }
+        }
+        Ok(c)
+    }
+
+    /// Adds the finished run of result document `doc` (read from `path`).
+    pub fn add(&mut self, path: &Path, doc: &Value) -> Result<String, CatalogError> {
+        let layers = validate(path, doc)?;
+        let id = path.file_stem().map_or("run".into(), |s| s.to_string_lossy().into_owned());
+        if self.runs.iter().any(|r| r["id"] == id) {
+            return Err(refuse(path, format!("run {id} is in the catalogue already")));
+        }
+        let name = table_name(doc);
+        let table = self.tables.entry(name.clone()).or_default();
+        let mut merged = table.clone();
+        for l in layers {
+            let layer = l["layer"].as_u64().expect("validated") as u32;
+            let row = merged.entry(layer).or_insert_with(|| {
+                let mut m = Map::new();
+                m.insert("layer".into(), json!(layer));
+                m.insert("runs".into(), json!([]));
+                m
+            });
+            for col in &COLUMNS {
+                let new = &l[col.name];
+                match row.get(col.name) {
+                    Some(old) if !old.is_null() && !new.is_null() && old != new => {
+                        return Err(refuse(
+                            path,
+                            format!(
+                                "layer {layer}: {} is {new} in this run but {old} in the catalogue (from {}); \
+                                 nothing was added",
+                                col.name, row["runs"]
+                            ),
+                        ));
+                    }
+                    Some(old) if !old.is_null() => {}
+                    _ => {
+                        row.insert(col.name.into(), new.clone());
+                    }
+                }
+            }
+            row["runs"].as_array_mut().expect("a list").push(json!(id));
+        }
+        *table = merged;
+        self.runs.push(json!({
+            "id": id,
+            "table": name,
+            "command": doc["command"],
+            "version": doc["version"],
+            "commit": doc["commit"],
+            "engine": doc["engine"],
+            "machine": doc["machine"],
+            "threads": doc["threads"],
+            "memory_limit_bytes": doc["memory_limit_bytes"],
+            "elapsed_seconds": doc["elapsed_seconds"],
+            "peak_rss_bytes": doc["peak_rss_bytes"],
+            "peak_disk_bytes": doc["engine_stats"]["peak_disk_bytes"],
+            "layers": [layers.first().map(|l| l["layer"].clone()), layers.last().map(|l| l["layer"].clone())],
+            "complete": doc["complete"],
+            "perft_checked_to": perft_checked_to(doc),
+        }));
+        Ok(name)
+    }
+
+    /// Writes `catalog.json`, the CSV tables and `README.md` into `dir`.
+    pub fn save(&self, dir: &Path) -> Result<Vec<PathBuf>, CatalogError> {
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |e| CatalogError::Io { path, error: e }
+        };
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        let mut written = Vec::new();
+        let tables: Map<String, Value> = self
+            .tables
+            .iter()
+            .map(|(k, rows)| (k.clone(), Value::Array(rows.values().map(|r| Value::Object(r.clone())).collect())))
+            .collect();
+        let doc = json!({
+            "schema": CATALOG_SCHEMA,
+            "schema_version": CATALOG_VERSION,
+            "note": "generated by `othello-census catalog add`; do not edit by hand",
+            "runs": self.runs,
+            "tables": tables,
+        });
+        let p = dir.join(CATALOG_FILE);
+        atomic_write(&p, format!("{}\n", serde_json::to_string_pretty(&doc).expect("serialisable")).as_bytes())
+            .map_err(io(&p))?;
+        written.push(p);
+        for (name, rows) in &self.tables {
+            let p = dir.join(format!("{name}.csv"));
+            atomic_write(&p, self.table_csv(name, rows).as_bytes()).map_err(io(&p))?;
+            written.push(p);
+        }
+        let p = dir.join("README.md");
+        atomic_write(&p, self.readme().as_bytes()).map_err(io(&p))?;
+        written.push(p);
+        Ok(written)
+    }
+
+    fn table_csv(&self, name: &str, rows: &BTreeMap<u32, Map<String, Value>>) -> String {
+        let by = if name.ends_with("by-ply") { "ply" } else { "discs" };
+        let mut out = format!(
+            "# schema: othello-census-catalog {CATALOG_VERSION} ({SCHEMA} {SCHEMA_VERSION} columns)\n\
+             # table: {name}; generated by `othello-census catalog add`; provenance in README.md\n{by}"
+        );
+        let cols: Vec<_> =
+            COLUMNS.iter().filter(|c| rows.values().any(|r| r.get(c.name).is_some_and(|v| !v.is_null()))).collect();
+        for c in &cols {
+            out.push(',');
+            out.push_str(c.name);
+        }
+        out.push_str(",checks,runs\n");
+        for (layer, row) in rows {
+            out.push_str(&layer.to_string());
+            for c in &cols {
+                out.push(',');
+                if let Some(v) = row.get(c.name).filter(|v| !v.is_null()) {
+                    out.push_str(&v.to_string());
+                }
+            }
+            let runs: Vec<String> =
+                row["runs"].as_array().into_iter().flatten().filter_map(|r| r.as_str().map(String::from)).collect();
+            out.push_str(&format!(",{},{}\n", self.checks(name, *layer, row).join(" "), runs.join(" ")));
+        }
+        out
+    }
+
+    /// The independent checks a row passed.
+    fn checks(&self, name: &str, layer: u32, row: &Map<String, Value>) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        let engines: Vec<&Value> = row["runs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|id| self.runs.iter().find(|r| &r["id"] == id))
+            .map(|r| &r["engine"])
+            .collect();
+        if engines.iter().any(|e| *e == "dfs") && engines.iter().any(|e| *e == "layers") {
+            out.push("engines");
+        }
+        if oracle_covers(name, layer) {
+            out.push("oracle");
+        }
+        if let Some(known) = known_value(name, layer)
+            && row.get(known.0).and_then(Value::as_u64) == Some(known.1)
+        {
+            out.push("published");
+        }
+        let perft = row["runs"].as_array().into_iter().flatten().any(|id| {
+            self.runs
+                .iter()
+                .any(|r| &r["id"] == id && r["perft_checked_to"].as_u64().is_some_and(|p| p >= layer as u64))
+        });
+        if perft && name.ends_with("by-ply") && layer > 0 {
+            out.push("perft");
+        }
+        out
+    }
+
+    fn readme(&self) -> String {
+        let mut out = String::from(
+            "# Results\n\n\
+             Counts computed by othello-census, exactly. Every table here is generated by\n\
+             `othello-census catalog add RUN.json` from the JSON result of a finished run\n\
+             (never typed by hand) and checked as it is added: layers contiguous and\n\
+             consistent, game counts equal to an independent perft walk where one is\n\
+             affordable, and every row equal to the rows other runs gave. `catalog.json`\n\
+             is the source of the tables; column definitions are in\n\
+             [docs/results-format.md](../docs/results-format.md).\n\n\
+             Checks per row (column `checks` of each CSV):\n\n\
+             - `engines`: the DFS engine and the layered engine gave this row, equal in every column both count.\n\
+             - `oracle`: the layer is compared with the naive oracle (`tests/oracle/`, no code shared with the\n  \
+               engines) by the test suite: every 4x4 layer, 6x6 to 12 discs, 8x8 to 10 discs, 8x8 to 9 plies.\n\
+             - `published`: equals a published value of `shared/reference/known-values.md` (4x4 per disc count;\n  \
+               OEIS A124005 and A124004 a(1..9) on 8x8).\n\
+             - `perft`: by ply, `games`, `games_passes` and `games_a124004` equal an independent perft walk,\n  \
+               recomputed when the run was added.\n\n",
+        );
+        if !self.tables.is_empty() {
+            out.push_str("![classes, positions and terminal positions per layer](census.svg)\n\n");
+        }
+        for name in self.tables.keys() {
+            out.push_str(&format!("## {name}\n\nTable: [{name}.csv]({name}.csv)\n\n"));
+            out.push_str(
+                "| run | layers | command | version (commit) | machine | wall time | peak RSS | peak disk |\n",
+            );
+            out.push_str("|---|---|---|---|---|---|---|---|\n");
+            for r in self.runs.iter().filter(|r| r["table"] == name.as_str()) {
+                let gib = |v: &Value| v.as_f64().map_or("-".into(), human_bytes);
+                out.push_str(&format!(
+                    "| {} | {}..{} | `{}` | {} ({}) | {} cores, {} RAM | {:.3} s | {} | {} |\n",
+                    r["id"].as_str().unwrap_or("?"),
+                    r["layers"][0],
+                    r["layers"][1],
+                    r["command"].as_str().unwrap_or("?").replace('|', "\\|"),
+                    r["version"].as_str().unwrap_or("?"),
+                    r["commit"].as_str().unwrap_or("unknown"),
+                    r["machine"]["cores"],
+                    gib(&r["machine"]["memory_bytes"]),
+                    r["elapsed_seconds"].as_f64().unwrap_or(0.0),
+                    gib(&r["peak_rss_bytes"]),
+                    gib(&r["peak_disk_bytes"]),
+                ));
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// `bytes` in KiB, MiB or GiB.
+fn human_bytes(bytes: f64) -> String {
+    match bytes {
+        b if b < (1u64 << 20) as f64 => format!("{:.0} KiB", b / 1024.0),
+        b if b < (1u64 << 30) as f64 => format!("{:.1} MiB", b / (1u64 << 20) as f64),
+        b => format!("{:.2} GiB", b / (1u64 << 30) as f64),
+    }
+}
+
+/// `<N>x<N>-by-<discs|ply>`.
+fn table_name(doc: &Value) -> String {
+    format!("{0}x{0}-by-{1}", doc["size"], doc["layer_by"].as_str().unwrap_or("?"))
+}
+
+/// Whether the test suite compares this layer with the oracle.
+fn oracle_covers(name: &str, layer: u32) -> bool {
+    match name {
+        "4x4-by-discs" | "4x4-by-ply" => true,
+        "6x6-by-discs" => layer <= 12,
+        "8x8-by-discs" => layer <= 10,
+        "8x8-by-ply" => layer <= 9,
+        _ => false,
+    }
+}
+
+/// A published value of a row: (column, value).
+fn known_value(name: &str, layer: u32) -> Option<(&'static str, u64)> {
+    const POS_4X4: [u64; 13] = [1, 4, 12, 42, 124, 400, 1124, 2792, 6716, 12442, 17962, 16118, 5052];
+    const A124005: [u64; 9] = [4, 12, 54, 236, 1288, 7092, 42614, 269352, 1743560];
+    match name {
+        "4x4-by-discs" => POS_4X4.get(layer.checked_sub(4)? as usize).map(|&v| ("positions", v)),
+        "8x8-by-ply" => A124005.get(layer.checked_sub(1)? as usize).map(|&v| ("positions", v)),
+        _ => None,
+    }
+}
+
+/// The last ply up to which `catalog add` checks a by-ply run with perft
+/// (a few seconds of work at most).
+fn perft_checked_to(doc: &Value) -> Option<u64> {
+    if doc["layer_by"] != "ply" {
+        return None;
+    }
+    let cap = match doc["size"].as_u64()? {
+        4 => 20,
+        6 => 11,
+        _ => 10,
+    };
+    let last = doc["layers"].as_array()?.last()?["layer"].as_u64()?;
+    Some(last.min(cap))
+}
+
+/// Checks a result document; returns its layers.
+fn validate<'a>(path: &Path, doc: &'a Value) -> Result<&'a Vec<Value>, CatalogError> {
+    if doc["schema"] != SCHEMA || doc["schema_version"] != SCHEMA_VERSION {
+        return Err(refuse(path, format!("not a finished run's result ({SCHEMA} {SCHEMA_VERSION})")));
+    }
+    let size = doc["size"].as_u64().filter(|n| [4, 6, 8].contains(n)).ok_or_else(|| refuse(path, "no board size"))?;
+    let by = doc["layer_by"].as_str().ok_or_else(|| refuse(path, "no layer_by"))?;
+    let limit = doc["limit"].as_u64().ok_or_else(|| refuse(path, "no limit"))?;
+    let layers = doc["layers"].as_array().filter(|l| !l.is_empty()).ok_or_else(|| refuse(path, "no layers"))?;
+    let first = if by == "ply" { 0 } else { 4 };
+    let mut ended_before = 0u128;
+    let num = |l: &Value, f: &str| -> Result<Option<u128>, CatalogError> {
+        match &l[f] {
+            Value::Null => Ok(None),
+            v => v
+                .as_u64()
+                .map(|x| Some(x as u128))
+                .or_else(|| v.to_string().parse().ok().map(Some))
+                .ok_or_else(|| refuse(path, format!("layer {}: {f} is not a count", l["layer"]))),
+        }
+    };
+    for (i, l) in layers.iter().enumerate() {
+        let layer = l["layer"].as_u64().ok_or_else(|| refuse(path, "a layer without its index"))?;
+        if layer != first + i as u64 {
+            return Err(refuse(path, format!("layers are not contiguous from {first}: layer {layer} at place {i}")));
+        }
+        let get = |f: &str| num(l, f).and_then(|v| v.ok_or_else(|| refuse(path, format!("layer {layer}: no {f}"))));
+        let (pos, cls, brd) = (get("positions")?, get("classes")?, get("boards")?);
+        let (tp, tc, tb) = (get("terminal_positions")?, get("terminal_classes")?, get("terminal_boards")?);
+        let (pp, pc) = (get("pass_positions")?, get("pass_classes")?);
+        let fine = cls <= pos
+            && pos <= 4 * cls
+            && brd <= pos
+            && tc <= cls
+            && tp <= pos
+            && tb <= brd
+            && tb <= tp
+            && pc <= cls
+            && pp <= pos
+            && tc <= tp
+            && pc <= pp;
+        if !fine {
+            return Err(refuse(path, format!("layer {layer}: the counts are inconsistent with one another")));
+        }
+        if let Some(games) = num(l, "games")? {
+            let a = num(l, "games_a124004")?.unwrap_or(0);
+            let ended = num(l, "games_ended")?.unwrap_or(0);
+            if a != games + ended_before || ended > games {
+                return Err(refuse(path, format!("layer {layer}: the game counts are inconsistent")));
+            }
+            ended_before += ended;
+        }
+    }
+    let last = layers.last().expect("not empty");
+    let last_layer = last["layer"].as_u64().expect("checked");
+    let complete = doc["complete"].as_bool().ok_or_else(|| refuse(path, "no completeness"))?;
+    if last_layer > limit || (!complete && last_layer < limit) {
+        return Err(refuse(
+            path,
+            format!("incomplete: the run stops at layer {last_layer} before its limit {limit} and is not complete"),
+        ));
+    }
+    if complete != (last["classes"] == last["terminal_classes"]) {
+        return Err(refuse(path, "the completeness flag disagrees with the last layer"));
+    }
+    let sum = |f: &str| layers.iter().map(|l| l[f].as_u64().unwrap_or(0) as u128).sum::<u128>();
+    for f in ["positions", "classes", "boards", "terminal_positions", "pass_positions"] {
+        if doc["totals"][f].as_u64().map(u128::from) != Some(sum(f)) {
+            return Err(refuse(path, format!("totals.{f} is not the sum of the layers")));
+        }
+    }
+    if let Some(to) = perft_checked_to(doc) {
+        check_perft(path, size as u32, layers, to as u32)?;
+    }
+    Ok(layers)
+}
+
+/// Compares the game columns of a by-ply run with perft up to ply `to`.
+fn check_perft(path: &Path, size: u32, layers: &[Value], to: u32) -> Result<(), CatalogError> {
+    if to == 0 {
+        return Ok(());
+    }
+    let rows = crate::with_geometry!(
+        crate::board::BoardSize::from_n(size).expect("validated"),
+        G => crate::perft::perft::<G>(to)
+    );
+    for r in rows {
+        let l = &layers[r.ply as usize];
+        let want = [("games", r.games), ("games_passes", r.passes), ("games_a124004", r.games_a124004)];
+        for (f, v) in want {
+            if l[f].as_u64() != Some(v) {
+                return Err(refuse(path, format!("ply {}: {f} is {} but perft counts {v}", r.ply, l[f])));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,113 @@
+//! The catalogue and the plot through the binary: real runs go in, the
+//! tables equal the runs, and incomplete or inconsistent runs are refused
+//! with nothing written.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{bin, fails_with};
+use serde_json::Value;
+
+/// Runs `count` with `args`; returns the path of its JSON result.
+fn result_of(dir: &Path, out: &str, args: &[&str]) -> PathBuf {
+    let status = Command::new(bin()).args(["count", "-q", "--out", out]).args(args).current_dir(dir).status().unwrap();
+    assert!(status.success(), "{args:?}");
+    let json = std::fs::read_dir(dir.join(out)).unwrap().flatten().map(|e| e.path());
+    json.into_iter().find(|p| p.extension().is_some_and(|e| e == "json")).unwrap()
+}
+
+fn add(dir: &Path, runs: &[&Path]) -> std::process::Output {
+    Command::new(bin()).args(["catalog", "add", "--dir", "cat"]).args(runs).current_dir(dir).output().unwrap()
+}
+
+#[test]
+fn runs_enter_the_catalogue_and_the_tables_equal_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let dfs = result_of(d, "a", &["--size", "4"]);
+    let lay = result_of(d, "b", &["--engine", "layers", "--size", "4", "--work-dir", "w1"]);
+    let ply =
+        result_of(d, "c", &["--engine", "layers", "--size", "8", "--by", "ply", "--plies", "8", "--work-dir", "w2"]);
+    let out = add(d, &[&dfs, &lay, &ply]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let csv = std::fs::read_to_string(d.join("cat/4x4-by-discs.csv")).unwrap();
+    let run: Value = serde_json::from_str(&std::fs::read_to_string(&lay).unwrap()).unwrap();
+    let rows: Vec<&str> = csv.lines().filter(|l| !l.starts_with('#')).skip(1).collect();
+    assert_eq!(rows.len(), 13);
+    for (row, layer) in rows.iter().zip(run["layers"].as_array().unwrap()) {
+        let cells: Vec<&str> = row.split(',').collect();
+        assert_eq!(cells[0], layer["layer"].to_string());
+        assert_eq!(cells[1], layer["positions"].to_string());
+        assert_eq!(cells[3], layer["boards"].to_string());
+        assert_eq!(cells[10], layer["games_a124004"].to_string());
+        // both engines gave it, the oracle tests cover it, it is published
+        assert!(cells[13].contains("engines") && cells[13].contains("oracle") && cells[13].contains("published"));
+    }
+    let by_ply = std::fs::read_to_string(d.join("cat/8x8-by-ply.csv")).unwrap();
+    assert!(by_ply.lines().any(|l| l.starts_with("8,269352,") && l.contains("perft")), "{by_ply}");
+    let readme = std::fs::read_to_string(d.join("cat/README.md")).unwrap();
+    for r in [&dfs, &lay, &ply] {
+        assert!(readme.contains(&*r.file_stem().unwrap().to_string_lossy()));
+    }
+    // the plot is a valid SVG with lines, from `catalog add` and from `plot`
+    let out = Command::new(bin()).args(["plot", "--dir", "cat", "--out", "p.svg"]).current_dir(d).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for svg in ["cat/census.svg", "p.svg"] {
+        let text = std::fs::read_to_string(d.join(svg)).unwrap();
+        assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"), "{svg}");
+        assert!(text.matches("<polyline").count() + text.matches("<path").count() >= 6, "{svg}");
+    }
+    // a run cannot be added twice
+    fails_with(d, &["catalog", "add", "--dir", "cat", &dfs.to_string_lossy()], "in the catalogue already");
+}
+
+#[test]
+fn incomplete_or_inconsistent_runs_are_refused_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let good =
+        result_of(d, "a", &["--engine", "layers", "--size", "8", "--by", "ply", "--plies", "7", "--work-dir", "w"]);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&good).unwrap()).unwrap();
+    let variant = |name: &str, f: &dyn Fn(&mut Value)| {
+        let mut v = doc.clone();
+        f(&mut v);
+        let p = d.join(name);
+        std::fs::write(&p, serde_json::to_string(&v).unwrap()).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    // a run whose layers stop before its limit
+    let cut = variant("cut.json", &|v| {
+        v["layers"].as_array_mut().unwrap().pop();
+    });
+    fails_with(d, &["catalog", "add", "--dir", "cat", &cut], "incomplete");
+    // a count that disagrees with perft
+    let games = variant("games.json", &|v| {
+        v["layers"][5]["games"] = Value::from(v["layers"][5]["games"].as_u64().unwrap() + 1);
+        v["layers"][5]["games_a124004"] = Value::from(v["layers"][5]["games_a124004"].as_u64().unwrap() + 1);
+    });
+    fails_with(d, &["catalog", "add", "--dir", "cat", &games], "perft");
+    // counts inconsistent with one another
+    let odd = variant("odd.json", &|v| v["layers"][3]["boards"] = Value::from(1_000_000u64));
+    fails_with(d, &["catalog", "add", "--dir", "cat", &odd], "inconsistent");
+    // not a result file at all
+    let other = variant("other.json", &|v| v["schema"] = Value::from("something else"));
+    fails_with(d, &["catalog", "add", "--dir", "cat", &other], "not a finished run");
+    assert!(!d.join("cat").exists(), "nothing was written");
+
+    // a row that disagrees with the catalogue: the good run goes in, then a
+    // run that differs in one count (and is otherwise consistent) is refused
+    let out = add(d, &[&good]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let before = std::fs::read(d.join("cat/catalog.json")).unwrap();
+    let conflict = variant("conflict.json", &|v| {
+        v["layers"][6]["classes"] = Value::from(v["layers"][6]["classes"].as_u64().unwrap() + 1);
+        v["totals"]["classes"] = Value::from(v["totals"]["classes"].as_u64().unwrap() + 1);
+    });
+    let out = add(d, &[Path::new(&conflict)]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("layer 6") && err.contains("nothing was added"), "{err}");
+    assert_eq!(std::fs::read(d.join("cat/catalog.json")).unwrap(), before, "the catalogue is unchanged");
+}
