@@ -10,6 +10,8 @@
 //! The walk is parallel near the root (rayon) and counts the last ply in
 //! bulk: a node one ply above the horizon adds the popcount of its moves.
 
+pub mod hashed;
+
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -47,16 +49,42 @@ impl Tally {
 
     fn merge(mut self, other: Tally) -> Tally {
         for (a, b) in self.nodes.iter_mut().zip(&other.nodes) {
-            *a += b;
+            *a = add_count(*a, *b);
         }
         for (a, b) in self.passes.iter_mut().zip(&other.passes) {
-            *a += b;
+            *a = add_count(*a, *b);
         }
         for (a, b) in self.ended.iter_mut().zip(&other.ended) {
-            *a += b;
+            *a = add_count(*a, *b);
         }
         self
     }
+}
+
+/// Adds two game counts of a perft; an overflow of u64 (beyond 1.8e19
+/// games) stops the count, never wraps.
+#[inline(always)]
+pub fn add_count(a: u64, b: u64) -> u64 {
+    a.checked_add(b).expect("game count overflow: more than 2^64 games at one ply")
+}
+
+/// Rows of plies `1..=depth` from per-ply node, pass and end counts (index
+/// = ply; `ended[depth]` is not known).
+fn rows(nodes: &[u64], passes: &[u64], ended: &[u64], depth: u32) -> Vec<PerftRow> {
+    let mut rows = Vec::with_capacity(depth as usize);
+    let mut finished_before = 0u64;
+    for ply in 1..=depth {
+        let i = ply as usize;
+        finished_before = add_count(finished_before, ended[i - 1]);
+        rows.push(PerftRow {
+            ply,
+            games: nodes[i],
+            games_a124004: add_count(nodes[i], finished_before),
+            passes: passes[i],
+            ended: (ply < depth).then_some(ended[i]),
+        });
+    }
+    rows
 }
 
 /// Plies near the root walked in parallel.
@@ -66,20 +94,7 @@ const PARALLEL_PLIES: u32 = 4;
 pub fn perft<G: Geometry>(depth: u32) -> Vec<PerftRow> {
     assert!(depth >= 1, "perft depth must be at least 1");
     let tally = par_walk(&Position::<G>::start(), 0, depth);
-    let mut rows = Vec::with_capacity(depth as usize);
-    let mut finished_before = 0u64;
-    for ply in 1..=depth {
-        let i = ply as usize;
-        finished_before += tally.ended[i - 1];
-        rows.push(PerftRow {
-            ply,
-            games: tally.nodes[i],
-            games_a124004: tally.nodes[i] + finished_before,
-            passes: tally.passes[i],
-            ended: (ply < depth).then_some(tally.ended[i]),
-        });
-    }
-    rows
+    rows(&tally.nodes, &tally.passes, &tally.ended, depth)
 }
 
 /// Walks the subtree of `p` (at `ply`, already counted by its parent).

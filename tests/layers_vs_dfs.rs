@@ -72,6 +72,7 @@ fn games_by_ply_equal_perft() {
     fn check<G: Keyed>(plies: u32) {
         let lay = layered::<G>(LayerBy::Ply, plies, 5, 1 << 20);
         let p = perft::<G>(plies);
+        assert_eq!(othello_census::perft::hashed::perft_hashed::<G>(plies, 1 << 28).0, p);
         for (s, r) in lay[1..].iter().zip(&p) {
             let g = s.games.unwrap();
             assert_eq!((s.layer, g.games, g.passes), (r.ply, r.games as u128, r.passes as u128));

@@ -58,3 +58,16 @@ fn depth_does_not_change_shallow_plies() {
         assert_eq!((a.games, a.games_a124004, a.passes), (b.games, b.games_a124004, b.passes));
     }
 }
+
+/// The hashed method equals the brute walk, both conventions, every column.
+#[test]
+fn hashed_equals_brute() {
+    use othello_census::perft::hashed::perft_hashed;
+    for d in 1..=20 {
+        assert_eq!(perft_hashed::<B4>(d, 1 << 28).0, perft::<B4>(d), "4x4 depth {d}");
+    }
+    assert_eq!(perft_hashed::<B6>(12, 1 << 30).0, perft::<B6>(12), "6x6 depth 12");
+    assert_eq!(perft_hashed::<B8>(11, 1 << 30).0, perft::<B8>(11), "8x8 depth 11");
+    // a tiny table stores little and changes nothing
+    assert_eq!(perft_hashed::<B8>(10, 1 << 16).0, perft::<B8>(10));
+}

@@ -87,9 +87,26 @@ pub struct PerftArgs {
     /// Count plies 1..=D.
     #[arg(short, long, value_name = "D", value_parser = clap::value_parser!(u32).range(1..=128))]
     pub depth: u32,
+    /// `hashed`: each class's subtree counted once per remaining depth
+    /// (transposition table keyed by canonical key); `brute`: every game
+    /// walked, the independent check.
+    #[arg(long, value_enum, default_value = "hashed")]
+    pub method: PerftMethod,
+    /// hashed: most memory for the transposition table, e.g. `4GiB`
+    /// (default: a quarter of the available memory, at most 8 GiB).
+    #[arg(long, value_name = "LIMIT", value_parser = parse_bytes)]
+    pub memory: Option<u64>,
     /// Print one JSON document on stdout instead of a table.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PerftMethod {
+    /// Transpositions and symmetry, through a bounded table.
+    Hashed,
+    /// Every game walked.
+    Brute,
 }
 
 #[derive(Debug, Args)]
