@@ -50,6 +50,7 @@ pub fn plot(catalog: &Catalog, path: &Path) -> Result<usize, String> {
     chart
         .configure_mesh()
         .x_desc("discs on the board")
+        .x_label_formatter(&|v| format!("{v:.0}"))
         .y_desc("count (log scale)")
         .y_label_formatter(&|v| format!("{v:.0e}"))
         .draw()
