@@ -319,7 +319,7 @@ fn perft_checked_to(doc: &Value) -> Option<u64> {
     let cap = match doc["size"].as_u64()? {
         4 => 20,
         6 => 11,
-        _ => 10,
+        _ => 11,
     };
     let last = doc["layers"].as_array()?.last()?["layer"].as_u64()?;
     Some(last.min(cap))
