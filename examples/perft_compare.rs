@@ -1,5 +1,5 @@
 //! Brute and hashed perft side by side: `cargo run --release --example
-//! perft_compare -- 8 11 [memory MiB]` prints both times and whether every
+//! perft_compare -- 8 11 [memory MiB] [hashed-only]` prints both times and whether every
 //! row agrees.
 
 use std::time::Instant;
@@ -19,6 +19,9 @@ fn main() {
         let (hashed, stats) = perft_hashed::<G>(depth, mib << 20);
         let th = t.elapsed().as_secs_f64();
         println!("hashed depth {depth}: {th:.2} s, {} games at the last ply, {stats:?}", hashed.last().unwrap().games);
+        if args.get(4).is_some_and(|a| a == "hashed-only") {
+            return;
+        }
         let t = Instant::now();
         let brute = perft::<G>(depth);
         let tb = t.elapsed().as_secs_f64();

@@ -24,7 +24,7 @@ use crate::board::Position;
 use crate::key::{Keyed, PackedKey, canonical_key};
 
 /// Subtrees with at least this many plies left are memoized.
-pub const MEMO_MIN: u32 = 3;
+pub const MEMO_MIN: u32 = 4;
 /// Plies near the root walked in parallel (without the table).
 const PARALLEL_PLIES: u32 = 4;
 const SHARDS: usize = 256;
