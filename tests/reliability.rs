@@ -8,7 +8,7 @@ mod common;
 
 use std::fs::File;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{bin, fails_with, signal};
@@ -27,6 +27,11 @@ fn json_of(dir: &Path, args: &[&str]) -> Value {
 /// What two runs must agree on.
 fn counts(doc: &Value) -> Value {
     serde_json::json!({ "layers": doc["layers"], "totals": doc["totals"], "complete": doc["complete"] })
+}
+
+/// Starts the binary in `dir` with its output going where it is told.
+fn start(dir: &Path, args: &[&str], stdout: impl Into<Stdio>, stderr: impl Into<Stdio>) -> Child {
+    Command::new(bin()).args(args).current_dir(dir).stdout(stdout).stderr(stderr).spawn().unwrap()
 }
 
 /// Waits for `child` at most `limit`; kills it and fails if it is still running.
@@ -56,24 +61,22 @@ fn a_broken_stderr_never_hangs_or_kills_a_run() {
     let d = dir.path();
     let want = counts(&json_of(d, &["count", "--size", "6", "--max-discs", "14", "--json", "-q", "--out", "ref"]));
     // frequent checkpoint notes, all written to a full device
-    let child = Command::new(bin())
-        .args(["count", "--size", "6", "--max-discs", "14", "--checkpoint-every", "50ms", "--json"])
-        .current_dir(d)
-        .stdout(Stdio::piped())
-        .stderr(File::options().write(true).open("/dev/full").unwrap())
-        .spawn()
-        .unwrap();
+    let child = start(
+        d,
+        &["count", "--size", "6", "--max-discs", "14", "--checkpoint-every", "50ms", "--json"],
+        Stdio::piped(),
+        File::options().write(true).open("/dev/full").unwrap(),
+    );
     let out = wait_at_most(child, Duration::from_secs(120));
     assert!(out.status.success(), "{:?}", out.status);
     assert_eq!(counts(&serde_json::from_slice(&out.stdout).unwrap()), want);
     // and a signal still stops it, with its checkpoint
-    let child = Command::new(bin())
-        .args(["count", "--size", "6", "--max-discs", "16", "--checkpoint", "c.ckpt", "--checkpoint-every", "50ms"])
-        .current_dir(d)
-        .stdout(Stdio::null())
-        .stderr(File::options().write(true).open("/dev/full").unwrap())
-        .spawn()
-        .unwrap();
+    let child = start(
+        d,
+        &["count", "--size", "6", "--max-discs", "16", "--checkpoint", "c.ckpt", "--checkpoint-every", "50ms"],
+        Stdio::null(),
+        File::options().write(true).open("/dev/full").unwrap(),
+    );
     wait_for(&d.join("c.ckpt"), Duration::from_secs(60));
     signal(&child, "INT");
     let out = wait_at_most(child, Duration::from_secs(60));
@@ -107,14 +110,28 @@ fn two_processes_never_write_one_run() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     // layered: a second process on the same work directory
-    let child = Command::new(bin())
-        .args(["count", "--engine", "layers", "--size", "6", "--max-discs", "15", "-j", "1", "--json", "-q"])
-        .args(["--work-dir", "w", "--memory", "256MiB"])
-        .current_dir(d)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = start(
+        d,
+        &[
+            "count",
+            "--engine",
+            "layers",
+            "--size",
+            "6",
+            "--max-discs",
+            "15",
+            "-j",
+            "1",
+            "--json",
+            "-q",
+            "--work-dir",
+            "w",
+            "--memory",
+            "256MiB",
+        ],
+        Stdio::piped(),
+        Stdio::piped(),
+    );
     wait_for(&d.join("w/run.manifest"), Duration::from_secs(30));
     let manifest = std::fs::read(d.join("w/run.manifest")).unwrap();
     fails_with(d, &["resume", "w"], "another othello-census process");
@@ -130,14 +147,25 @@ fn two_processes_never_write_one_run() {
     assert_ne!(manifest, std::fs::read(d.join("w/run.manifest")).unwrap(), "the first run went on");
 
     // dfs: a second process on the same checkpoint
-    let child = Command::new(bin())
-        .args(["count", "--size", "6", "--max-discs", "16", "--checkpoint", "c.ckpt", "--checkpoint-every", "100ms"])
-        .args(["-q", "--out", "r"])
-        .current_dir(d)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let child = start(
+        d,
+        &[
+            "count",
+            "--size",
+            "6",
+            "--max-discs",
+            "16",
+            "--checkpoint",
+            "c.ckpt",
+            "--checkpoint-every",
+            "100ms",
+            "-q",
+            "--out",
+            "r",
+        ],
+        Stdio::null(),
+        Stdio::null(),
+    );
     wait_for(&d.join("c.ckpt"), Duration::from_secs(60));
     fails_with(d, &["resume", "c.ckpt"], "another othello-census process");
     signal(&child, "INT");
@@ -269,13 +297,12 @@ fn inspect_checks_every_layer_file_and_versions_are_named() {
     std::fs::write(&part, &good).unwrap();
 
     // a checkpoint of an older format names the versions and what to do
-    let child = Command::new(bin())
-        .args(["count", "--size", "6", "--max-discs", "15", "--checkpoint", "c.ckpt", "--checkpoint-every", "50ms"])
-        .current_dir(d)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let child = start(
+        d,
+        &["count", "--size", "6", "--max-discs", "15", "--checkpoint", "c.ckpt", "--checkpoint-every", "50ms"],
+        Stdio::null(),
+        Stdio::null(),
+    );
     wait_for(&d.join("c.ckpt"), Duration::from_secs(60));
     signal(&child, "INT");
     wait_at_most(child, Duration::from_secs(60));
@@ -331,14 +358,30 @@ fn results_that_cannot_be_written_at_the_end_still_reach_stdout() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     std::fs::create_dir(d.join("out")).unwrap();
-    let child = Command::new(bin())
-        .args(["count", "--engine", "layers", "--size", "6", "--max-discs", "14", "-j", "1", "--memory", "1MiB"])
-        .args(["--json", "-q", "--work-dir", "w", "--out", "out"])
-        .current_dir(d)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = start(
+        d,
+        &[
+            "count",
+            "--engine",
+            "layers",
+            "--size",
+            "6",
+            "--max-discs",
+            "14",
+            "-j",
+            "1",
+            "--memory",
+            "1MiB",
+            "--json",
+            "-q",
+            "--work-dir",
+            "w",
+            "--out",
+            "out",
+        ],
+        Stdio::piped(),
+        Stdio::piped(),
+    );
     wait_for(&d.join("w/run.manifest"), Duration::from_secs(30));
     // the output directory turns into a file while the run goes on
     std::fs::remove_dir(d.join("out")).unwrap();
@@ -360,13 +403,12 @@ fn runs_started_together_get_their_own_checkpoints() {
     let d = dir.path();
     std::fs::create_dir(d.join("checkpoints")).unwrap();
     let spawn = || {
-        Command::new(bin())
-            .args(["count", "--size", "6", "--max-discs", "16", "--checkpoint-every", "100ms", "-q"])
-            .current_dir(d)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap()
+        start(
+            d,
+            &["count", "--size", "6", "--max-discs", "16", "--checkpoint-every", "100ms", "-q"],
+            Stdio::null(),
+            Stdio::null(),
+        )
     };
     let (a, b) = (spawn(), spawn());
     let t0 = Instant::now();
@@ -433,14 +475,30 @@ fn a_disk_that_fills_mid_run_keeps_what_is_complete() {
     };
     // layered: the disk fills while layers are being written
     let want = json_of(d, &["count", "--size", "6", "--max-discs", "15", "--json", "-q", "--out", "r"]);
-    let child = Command::new(bin())
-        .args(["count", "--engine", "layers", "--size", "6", "--max-discs", "15", "-j", "1", "--memory", "1MiB"])
-        .args(["--json", "-q", "--work-dir", "small/w", "--out", "r"])
-        .current_dir(d)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = start(
+        d,
+        &[
+            "count",
+            "--engine",
+            "layers",
+            "--size",
+            "6",
+            "--max-discs",
+            "15",
+            "-j",
+            "1",
+            "--memory",
+            "1MiB",
+            "--json",
+            "-q",
+            "--work-dir",
+            "small/w",
+            "--out",
+            "r",
+        ],
+        Stdio::piped(),
+        Stdio::piped(),
+    );
     wait_for(&d.join("small/w/layer-010"), Duration::from_secs(60));
     disk.fill();
     let out = wait_at_most(child, Duration::from_secs(120));
@@ -457,14 +515,24 @@ fn a_disk_that_fills_mid_run_keeps_what_is_complete() {
     std::fs::remove_dir_all(d.join("small/w")).unwrap();
 
     // dfs: Ctrl-C when the new checkpoint cannot be written names the old one
-    let child = Command::new(bin())
-        .args(["count", "--size", "6", "--max-discs", "16", "--checkpoint", "small/c.ckpt"])
-        .args(["--checkpoint-every", "100ms", "--out", "r"])
-        .current_dir(d)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = start(
+        d,
+        &[
+            "count",
+            "--size",
+            "6",
+            "--max-discs",
+            "16",
+            "--checkpoint",
+            "small/c.ckpt",
+            "--checkpoint-every",
+            "100ms",
+            "--out",
+            "r",
+        ],
+        Stdio::null(),
+        Stdio::piped(),
+    );
     wait_for(&d.join("small/c.ckpt"), Duration::from_secs(60));
     disk.fill();
     // a save under way when the disk filled has ended (written or not) by now
