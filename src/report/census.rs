@@ -54,12 +54,10 @@ fn note(c: &Census) -> String {
     }
 }
 
+/// A count as a JSON number, exact at any size (serde_json's
+/// `arbitrary_precision` keeps the digits of numbers beyond 2^64).
 fn number(v: u128) -> Value {
-    match u64::try_from(v) {
-        Ok(v) => json!(v),
-        // serde_json writes u128 as a plain number too
-        Err(_) => serde_json::to_value(v).expect("u128 is serialisable"),
-    }
+    json!(v)
 }
 
 /// The value of a column in the `total` row: the sum over the layers for
@@ -221,4 +219,46 @@ pub fn write_results(dir: &Path, run: &RunInfo, c: &Census) -> io::Result<(PathB
     atomic_write(&json_path, format!("{json}\n").as_bytes())?;
     atomic_write(&csv_path, census_csv(run, c).as_bytes())?;
     Ok((json_path, csv_path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::census::{Counts, Games, LayerBy};
+
+    /// Game counts beyond 2^64 reach the JSON and the CSV exactly.
+    #[test]
+    fn counts_beyond_u64_are_exact() {
+        let big = u64::MAX as u128 * 1000 + 7;
+        let layer = LayerCounts {
+            layer: 0,
+            counts: Counts {
+                positions: 1,
+                classes: 1,
+                boards: 1,
+                terminal_positions: 1,
+                terminal_classes: 1,
+                terminal_boards: 1,
+                ..Counts::default()
+            },
+            games: Some(Games { games: big, games_a124004: big, passes: 0, ended: big }),
+        };
+        let c = Census { size: 8, by: LayerBy::Ply, limit: 0, layers: vec![layer] };
+        let run = RunInfo {
+            command: "t".into(),
+            engine: "layers",
+            threads: 1,
+            memory_limit: 1,
+            elapsed_seconds: 0.0,
+            peak_rss_bytes: None,
+            run_files: None,
+            resumed: false,
+            engine_stats: Map::new(),
+        };
+        let text = serde_json::to_string(&census_json(&run, &c)).unwrap();
+        assert!(text.contains(&format!("\"games\":{big}")), "{text}");
+        let back: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back["totals"]["games_ended"].to_string(), big.to_string());
+        assert!(census_csv(&run, &c).contains(&format!(",{big},{big},0,{big}\n")));
+    }
 }
