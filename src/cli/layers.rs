@@ -354,9 +354,3 @@ pub fn inspect_dir(a: &InspectArgs) -> anyhow::Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
-
-/// Whether `path` is a layered work directory (any directory is taken for
-/// one; a directory without a manifest gets a clear error).
-pub fn is_work_dir(path: &Path) -> bool {
-    path.is_dir()
-}

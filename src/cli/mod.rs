@@ -50,9 +50,10 @@ pub fn main() -> ExitCode {
         Command::Perft(a) => perft::run(&a),
         Command::Count(a) if a.engine == args::EngineChoice::Layers => layers::count(&a, &command_line),
         Command::Count(a) => count::run(&a, &command_line),
-        Command::Resume(a) if layers::is_work_dir(&a.file) => layers::resume_dir(&a),
+        // a directory is a layered run (one without a manifest gets a clear error), a file a checkpoint
+        Command::Resume(a) if a.file.is_dir() => layers::resume_dir(&a),
         Command::Resume(a) => count::resume(&a),
-        Command::Inspect(a) if layers::is_work_dir(&a.file) => layers::inspect_dir(&a),
+        Command::Inspect(a) if a.file.is_dir() => layers::inspect_dir(&a),
         Command::Inspect(a) => inspect::run(&a),
         Command::Reproduce(a) => reproduce::run(&a),
         Command::Catalog(a) => catalog::run(&a),
