@@ -21,7 +21,7 @@ fn run<G: Keyed>(by: LayerBy, limit: u32) -> u64 {
         command: "bench".into(),
         started_unix: 0,
     };
-    let settings = LayersSettings { threads: 2, memory_limit: 1 << 30, disk_limit: None };
+    let settings = LayersSettings::new(2, 1 << 30);
     let never = AtomicBool::new(false);
     start::<G>(&plan, &settings, &never, &LayersLive::default()).unwrap().census.layers.last().unwrap().counts.classes
 }

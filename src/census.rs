@@ -255,16 +255,41 @@ pub struct Column {
     pub title: &'static str,
     /// The value.
     pub value: fn(&LayerCounts) -> Option<u128>,
+    /// A game count (absent from censuses that count no games).
+    pub game: bool,
+    /// Meaningful only by ply: by discs a pass stays in its layer, so no
+    /// game enters a layer by a pass, and A124004 counts games by ply.
+    pub ply_only: bool,
+}
+
+impl Column {
+    /// Whether the column belongs to a census by `by` that counts games or
+    /// not.
+    pub fn applies(&self, by: LayerBy, games: bool) -> bool {
+        (games || !self.game) && (by == LayerBy::Ply || !self.ply_only)
+    }
+}
+
+/// The columns of a census by `by` that counts games or not, in order.
+pub fn columns(by: LayerBy, games: bool) -> impl Iterator<Item = &'static Column> {
+    COLUMNS.iter().filter(move |c| c.applies(by, games))
+}
+
+impl Census {
+    /// The columns meaningful for this census ([`columns`]).
+    pub fn columns(&self) -> Vec<&'static Column> {
+        columns(self.by, self.layers.iter().any(|l| l.games.is_some())).collect()
+    }
 }
 
 macro_rules! count_col {
     ($name:literal, $title:literal, $f:ident) => {
-        Column { name: $name, title: $title, value: |l| Some(l.counts.$f as u128) }
+        Column { name: $name, title: $title, value: |l| Some(l.counts.$f as u128), game: false, ply_only: false }
     };
 }
 macro_rules! game_col {
-    ($name:literal, $title:literal, $f:ident) => {
-        Column { name: $name, title: $title, value: |l| l.games.map(|g| g.$f) }
+    ($name:literal, $title:literal, $f:ident, $ply_only:expr) => {
+        Column { name: $name, title: $title, value: |l| l.games.map(|g| g.$f), game: true, ply_only: $ply_only }
     };
 }
 
@@ -278,10 +303,10 @@ pub const COLUMNS: [Column; 12] = [
     count_col!("terminal_boards", "term.boards", terminal_boards),
     count_col!("pass_positions", "pass", pass_positions),
     count_col!("pass_classes", "pass.classes", pass_classes),
-    game_col!("games", "games", games),
-    game_col!("games_a124004", "games (A124004)", games_a124004),
-    game_col!("games_passes", "game passes", passes),
-    game_col!("games_ended", "ended", ended),
+    game_col!("games", "games", games, false),
+    game_col!("games_a124004", "games (A124004)", games_a124004, true),
+    game_col!("games_passes", "game passes", passes, true),
+    game_col!("games_ended", "ended", ended, false),
 ];
 
 #[cfg(test)]

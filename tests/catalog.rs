@@ -41,11 +41,17 @@ fn runs_enter_the_catalogue_and_the_tables_equal_them() {
         assert_eq!(cells[0], layer["layer"].to_string());
         assert_eq!(cells[1], layer["positions"].to_string());
         assert_eq!(cells[3], layer["boards"].to_string());
-        assert_eq!(cells[10], layer["games_a124004"].to_string());
+        assert_eq!(cells[9], layer["games"].to_string());
+        assert_eq!(cells[10], layer["games_ended"].to_string());
         // both engines gave it, the oracle tests cover it, it is published
-        assert!(cells[13].contains("engines") && cells[13].contains("oracle") && cells[13].contains("published"));
+        assert!(cells[11].contains("engines") && cells[11].contains("oracle") && cells[11].contains("published"));
     }
+    // by discs, no by-ply column (A124004, passes entering a layer)
+    let header = csv.lines().find(|l| !l.starts_with('#')).unwrap();
+    assert!(header.ends_with(",games,games_ended,checks,runs"), "{header}");
     let by_ply = std::fs::read_to_string(d.join("cat/8x8-by-ply.csv")).unwrap();
+    let header = by_ply.lines().find(|l| !l.starts_with('#')).unwrap();
+    assert!(header.ends_with(",games,games_a124004,games_passes,games_ended,checks,runs"), "{header}");
     assert!(by_ply.lines().any(|l| l.starts_with("8,269352,") && l.contains("perft")), "{by_ply}");
     let readme = std::fs::read_to_string(d.join("cat/README.md")).unwrap();
     for r in [&dfs, &lay, &ply] {

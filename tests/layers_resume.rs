@@ -156,3 +156,30 @@ fn a_finished_run_extends_to_the_counts_of_a_run_made_in_one_go() {
     std::fs::write(d.join("c.ckpt"), b"any checkpoint").unwrap();
     fails_with(d, &["resume", "c.ckpt", "--max-discs", "14"], "cannot be extended");
 }
+
+#[test]
+fn a_last_layer_counted_unstored_equals_a_stored_one_and_is_not_extended() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut reference_args = COUNT.to_vec();
+    reference_args[14] = "ref";
+    let want = counts(&run_json(d, &reference_args));
+    let mut lean = COUNT.to_vec();
+    lean.push("--no-store-last");
+    let doc = run_json(d, &lean);
+    assert_eq!(counts(&doc), want);
+    let phases = doc["engine_stats"]["phases"].as_array().unwrap();
+    assert_eq!(phases.last().unwrap()["phase"], "merge and count");
+    assert_eq!(phases.last().unwrap()["layer"], 14);
+    // the last layer took no disk: nothing of layer 14 is left
+    assert!(!d.join("w/layer-014").exists());
+    // resuming reports the committed counts again; extending is refused
+    assert_eq!(counts(&run_json(d, &["resume", "w", "--json", "-q"])), want);
+    fails_with(d, &["resume", "w", "--max-discs", "15", "-q"], "counted without being stored");
+    // and a stored run is still extended from its last layer
+    let mut stored = run_json(d, &["resume", "ref", "--max-discs", "15", "--no-store-last", "--json", "-q"]);
+    let mut one_go = COUNT.to_vec();
+    one_go[6] = "15";
+    one_go[14] = "one";
+    assert_eq!(counts(&stored.take()), counts(&run_json(d, &one_go)));
+}

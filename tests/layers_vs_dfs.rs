@@ -8,11 +8,15 @@ use std::sync::atomic::AtomicBool;
 use othello_census::board::{B4, B6, B8};
 use othello_census::census::{LayerBy, LayerCounts};
 use othello_census::engine::dfs::{DfsConfig, Live, census};
-use othello_census::engine::layers::{LayersLive, LayersPlan, LayersSettings, start};
+use othello_census::engine::layers::{CompactionMode, LayersLive, LayersOutcome, LayersPlan, LayersSettings, start};
 use othello_census::key::Keyed;
 use othello_census::perft::perft;
 
 fn layered<G: Keyed>(by: LayerBy, limit: u32, partitions: u32, memory: u64) -> Vec<LayerCounts> {
+    run::<G>(by, limit, partitions, &LayersSettings::new(2, memory)).census.layers
+}
+
+fn run<G: Keyed>(by: LayerBy, limit: u32, partitions: u32, settings: &LayersSettings) -> LayersOutcome {
     let dir = tempfile::tempdir().unwrap();
     let plan = LayersPlan {
         by,
@@ -22,24 +26,44 @@ fn layered<G: Keyed>(by: LayerBy, limit: u32, partitions: u32, memory: u64) -> V
         command: "test".into(),
         started_unix: 0,
     };
-    let settings = LayersSettings { threads: 2, memory_limit: memory, disk_limit: None };
     let never = AtomicBool::new(false);
-    start::<G>(&plan, &settings, &never, &LayersLive::default()).unwrap().census.layers
+    start::<G>(&plan, settings, &never, &LayersLive::default()).unwrap()
+}
+
+/// Settings that compact every bucket as soon as it holds two runs of
+/// more than half its compacted bytes, and count the last layer unstored.
+fn lean(memory: u64) -> LayersSettings {
+    LayersSettings {
+        compaction: CompactionMode::Always,
+        compact_min_bytes: 0,
+        store_last: false,
+        ..LayersSettings::new(2, memory)
+    }
 }
 
 /// Both engines give identical per-layer records, boards included, and
-/// equal the oracle's, under several partition counts and memory limits.
+/// equal the oracle's, under several partition counts and memory limits,
+/// with buckets compacted and the last layer counted unstored.
 fn compare_with_dfs<G: Keyed>(max_discs: u32) {
     let dfs = census::<G>(&DfsConfig { threads: 2, max_discs, memory_limit: 1 << 32 }, &Live::default()).unwrap();
     let oracle = oracle::census(G::N as usize, max_discs as usize);
+    let mut runs: Vec<(String, Vec<LayerCounts>)> = Vec::new();
     for (partitions, memory) in [(16, 1u64 << 30), (7, 1 << 16), (1, 1 << 20)] {
-        let lay = layered::<G>(LayerBy::Discs, max_discs, partitions, memory);
+        runs.push((format!("{partitions} partitions"), layered::<G>(LayerBy::Discs, max_discs, partitions, memory)));
+    }
+    let lean_run = run::<G>(LayerBy::Discs, max_discs, 7, &lean(1 << 16));
+    assert!(!lean_run.last_layer_stored);
+    let compactions: u64 = lean_run.phases.iter().map(|p| p.compactions).sum();
+    assert!(compactions > 0, "the lean run compacts buckets");
+    runs.push(("compacted, last layer unstored".into(), lean_run.census.layers));
+    for (what, lay) in &runs {
         assert_eq!(lay.len(), dfs.census.layers.len());
         for (l, d) in lay.iter().zip(&dfs.census.layers) {
-            assert_eq!((l.layer, l.counts), (d.layer, d.counts), "layer {} ({partitions} partitions)", d.layer);
+            assert_eq!((l.layer, l.counts), (d.layer, d.counts), "layer {} ({what})", d.layer);
             assert_eq!(l.counts, oracle[d.layer as usize], "layer {}", d.layer);
             assert!(l.games.is_some(), "the layered engine counts games");
         }
+        assert_eq!(lay, &runs[0].1, "{what}: games differ");
     }
 }
 
@@ -63,8 +87,10 @@ fn by_ply_reproduces_a124004_and_a124005_on_8x8() {
     assert_eq!(a124005, [4, 12, 54, 236, 1288, 7092, 42614, 269352, 1743560]);
     let a124004: Vec<u128> = lay[1..].iter().map(|s| s.games.unwrap().games_a124004).collect();
     assert_eq!(a124004, [4, 12, 56, 244, 1396, 8200, 55092, 390216, 3005288]);
-    // a tiny memory and another partition count change nothing
+    // a tiny memory and another partition count change nothing, nor do
+    // compactions and a last layer counted unstored
     assert_eq!(layered::<B8>(LayerBy::Ply, 9, 3, 1 << 18), lay);
+    assert_eq!(run::<B8>(LayerBy::Ply, 9, 3, &lean(1 << 18)).census.layers, lay);
 }
 
 #[test]
@@ -120,7 +146,7 @@ fn an_interrupted_merge_keeps_its_finished_partitions() {
         command: "t".into(),
         started_unix: 0,
     };
-    let settings = LayersSettings { threads: 1, memory_limit: 1 << 20, disk_limit: None };
+    let settings = LayersSettings::new(1, 1 << 20);
     let stop = AtomicBool::new(false);
     let live = LayersLive::default();
     let first = std::thread::scope(|s| {

@@ -331,26 +331,62 @@ fn both_engines_write_one_schema() {
         json_of(d, &["count", "--engine", "layers", "--size", "4", "--json", "-q", "--out", "b", "--work-dir", "w"]);
     let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
     assert_eq!(keys(&dfs), keys(&lay));
-    assert_eq!(keys(&dfs["layers"][0]), keys(&lay["layers"][0]));
-    assert_eq!(keys(&dfs["totals"]), keys(&lay["totals"]));
     assert_eq!(dfs["schema"], "othello-census-results");
-    assert_eq!(dfs["schema_version"], 1);
-    // identical records, but for the games the DFS engine does not count
+    assert_eq!(dfs["schema_version"], 2);
+    // only meaningful columns: no game columns where no game is counted,
+    // and by discs none of the by-ply game columns
+    let games = ["games", "games_ended"];
+    let by_ply = ["games_a124004", "games_passes"];
     for (a, b) in dfs["layers"].as_array().unwrap().iter().zip(lay["layers"].as_array().unwrap()) {
-        for (k, v) in a.as_object().unwrap() {
-            if k.starts_with("games") {
-                assert!(v.is_null() && !b[k].is_null(), "{k}");
-            } else {
-                assert_eq!(v, &b[k], "{k}");
-            }
+        for f in games.iter().chain(&by_ply) {
+            assert!(a.get(f).is_none(), "dfs layer has {f}");
         }
+        for f in &by_ply {
+            assert!(b.get(f).is_none(), "layers by discs has {f}");
+        }
+        for f in &games {
+            assert!(b[f].is_u64(), "layers by discs lacks {f}");
+        }
+        for (k, v) in a.as_object().unwrap() {
+            assert_eq!(v, &b[k], "{k}");
+        }
+        assert_eq!(keys(a).len() + games.len(), keys(b).len());
     }
+    assert!(dfs["totals"].get("games_ended").is_none());
+    assert!(lay["totals"]["games_ended"].is_u64());
     let header = |sub: &str| {
         let f = std::fs::read_dir(d.join(sub)).unwrap().flatten().find(|e| e.path().extension().unwrap() == "csv");
         let text = std::fs::read_to_string(f.unwrap().path()).unwrap();
         text.lines().find(|l| !l.starts_with('#')).unwrap().to_string()
     };
-    assert_eq!(header("a"), header("b"));
+    let count_columns = "discs,positions,classes,boards,terminal_positions,terminal_classes,terminal_boards,\
+                         pass_positions,pass_classes";
+    assert_eq!(header("a"), count_columns);
+    assert_eq!(header("b"), format!("{count_columns},games,games_ended"));
+    // by ply, the A124004 and pass columns are there
+    let ply = json_of(
+        d,
+        &[
+            "count",
+            "--engine",
+            "layers",
+            "--size",
+            "4",
+            "--by",
+            "ply",
+            "--json",
+            "-q",
+            "--out",
+            "c",
+            "--work-dir",
+            "w2",
+        ],
+    );
+    assert_eq!(
+        header("c"),
+        format!("{},games,games_a124004,games_passes,games_ended", count_columns.replacen("discs", "ply", 1))
+    );
+    assert!(ply["layers"][3]["games_a124004"].is_u64());
 }
 
 #[test]

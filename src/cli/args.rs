@@ -133,6 +133,17 @@ pub struct CountArgs {
     /// starts.
     #[arg(long, value_name = "LIMIT", value_parser = parse_bytes)]
     pub disk: Option<u64>,
+    /// Layered engine: count the last layer while merging it, without
+    /// writing it to disk (the largest layer then takes no disk; the run
+    /// cannot be extended afterwards).
+    #[arg(long)]
+    pub no_store_last: bool,
+    /// Layered engine: compact every layer's buckets while they grow, so
+    /// the sorted runs stay within about 1.65 times the layer (by default
+    /// only layers whose uncompacted runs, about 3 times the layer, would
+    /// not fit on the disk are compacted; compaction costs time).
+    #[arg(long)]
+    pub compact_buckets: bool,
     /// Layered engine: directory for the layer files, which are its
     /// checkpoints (default: checkpoints/<N>x<N>-layers-<by><K>-<time>).
     #[arg(long, value_name = "DIR")]
@@ -199,6 +210,16 @@ pub struct ResumeArgs {
     /// Layered engine: most bytes of disk the work directory may hold.
     #[arg(long, value_name = "LIMIT", value_parser = parse_bytes)]
     pub disk: Option<u64>,
+    /// Layered engine: count the last layer while merging it, without
+    /// writing it to disk (the run cannot be extended afterwards).
+    #[arg(long)]
+    pub no_store_last: bool,
+    /// Layered engine: compact every layer's buckets while they grow, so
+    /// the sorted runs stay within about 1.65 times the layer (by default
+    /// only layers whose uncompacted runs, about 3 times the layer, would
+    /// not fit on the disk are compacted; compaction costs time).
+    #[arg(long)]
+    pub compact_buckets: bool,
     /// Layered run by discs: take it to K discs (a finished run goes on
     /// from its last layer).
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(4..=64))]

@@ -69,8 +69,13 @@ pub fn run(a: &CountArgs, command_line: &str) -> anyhow::Result<ExitCode> {
         || a.work_dir.is_some()
         || a.partitions.is_some()
         || a.disk.is_some()
+        || a.no_store_last
+        || a.compact_buckets
     {
-        bail!("--by, --plies, --work-dir, --partitions and --disk are for the layered engine (--engine layers)");
+        bail!(
+            "--by, --plies, --work-dir, --partitions, --disk, --no-store-last and --compact-buckets are for the \
+             layered engine (--engine layers)"
+        );
     }
     stop_flag();
     let n = a.size.n();
@@ -118,8 +123,11 @@ pub fn run(a: &CountArgs, command_line: &str) -> anyhow::Result<ExitCode> {
 
 pub fn resume(a: &ResumeArgs) -> anyhow::Result<ExitCode> {
     stop_flag(); // a signal while loading stops the run right after it starts
-    if a.disk.is_some() {
-        bail!("--disk is for the layered engine; {} is a DFS checkpoint", a.file.display());
+    if a.disk.is_some() || a.no_store_last || a.compact_buckets {
+        bail!(
+            "--disk, --no-store-last and --compact-buckets are for the layered engine; {} is a DFS checkpoint",
+            a.file.display()
+        );
     }
     if a.max_discs.is_some() || a.plies.is_some() {
         bail!(

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::bail;
 
 use super::args::{ByChoice, CountArgs, InspectArgs, OutputArgs, ResumeArgs};
+use super::ranks::Ranks;
 use super::run::{EXIT_INTERRUPTED, Progress, check_out_dir, human_duration, memory_limit, note, report};
 use super::signals::stop_flag;
 use othello_census::board::BoardSize;
@@ -15,7 +16,7 @@ use othello_census::census::LayerBy;
 use othello_census::engine::layers::commit::read_state;
 use othello_census::engine::layers::merge::count_part;
 use othello_census::engine::layers::{
-    LayersError, LayersLive, LayersOutcome, LayersPlan, LayersSettings, WorkDir, resume, start,
+    CompactionMode, LayersError, LayersLive, LayersOutcome, LayersPlan, LayersSettings, WorkDir, resume, start,
 };
 use othello_census::engine::memory::default_layers_memory;
 use othello_census::report::census::RunInfo;
@@ -33,7 +34,7 @@ fn threads(t: Option<u32>) -> usize {
     t.map_or_else(|| std::thread::available_parallelism().map_or(1, |t| t.get()), |t| t as usize)
 }
 
-pub fn count(a: &CountArgs, command_line: &str) -> anyhow::Result<ExitCode> {
+pub fn count(a: &CountArgs, command_line: &str, ranks: &Ranks) -> anyhow::Result<ExitCode> {
     let stop = stop_flag();
     let n = a.size.n();
     if a.checkpoint.is_some() || a.output.checkpoint_every.is_some() {
@@ -68,20 +69,31 @@ pub fn count(a: &CountArgs, command_line: &str) -> anyhow::Result<ExitCode> {
             std::process::id()
         ))
     });
-    if WorkDir::is_work_dir(&work_dir) {
-        bail!(
-            "{} already holds a layered run; continue it with `othello-census resume {}`",
-            work_dir.display(),
-            work_dir.display()
-        );
+    // every rank works in the directory rank 0 names
+    let work_dir = PathBuf::from(
+        String::from_utf8_lossy(&ranks.rank0s(work_dir.to_string_lossy().into_owned().into_bytes())).into_owned(),
+    );
+    if ranks.rank() == 0 {
+        if WorkDir::is_work_dir(&work_dir) {
+            bail!(
+                "{} already holds a layered run; continue it with `{}othello-census resume {}`",
+                work_dir.display(),
+                launcher(ranks),
+                work_dir.display()
+            );
+        }
+        check_out_dir(&a.output.out)?;
+        othello_census::atomic::check_writable_dir(&work_dir.join("run.manifest"))
+            .map_err(|e| anyhow::anyhow!("cannot write the work directory {} ({e})", work_dir.display()))?;
     }
-    check_out_dir(&a.output.out)?;
-    othello_census::atomic::check_writable_dir(&work_dir.join("run.manifest"))
-        .map_err(|e| anyhow::anyhow!("cannot write the work directory {} ({e})", work_dir.display()))?;
     let settings = LayersSettings {
-        threads: threads(a.threads),
-        memory_limit: memory_limit(a.memory, default_layers_memory, "sort buffers", a.output.quiet)?,
         disk_limit: a.disk,
+        store_last: !a.no_store_last,
+        compaction: if a.compact_buckets { CompactionMode::Always } else { CompactionMode::Auto },
+        ..LayersSettings::new(
+            threads(a.threads),
+            memory_limit(a.memory, default_layers_memory, "sort buffers", a.output.quiet || ranks.rank() > 0)?,
+        )
     };
     let plan = LayersPlan {
         by,
@@ -92,40 +104,86 @@ pub fn count(a: &CountArgs, command_line: &str) -> anyhow::Result<ExitCode> {
         started_unix: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
     };
     let live = LayersLive::default();
-    let result = with_geometry!(a.size, G => watch(&live, &a.output, || start::<G>(&plan, &settings, stop, &live)));
-    finish(result, &work_dir, &settings, &a.output, false)
+    let result = with_geometry!(a.size, G => watch(ranks, &live, &a.output, || {
+        #[cfg(feature = "mpi")]
+        if let Some(cluster) = ranks.cluster() {
+            return othello_census::engine::layers::distributed::start::<G>(cluster, &plan, &settings, stop, &live);
+        }
+        start::<G>(&plan, &settings, stop, &live)
+    }));
+    finish(result, &work_dir, &settings, &a.output, false, ranks)
 }
 
-pub fn resume_dir(a: &ResumeArgs) -> anyhow::Result<ExitCode> {
+/// `mpirun -np N ` under MPI, to put before a command that names a run.
+fn launcher(ranks: &Ranks) -> String {
+    if ranks.distributed() { format!("mpirun -np {} ", ranks.size()) } else { String::new() }
+}
+
+pub fn resume_dir(a: &ResumeArgs, ranks: &Ranks) -> anyhow::Result<ExitCode> {
     let stop = stop_flag();
     if a.output.checkpoint_every.is_some() {
         bail!("--checkpoint-every is for the dfs engine; a layered run checkpoints every layer and partition");
     }
-    let m = read_state(&WorkDir::new(&a.file))?;
-    let by = LayerBy::from_code(m.run.by).unwrap_or(LayerBy::Discs);
+    if !ranks.distributed()
+        && let Some(n) = WorkDir::new(&a.file).ranks()
+    {
+        bail!(
+            "{} was made by {n} MPI ranks; resume it with `mpirun -np {n} othello-census resume {}` \
+             (a build with --features mpi)",
+            a.file.display(),
+            a.file.display()
+        );
+    }
+    // rank 0 holds the manifest; the others learn the run's size and layering
+    let m = if ranks.rank() == 0 { Some(read_state(&WorkDir::new(&a.file))?) } else { None };
+    let head = ranks.rank0s(m.as_ref().map_or(Vec::new(), |m| {
+        let mut b = m.run.size.to_le_bytes().to_vec();
+        b.push(m.run.by);
+        b.extend_from_slice(&m.run.memory_limit.to_le_bytes());
+        b
+    }));
+    let run_size = u32::from_le_bytes(head[0..4].try_into()?);
+    let by = LayerBy::from_code(head[4]).unwrap_or(LayerBy::Discs);
+    let saved_memory = u64::from_le_bytes(head[5..13].try_into()?);
     let limit = match (by, a.max_discs, a.plies) {
         (_, Some(_), Some(_)) => bail!("give --max-discs (a run by discs) or --plies (a run by ply), not both"),
         (LayerBy::Discs, _, Some(_)) => bail!("{} is a run by discs: extend it with --max-discs", a.file.display()),
         (LayerBy::Ply, Some(_), _) => bail!("{} is a run by ply: extend it with --plies", a.file.display()),
-        (LayerBy::Discs, Some(k), None) if k > m.run.size * m.run.size => {
-            bail!("--max-discs {k} is more than the {} squares of the board", m.run.size * m.run.size)
+        (LayerBy::Discs, Some(k), None) if k > run_size * run_size => {
+            bail!("--max-discs {k} is more than the {} squares of the board", run_size * run_size)
         }
         (_, k, p) => k.or(p),
     };
-    if !a.output.quiet && m.software != software() {
+    if let Some(m) = &m
+        && !a.output.quiet
+        && m.software != software()
+    {
         note(format!("{} was last written by {}; this is {}", a.file.display(), m.software, software()));
     }
-    let size = BoardSize::from_n(m.run.size)?;
-    check_out_dir(&a.output.out)?;
+    let size = BoardSize::from_n(run_size)?;
+    if ranks.rank() == 0 {
+        check_out_dir(&a.output.out)?;
+    }
     let settings = LayersSettings {
-        threads: threads(a.threads),
-        memory_limit: memory_limit(Some(a.memory.unwrap_or(m.run.memory_limit)), default_layers_memory, "", true)?,
         disk_limit: a.disk,
+        store_last: !a.no_store_last,
+        compaction: if a.compact_buckets { CompactionMode::Always } else { CompactionMode::Auto },
+        ..LayersSettings::new(
+            threads(a.threads),
+            memory_limit(Some(a.memory.unwrap_or(saved_memory)), default_layers_memory, "", true)?,
+        )
     };
     let live = LayersLive::default();
-    let result =
-        with_geometry!(size, G => watch(&live, &a.output, || resume::<G>(&a.file, limit, &settings, stop, &live)));
-    finish(result, &a.file, &settings, &a.output, true)
+    let result = with_geometry!(size, G => watch(ranks, &live, &a.output, || {
+        #[cfg(feature = "mpi")]
+        if let Some(cluster) = ranks.cluster() {
+            return othello_census::engine::layers::distributed::resume::<G>(
+                cluster, &a.file, limit, &settings, stop, &live,
+            );
+        }
+        resume::<G>(&a.file, limit, &settings, stop, &live)
+    }));
+    finish(result, &a.file, &settings, &a.output, true, ranks)
 }
 
 /// Time spent merging a layer, as a share of expanding it (measured on 8x8
@@ -186,8 +244,12 @@ fn layers_message(live: &LayersLive, since: (u64, f64), total_secs: f64) -> Stri
     format!("{msg}; {} in all", human_duration(total_secs))
 }
 
-/// Runs `job` while the progress display follows the layers.
-fn watch<T: Send>(live: &LayersLive, out: &OutputArgs, job: impl FnOnce() -> T + Send) -> T {
+/// Runs `job` while the progress display follows the layers (on rank 0
+/// alone, under MPI: its share of each layer).
+fn watch<T: Send>(ranks: &Ranks, live: &LayersLive, out: &OutputArgs, job: impl FnOnce() -> T + Send) -> T {
+    if ranks.rank() > 0 {
+        return job();
+    }
     let mut progress = Progress::new(out.quiet, out.progress_every);
     let started = Instant::now();
     let result = std::thread::scope(|s| {
@@ -216,19 +278,31 @@ fn finish(
     settings: &LayersSettings,
     out: &OutputArgs,
     resumed: bool,
+    ranks: &Ranks,
 ) -> anyhow::Result<ExitCode> {
+    // every rank reaches this point together (the driver agrees on errors)
+    let rss = ranks.gather(peak_rss_bytes().unwrap_or(0));
+    if ranks.rank() > 0 {
+        return match result {
+            Ok(_) => Ok(ExitCode::SUCCESS),
+            Err(LayersError::Interrupted(_)) => Ok(ExitCode::from(EXIT_INTERRUPTED)),
+            Err(e) => Err(e.into()),
+        };
+    }
     let outcome = match result {
         Ok(o) => o,
         Err(LayersError::Interrupted(dir)) => {
             note(format!(
-                "interrupted: complete layers are kept in {0}; continue with: othello-census resume {0}",
-                dir.display()
+                "interrupted: complete layers are kept in {0}; continue with: {1}othello-census resume {0}",
+                dir.display(),
+                launcher(ranks)
             ));
             return Ok(ExitCode::from(EXIT_INTERRUPTED));
         }
         Err(e @ LayersError::Disk { .. }) => return Err(e.into()),
         Err(e) if read_state(&WorkDir::new(work_dir)).is_ok() => bail!(
-            "{e}; what was complete is kept: continue with `othello-census resume {}` once the cause is fixed",
+            "{e}; what was complete is kept: continue with `{}othello-census resume {}` once the cause is fixed",
+            launcher(ranks),
             work_dir.display()
         ),
         Err(e) => return Err(e.into()),
@@ -241,12 +315,26 @@ fn finish(
     stats
         .insert("disk_bytes_per_class".into(), ((bytes as f64 / classes.max(1) as f64 * 100.0).round() / 100.0).into());
     stats.insert("peak_disk_bytes".into(), outcome.peak_disk.into());
+    if ranks.distributed() {
+        stats.insert("ranks".into(), ranks.size().into());
+        stats.insert("peak_rss_bytes_per_rank".into(), rss.clone().into());
+    }
     stats.insert(
-        "phase_seconds".into(),
+        "phases".into(),
         outcome
-            .timings
+            .phases
             .iter()
-            .map(|&(layer, phase, seconds)| serde_json::json!({"layer": layer, "phase": phase, "seconds": seconds}))
+            .map(|p| {
+                serde_json::json!({
+                    "layer": p.layer,
+                    "phase": p.phase,
+                    "seconds": p.seconds,
+                    "peak_disk_bytes": p.peak_disk,
+                    "records": p.records,
+                    "compactions": p.compactions,
+                    "exchanged_bytes": p.exchanged,
+                })
+            })
             .collect::<Vec<_>>()
             .into(),
     );
@@ -262,7 +350,7 @@ fn finish(
         engine_stats: stats,
     };
     let code = report(&out.out, out.json, out.quiet, &run, &outcome.census)?;
-    if !out.quiet {
+    if !out.quiet && outcome.last_layer_stored {
         note(format!(
             "the last layer stays in {} ({:.1} MiB); delete the directory when you no longer need it",
             work_dir.display(),
@@ -278,17 +366,23 @@ pub fn inspect_dir(a: &InspectArgs) -> anyhow::Result<ExitCode> {
     let work = WorkDir::new(&a.file);
     let m = read_state(&work)?;
     let by = LayerBy::from_code(m.run.by).map_or("unknown", LayerBy::name);
-    let state = if m.phase == 0 {
-        format!("layer {} complete ({} classes)", m.layer, group_digits(m.part_records.iter().sum::<u64>()))
-    } else {
-        format!("layer {} expanded; layer {} waiting to be merged", m.layer, m.layer + 1)
+    let state = match m.phase {
+        0 => format!("layer {} complete ({} classes)", m.layer, group_digits(m.part_records.iter().sum::<u64>())),
+        1 => format!("layer {} expanded; layer {} waiting to be merged", m.layer, m.layer + 1),
+        _ => format!("finished; its last layer, {}, was counted while merged and not stored", m.layer),
     };
-    // phase 0: the parts of the layer; phase 1: the merged parts of the next
+    // phase 0: the parts of the layer; phase 1: the merged parts of the
+    // next; phase 2: none. A run of MPI ranks keeps each part in the
+    // directory of the rank that owns it.
     let (layer, promised) = if m.phase == 0 { (m.layer, true) } else { (m.layer + 1, false) };
+    let ranks = work.ranks();
     let mut problems = Vec::new();
     let mut checked = 0;
-    for j in 0..m.run.partitions {
-        let path = work.part(layer, j);
+    for j in (0..m.run.partitions).filter(|_| m.phase <= 1) {
+        let path = match ranks {
+            Some(r) => work.for_rank(j % r, r).part(layer, j),
+            None => work.part(layer, j),
+        };
         if !promised && !path.exists() {
             continue;
         }
@@ -316,7 +410,7 @@ pub fn inspect_dir(a: &InspectArgs) -> anyhow::Result<ExitCode> {
             "started_unix": m.run.started_unix,
             "memory_limit": m.run.memory_limit,
             "layer": m.layer,
-            "phase": if m.phase == 0 { "complete" } else { "expanded" },
+            "phase": (["complete", "expanded", "counted"][m.phase.min(2) as usize]),
             "layers_counted": m.stats.len(),
             "elapsed_seconds": m.elapsed_seconds,
             "bytes": bytes,

@@ -6,6 +6,7 @@ mod count;
 mod inspect;
 mod layers;
 mod perft;
+mod ranks;
 mod reproduce;
 mod run;
 mod signals;
@@ -46,12 +47,25 @@ pub fn main() -> ExitCode {
         },
     };
     let command_line = std::env::args().collect::<Vec<_>>().join(" ");
+    let ranks = match ranks::Ranks::init() {
+        Ok(r) => r,
+        Err(e) => {
+            run::note(format!("error: {e:#}"));
+            return ExitCode::FAILURE;
+        }
+    };
+    let layered = matches!(&cli.command, Command::Count(a) if a.engine == args::EngineChoice::Layers)
+        || matches!(&cli.command, Command::Resume(a) if a.file.is_dir());
     let result = match cli.command {
+        _ if ranks.size() > 1 && !layered => Err(anyhow::anyhow!(
+            "only the layered census (count --engine layers, resume DIR) runs over several MPI ranks; run other \
+             commands without mpirun"
+        )),
         Command::Perft(a) => perft::run(&a),
-        Command::Count(a) if a.engine == args::EngineChoice::Layers => layers::count(&a, &command_line),
+        Command::Count(a) if a.engine == args::EngineChoice::Layers => layers::count(&a, &command_line, &ranks),
         Command::Count(a) => count::run(&a, &command_line),
         // a directory is a layered run (one without a manifest gets a clear error), a file a checkpoint
-        Command::Resume(a) if a.file.is_dir() => layers::resume_dir(&a),
+        Command::Resume(a) if a.file.is_dir() => layers::resume_dir(&a, &ranks),
         Command::Resume(a) => count::resume(&a),
         Command::Inspect(a) if a.file.is_dir() => layers::inspect_dir(&a),
         Command::Inspect(a) => inspect::run(&a),
@@ -63,7 +77,10 @@ pub fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             let _ = std::io::stdout().flush();
-            run::note(format!("error: {}", format!("{e:#}").replace('\n', " ")));
+            let who = if ranks.distributed() { format!("rank {}: ", ranks.rank()) } else { String::new() };
+            run::note(format!("error: {who}{}", format!("{e:#}").replace('\n', " ")));
+            // the other ranks may be waiting for this one: end the job
+            ranks.abort(1);
             ExitCode::FAILURE
         }
     }

@@ -10,13 +10,13 @@ use serde_json::{Map, Value, json};
 use super::files::{fresh_path, timestamp_now};
 use super::table::{Table, group_digits};
 use crate::atomic::atomic_write;
-use crate::census::{COLUMNS, Census, Column, LayerCounts};
+use crate::census::{Census, Column, LayerCounts};
 
 /// Name of the result schema, in the JSON and the CSV.
 pub const SCHEMA: &str = "othello-census-results";
 /// Version of the result schema; it changes whenever a field changes
 /// meaning, is renamed or removed.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// How a census was run (everything in a report besides the counts).
 #[derive(Clone, Debug)]
@@ -75,7 +75,7 @@ fn layer_json(c: &Census, l: &LayerCounts) -> Value {
     let mut m = Map::new();
     m.insert("layer".into(), json!(l.layer));
     m.insert(c.by.name().into(), json!(l.layer));
-    for col in &COLUMNS {
+    for col in c.columns() {
         m.insert(col.name.into(), (col.value)(l).map_or(Value::Null, number));
     }
     Value::Object(m)
@@ -84,7 +84,7 @@ fn layer_json(c: &Census, l: &LayerCounts) -> Value {
 /// The JSON document of a census.
 pub fn census_json(run: &RunInfo, c: &Census) -> Value {
     let mut t = Map::new();
-    for col in COLUMNS.iter().filter(|col| col.name == "games_ended" || !col.name.starts_with("games")) {
+    for col in c.columns().into_iter().filter(|col| col.name == "games_ended" || !col.game) {
         t.insert(col.name.into(), total_value(c, col).map_or(Value::Null, number));
     }
     json!({
@@ -143,15 +143,16 @@ pub fn census_csv(run: &RunInfo, c: &Census) -> String {
         limit = c.limit,
         complete = c.complete()
     );
+    let columns = c.columns();
     out.push_str(c.by.name());
-    for col in &COLUMNS {
+    for col in &columns {
         out.push(',');
         out.push_str(col.name);
     }
     out.push('\n');
     let row = |out: &mut String, label: String, l: &LayerCounts| {
         out.push_str(&label);
-        for col in &COLUMNS {
+        for col in &columns {
             out.push(',');
             if let Some(v) = (col.value)(l) {
                 out.push_str(&v.to_string());
@@ -163,7 +164,7 @@ pub fn census_csv(run: &RunInfo, c: &Census) -> String {
         row(&mut out, l.layer.to_string(), l);
     }
     out.push_str("total");
-    for col in &COLUMNS {
+    for col in &columns {
         out.push(',');
         if let Some(v) = total_value(c, col) {
             out.push_str(&v.to_string());
@@ -175,7 +176,7 @@ pub fn census_csv(run: &RunInfo, c: &Census) -> String {
 
 /// The human-readable report: the layer table and a summary.
 pub fn census_table(run: &RunInfo, c: &Census) -> String {
-    let shown: Vec<_> = COLUMNS.iter().filter(|col| c.layers.iter().any(|l| (col.value)(l).is_some())).collect();
+    let shown = c.columns();
     let mut t = Table::new(std::iter::once(c.by.name()).chain(shown.iter().map(|col| col.title)));
     for l in &c.layers {
         t.row(

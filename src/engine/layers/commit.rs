@@ -32,7 +32,17 @@ pub fn read_state(work: &WorkDir) -> Result<Manifest, LayersError> {
 /// The caller holds the run's lock.
 pub fn set_limit(work: &WorkDir, limit: u32) -> Result<(), LayersError> {
     let mut m = read_state(work)?;
-    let reached = m.layer + m.phase as u32;
+    if m.phase == super::store::PHASE_COUNTED && limit != m.run.limit {
+        return Err(LayersError::WorkDir {
+            path: work.root().to_path_buf(),
+            detail: format!(
+                "its last layer ({}) was counted without being stored (--no-store-last), so the run cannot be \
+                 extended; start a new run to {limit}",
+                m.layer
+            ),
+        });
+    }
+    let reached = m.layer + m.phase.min(1) as u32;
     if limit < reached {
         return Err(LayersError::WorkDir {
             path: work.root().to_path_buf(),

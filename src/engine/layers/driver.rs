@@ -2,18 +2,21 @@
 //! composing the parts — check the disk, expand every parent part into the
 //! local buckets, commit, merge every partition (in parallel), commit.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
 use super::commit::{commit, read_state};
-use super::expand::{PartInput, expand};
+use super::expand::{Counter, Expansion, PartInput, expand};
 use super::merge::merge_partition;
 use super::shuffle::{LocalBuckets, NoChildren};
-use super::store::{Entering, Manifest, RunConfig, partition_of, to_stored, write_part};
+use super::store::{
+    Compaction, Entering, MIN_COMPACT_RATIO, Manifest, PHASE_COUNTED, RunConfig, merge_bucket, partition_of, to_stored,
+    write_part,
+};
 use super::workdir::WorkDir;
-use super::{LayersError, LayersOutcome, LayersPlan, LayersSettings, RunContext};
+use super::{CompactionMode, LayersError, LayersOutcome, LayersPlan, LayersSettings, PhaseStat, RunContext};
 use crate::board::Position;
 use crate::census::{Census, Games, LayerBy, LayerCounts};
 use crate::engine::resources::{free_disk, merge_fan_in, open_files_limit};
@@ -23,9 +26,14 @@ use crate::software;
 
 const GIB: f64 = (1u64 << 30) as f64;
 
-/// Sorted runs written while expanding a layer, as a multiple of the
-/// layer they merge into (measured: 2.6 on 8x8 ply 14; rounded up).
-const RUNS_PER_LAYER: f64 = 3.0;
+/// Sorted runs written while expanding a layer without compaction, as a
+/// multiple of the layer they merge into (measured: 2.6 on 8x8 ply 14 with
+/// 8 GiB of buffers; rounded up).
+const RUNS_UNCOMPACTED: f64 = 3.0;
+
+/// A compacted run of part of a layer's records takes a little more than
+/// their share of the layer (its keys lie further apart).
+const COMPACTED_OVERHEAD: f64 = 1.1;
 
 /// Writes the first layer (the start position) and the first manifest.
 pub fn begin<G: Keyed>(work: &WorkDir, plan: &LayersPlan, settings: &LayersSettings) -> Result<(), LayersError> {
@@ -73,6 +81,61 @@ pub fn begin<G: Keyed>(work: &WorkDir, plan: &LayersPlan, settings: &LayersSetti
 
 /// Runs the census of `work` from its manifest to the end.
 pub fn drive<G: Keyed>(work: &WorkDir, ctx: &RunContext<'_>) -> Result<LayersOutcome, LayersError> {
+    let watch = DiskWatch::new(work);
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(250));
+                watch.sample();
+            }
+        });
+        let out = drive_phases::<G>(work, ctx, &watch);
+        done.store(true, Ordering::Relaxed);
+        out
+    })
+}
+
+/// The peak bytes of a work directory, sampled by a thread.
+pub(super) struct DiskWatch<'a> {
+    work: &'a WorkDir,
+    /// Peak since the current phase began.
+    phase: AtomicU64,
+    /// Peak of this session.
+    pub(super) session: AtomicU64,
+}
+
+impl<'a> DiskWatch<'a> {
+    pub(super) fn new(work: &'a WorkDir) -> Self {
+        let now = work.bytes();
+        DiskWatch { work, phase: AtomicU64::new(now), session: AtomicU64::new(now) }
+    }
+
+    pub(super) fn sample(&self) -> u64 {
+        let now = self.work.bytes();
+        self.phase.fetch_max(now, Ordering::Relaxed);
+        self.session.fetch_max(now, Ordering::Relaxed);
+        now
+    }
+
+    /// Starts a phase: its peak is what is on disk now.
+    pub(super) fn begin(&self) {
+        let now = self.sample();
+        self.phase.store(now, Ordering::Relaxed);
+    }
+
+    /// The peak of the phase that ends.
+    pub(super) fn end(&self) -> u64 {
+        self.sample();
+        self.phase.load(Ordering::Relaxed)
+    }
+}
+
+fn drive_phases<G: Keyed>(
+    work: &WorkDir,
+    ctx: &RunContext<'_>,
+    watch: &DiskWatch,
+) -> Result<LayersOutcome, LayersError> {
     let mut m = read_state(work)?;
     let bad = |detail: String| LayersError::WorkDir { path: work.root().to_path_buf(), detail };
     let Some(by) = LayerBy::from_code(m.run.by) else {
@@ -81,6 +144,9 @@ pub fn drive<G: Keyed>(work: &WorkDir, ctx: &RunContext<'_>) -> Result<LayersOut
     if m.run.size != G::N {
         return Err(bad(format!("the manifest describes a {0}x{0} run, not {1}x{1}", m.run.size, G::N)));
     }
+    if m.phase > PHASE_COUNTED {
+        return Err(bad(format!("the manifest names an unknown phase ({})", m.phase)));
+    }
     let started = Instant::now();
     let elapsed_before = m.elapsed_seconds;
     let elapsed = |s: Instant| elapsed_before + s.elapsed().as_secs_f64();
@@ -88,16 +154,33 @@ pub fn drive<G: Keyed>(work: &WorkDir, ctx: &RunContext<'_>) -> Result<LayersOut
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool");
     let fan_in = merge_fan_in(open_files_limit(), threads, super::store::MAX_FAN_IN);
     let mut largest = (0u64, 0u64);
-    let mut peak_disk = work.bytes();
-    let mut timings = Vec::new();
+    let mut phases: Vec<PhaseStat> = Vec::new();
+    let finished = |m: Manifest, largest, phases| {
+        let mut layers = m.stats;
+        Census::fill_a124004(&mut layers);
+        LayersOutcome {
+            census: Census { size: G::N, by, limit: m.run.limit, layers },
+            elapsed: Duration::from_secs_f64(m.elapsed_seconds),
+            largest_layer: largest,
+            peak_disk: watch.session.load(Ordering::Relaxed),
+            phases,
+            command: m.run.command,
+            partitions: m.run.partitions,
+            last_layer_stored: m.phase != PHASE_COUNTED,
+        }
+    };
     ctx.live.partitions.store(m.run.partitions as u64, Ordering::Relaxed);
     ctx.live.limit.store(m.run.limit as u64, Ordering::Relaxed);
     work.sweep(&m);
     loop {
+        if m.phase == PHASE_COUNTED {
+            return Ok(finished(m, largest, phases));
+        }
         if ctx.stop.load(Ordering::SeqCst) {
             return Err(LayersError::Interrupted(work.root().to_path_buf()));
         }
         let k = m.layer;
+        watch.begin();
         if m.phase == 0 {
             let classes: u64 = m.part_records.iter().sum();
             let bytes = work.layer_bytes(k);
@@ -105,9 +188,7 @@ pub fn drive<G: Keyed>(work: &WorkDir, ctx: &RunContext<'_>) -> Result<LayersOut
                 largest = (bytes, classes);
             }
             let last = k >= m.run.limit;
-            if !last {
-                check_disk(work, &m, bytes, ctx.settings)?;
-            }
+            let compaction = if last { None } else { check_disk(work, &m, (classes, bytes, 1.0), ctx.settings)? };
             ctx.live.layer.store(k as u64, Ordering::Relaxed);
             ctx.live.previous.store(m.stats.last().map_or(0, |s| s.counts.classes), Ordering::Relaxed);
             ctx.live.phase.store(0, Ordering::Relaxed);
@@ -117,13 +198,14 @@ pub fn drive<G: Keyed>(work: &WorkDir, ctx: &RunContext<'_>) -> Result<LayersOut
                 .map(|j| PartInput { path: work.part(k, j), id: m.run.part(k, j), records: m.part_records[j as usize] })
                 .collect();
             let phase_started = Instant::now();
+            let mut compactions = 0;
             let (ex, runs) = if last {
                 (expand::<G>(ctx, by, &inputs, false, &NoChildren)?, Vec::new())
             } else {
-                let buckets = LocalBuckets::create(work, k + 1, m.run.partitions)?;
+                let buckets = LocalBuckets::create(work, k + 1, m.run.partitions, fan_in, compaction)?;
                 match expand::<G>(ctx, by, &inputs, true, &buckets) {
                     Ok(ex) => {
-                        peak_disk = peak_disk.max(work.bytes());
+                        compactions = buckets.compactions();
                         (ex, buckets.finish()?)
                     }
                     Err(e) => {
@@ -132,37 +214,21 @@ pub fn drive<G: Keyed>(work: &WorkDir, ctx: &RunContext<'_>) -> Result<LayersOut
                     }
                 }
             };
-            timings.push((k, "expand", phase_started.elapsed().as_secs_f64()));
-            if by == LayerBy::Ply && ex.mass != m.entering.games {
-                return Err(bad(format!(
-                    "layer {k} holds {} games, its parent layer sent {}",
-                    ex.mass, m.entering.games
-                )));
-            }
-            m.stats.push(LayerCounts {
+            phases.push(PhaseStat {
                 layer: k,
-                counts: ex.counts,
-                games: Some(Games {
-                    games: m.entering.games,
-                    games_a124004: 0,
-                    passes: m.entering.passes,
-                    ended: ex.ended,
-                }),
+                phase: "expand",
+                seconds: phase_started.elapsed().as_secs_f64(),
+                peak_disk: watch.end(),
+                records: ex.emitted,
+                compactions,
+                exchanged: 0,
             });
+            check_mass(by, k, ex.mass, m.entering.games).map_err(bad)?;
+            m.stats.push(layer_counts(k, &ex, m.entering));
             if last || ex.emitted == 0 {
                 let _ = std::fs::remove_dir_all(work.bucket_dir(k + 1));
                 m.elapsed_seconds = elapsed(started);
-                let mut layers = m.stats;
-                Census::fill_a124004(&mut layers);
-                return Ok(LayersOutcome {
-                    census: Census { size: G::N, by, limit: m.run.limit, layers },
-                    elapsed: Duration::from_secs_f64(m.elapsed_seconds),
-                    largest_layer: largest,
-                    peak_disk,
-                    timings,
-                    command: m.run.command,
-                    partitions: m.run.partitions,
-                });
+                return Ok(finished(m, largest, phases));
             }
             m.phase = 1;
             m.part_records = runs;
@@ -171,13 +237,53 @@ pub fn drive<G: Keyed>(work: &WorkDir, ctx: &RunContext<'_>) -> Result<LayersOut
             commit(work, &mut m)?;
         } else {
             let next = k + 1;
-            let dir = work.create_layer_dir(next)?;
+            let count_only = next >= m.run.limit && !ctx.settings.store_last;
             ctx.live.layer.store(next as u64, Ordering::Relaxed);
             ctx.live.phase.store(1, Ordering::Relaxed);
             ctx.live.parts_done.store(0, Ordering::Relaxed);
             let phase_started = Instant::now();
             let run = &m.run;
             let runs = &m.part_records;
+            if count_only {
+                // merge and count every partition; the buckets stay until
+                // the counts are committed, so an interruption loses nothing
+                let found: Vec<Result<Expansion, LayersError>> = pool.install(|| {
+                    (0..run.partitions)
+                        .into_par_iter()
+                        .map(|j| {
+                            if ctx.stop.load(Ordering::SeqCst) {
+                                return Err(LayersError::Interrupted(work.root().to_path_buf()));
+                            }
+                            let ex = count_partition::<G>(work, by, next, j, runs[j as usize], fan_in)?;
+                            ctx.live.parts_done.fetch_add(1, Ordering::Relaxed);
+                            Ok(ex)
+                        })
+                        .collect()
+                });
+                let mut ex = Expansion::default();
+                for f in found {
+                    ex.add(&f?);
+                }
+                phases.push(PhaseStat {
+                    layer: next,
+                    phase: "merge and count",
+                    seconds: phase_started.elapsed().as_secs_f64(),
+                    peak_disk: watch.end(),
+                    records: ex.counts.classes,
+                    compactions: 0,
+                    exchanged: 0,
+                });
+                check_mass(by, next, ex.mass, m.entering.games).map_err(bad)?;
+                m.stats.push(layer_counts(next, &ex, m.entering));
+                m.phase = PHASE_COUNTED;
+                m.layer = next;
+                m.part_records = Vec::new();
+                m.entering = Entering::default();
+                m.elapsed_seconds = elapsed(started);
+                commit(work, &mut m)?;
+                continue;
+            }
+            let dir = work.create_layer_dir(next)?;
             let counts: Vec<Result<u64, LayersError>> = pool.install(|| {
                 (0..run.partitions)
                     .into_par_iter()
@@ -192,9 +298,16 @@ pub fn drive<G: Keyed>(work: &WorkDir, ctx: &RunContext<'_>) -> Result<LayersOut
                     .collect()
             });
             WorkDir::sync_dir(&dir)?;
-            peak_disk = peak_disk.max(work.bytes());
             let part_records = counts.into_iter().collect::<Result<Vec<u64>, _>>()?;
-            timings.push((next, "merge", phase_started.elapsed().as_secs_f64()));
+            phases.push(PhaseStat {
+                layer: next,
+                phase: "merge",
+                seconds: phase_started.elapsed().as_secs_f64(),
+                peak_disk: watch.end(),
+                records: part_records.iter().sum(),
+                compactions: 0,
+                exchanged: 0,
+            });
             m.phase = 0;
             m.layer = next;
             m.part_records = part_records;
@@ -204,22 +317,78 @@ pub fn drive<G: Keyed>(work: &WorkDir, ctx: &RunContext<'_>) -> Result<LayersOut
     }
 }
 
+/// By ply, the games counted in a layer are those its parent sent.
+pub(super) fn check_mass(by: LayerBy, k: u32, mass: u128, sent: u128) -> Result<(), String> {
+    if by == LayerBy::Ply && mass != sent {
+        return Err(format!("layer {k} holds {mass} games, its parent layer sent {sent}"));
+    }
+    Ok(())
+}
+
+/// The final counts of layer `k` from its expansion (or count) and the
+/// games that entered it.
+pub(super) fn layer_counts(k: u32, ex: &Expansion, entering: Entering) -> LayerCounts {
+    LayerCounts {
+        layer: k,
+        counts: ex.counts,
+        games: Some(Games { games: entering.games, games_a124004: 0, passes: entering.passes, ended: ex.ended }),
+    }
+}
+
+/// Merges bucket `j` of layer `k` and counts its records, storing nothing.
+pub(super) fn count_partition<G: Keyed>(
+    work: &WorkDir,
+    by: LayerBy,
+    k: u32,
+    j: u32,
+    runs: u64,
+    fan_in: usize,
+) -> Result<Expansion, LayersError> {
+    let bucket = work.bucket(k, j);
+    let mut counter = Counter::<G>::new(by, bucket.clone());
+    let mut failure: Option<LayersError> = None;
+    let merged = merge_bucket(&bucket, runs, fan_in, &mut |r| {
+        counter.push(r).map_err(|e| {
+            failure = Some(e);
+            std::io::Error::other("count failed")
+        })
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    merged?;
+    counter.finish()
+}
+
 /// Refuses to expand layer `m.layer` when the disk cannot hold its
 /// children, estimated from the growth of the last two layers and the
-/// bytes per record of the current one. The parent is on disk already;
-/// while expanding, the sorted runs are added to it; the parent is then
-/// removed, and each bucket is removed as soon as its part is written, so
-/// the next layer never coexists with all the runs: the peak beyond what
-/// is on disk is the runs plus one part. The manifest is untouched, so
-/// the run resumes once there is room.
-fn check_disk(work: &WorkDir, m: &Manifest, layer_bytes: u64, settings: &LayersSettings) -> Result<(), LayersError> {
-    let records: u64 = m.part_records.iter().sum();
-    let before = m.stats.last().map_or(1, |s| s.counts.classes.max(1));
-    let growth = records as f64 / before as f64;
+/// bytes per record of the current one; otherwise says how its buckets are
+/// compacted. The parent is on disk already; while expanding, the sorted
+/// runs are added to it; the parent is then removed, and each bucket is
+/// removed as soon as its part is written, so the next layer never
+/// coexists with all the runs: the peak beyond what is on disk is the runs
+/// plus a part per thread. Uncompacted runs take about
+/// [`RUNS_UNCOMPACTED`] times the next layer; compacted at ratio `r`, about
+/// `(1 + r)` times it (with [`COMPACTED_OVERHEAD`]). In
+/// [`CompactionMode::Auto`] the buckets are compacted only if the
+/// uncompacted runs do not fit, at the largest ratio that fits. The
+/// manifest is untouched, so the run resumes once there is room.
+pub(super) fn check_disk(
+    work: &WorkDir,
+    m: &Manifest,
+    here: (u64, u64, f64),
+    settings: &LayersSettings,
+) -> Result<Option<Compaction>, LayersError> {
+    // the records and bytes of the parts held here, and their share of
+    // the partitions
+    let (records, layer_bytes, share) = here;
+    let before = m.stats.last().map_or(1.0, |s| (s.counts.classes as f64 * share).max(1.0));
+    let growth = records as f64 / before;
     let per_record = layer_bytes as f64 / records.max(1) as f64;
     let next_layer = records as f64 * growth * per_record;
-    let runs = next_layer * RUNS_PER_LAYER;
-    let need = runs + next_layer / m.run.partitions.max(1) as f64;
+    // a part per thread is written (compacted, or merged) beside the runs
+    let parts_here = (m.run.partitions as f64 * share).max(1.0);
+    let parts = settings.threads.max(1) as f64 * next_layer / parts_here;
     let free = free_disk(work.root()).map_or(f64::INFINITY, |b| b as f64);
     let (room, what) = match settings.disk_limit {
         Some(limit) if (limit.saturating_sub(work.bytes()) as f64) < free => {
@@ -227,9 +396,21 @@ fn check_disk(work: &WorkDir, m: &Manifest, layer_bytes: u64, settings: &LayersS
         }
         _ => (free, "is free"),
     };
-    if need <= room {
-        return Ok(());
+    let compaction = |ratio: f64| Some(Compaction { ratio, min_bytes: settings.compact_min_bytes });
+    if settings.compaction == CompactionMode::Auto && next_layer * RUNS_UNCOMPACTED + parts <= room {
+        return Ok(None);
     }
+    // the largest ratio whose runs fit, within what compaction is for
+    let fits = (room - parts) / (next_layer * COMPACTED_OVERHEAD).max(1.0) - 1.0;
+    let ratio = match settings.compaction {
+        CompactionMode::Auto => fits.min(RUNS_UNCOMPACTED - 1.0),
+        CompactionMode::Always => MIN_COMPACT_RATIO,
+    };
+    if fits >= MIN_COMPACT_RATIO {
+        return Ok(compaction(ratio));
+    }
+    let runs = next_layer * (1.0 + MIN_COMPACT_RATIO) * COMPACTED_OVERHEAD;
+    let need = runs + parts;
     Err(LayersError::Disk {
         layer: m.layer + 1,
         need_gib: need / GIB,

@@ -65,6 +65,22 @@ impl Expansion {
 /// position follows).
 const CHUNK: usize = 1 << 14;
 
+/// Bytes a worker's buffer spends per child record.
+pub const BUFFER_BYTES_PER_RECORD: u64 = std::mem::size_of::<Record>() as u64;
+
+/// Share of the memory limit given to the workers' child buffers; the rest
+/// covers the chunks in flight and the merges of compacting buckets.
+const BUFFER_SHARE: f64 = 0.7;
+
+/// Child records one worker buffers before it spills: the workers share
+/// [`BUFFER_SHARE`] of `memory_limit` (0.79 with the spare eighth of each
+/// partition's buffer). The larger the buffer, the more
+/// duplicate children are summed before they reach the disk.
+pub fn spill_capacity(memory_limit: u64, threads: usize) -> usize {
+    let bytes = memory_limit as f64 * BUFFER_SHARE / threads.max(1) as f64;
+    ((bytes / BUFFER_BYTES_PER_RECORD as f64) as u64).max(1 << 10) as usize
+}
+
 /// Expands `inputs` (parts of one layer), sending children to `sink`
 /// unless `generate` is false (the last layer).
 pub fn expand<G: Keyed>(
@@ -75,8 +91,7 @@ pub fn expand<G: Keyed>(
     sink: &dyn ShuffleSink,
 ) -> Result<Expansion, LayersError> {
     let threads = ctx.settings.threads.max(1);
-    // Each worker holds a buffer of records and a copy split by partition.
-    let spill_cap = ((ctx.settings.memory_limit / 2) / (threads as u64 * 64)).clamp(1 << 10, 1 << 26) as usize;
+    let spill_cap = spill_capacity(ctx.settings.memory_limit, threads);
     let (tx, rx) = sync_channel::<(usize, Vec<Record>)>(threads * 2);
     let rx = Arc::new(Mutex::new(rx));
     // Empty chunk buffers go back to the reader instead of being freed.
@@ -179,8 +194,10 @@ pub fn expand<G: Keyed>(
 struct Worker<'a, G: Keyed> {
     by: LayerBy,
     generate: bool,
-    cap: usize,
-    buf: Vec<Record>,
+    /// Child records buffered, over every partition.
+    held: usize,
+    /// The children, one buffer per partition of the next layer, each
+    /// allocated once (spilled before it would grow).
     split: Vec<Vec<Record>>,
     sink: &'a dyn ShuffleSink,
     found: Expansion,
@@ -190,13 +207,16 @@ struct Worker<'a, G: Keyed> {
 impl<'a, G: Keyed> Worker<'a, G> {
     const SIDE: u128 = side_weight(G::N);
 
+    /// A worker buffering about `cap` children (split evenly, as the hash
+    /// spreads them, with 1/8 to spare per partition).
     fn new(by: LayerBy, generate: bool, cap: usize, sink: &'a dyn ShuffleSink) -> Self {
+        let parts = sink.partitions() as usize;
+        let each = if generate { (cap / parts + cap / parts / 8).max(64) } else { 0 };
         Worker {
             by,
             generate,
-            cap,
-            buf: Vec::with_capacity(if generate { cap } else { 0 }),
-            split: (0..sink.partitions()).map(|_| Vec::new()).collect(),
+            held: 0,
+            split: (0..parts).map(|_| Vec::with_capacity(each)).collect(),
             sink,
             found: Expansion::default(),
             geometry: std::marker::PhantomData,
@@ -204,9 +224,17 @@ impl<'a, G: Keyed> Worker<'a, G> {
     }
 
     #[inline]
-    fn push(&mut self, key: G::Key, m: u128) {
-        self.buf.push((to_stored(key.to_u128(), Self::SIDE), m));
+    fn push(&mut self, key: G::Key, m: u128) -> Result<(), LayersError> {
+        let stored = to_stored(key.to_u128(), Self::SIDE);
+        let j = partition_of(stored, self.split.len() as u32) as usize;
+        let part = &mut self.split[j];
+        part.push((stored, m));
+        self.held += 1;
         self.found.emitted += 1;
+        if part.len() == part.capacity() {
+            self.spill()?;
+        }
+        Ok(())
     }
 
     fn chunk(&mut self, chunk: &[Record], part: &std::path::Path) -> Result<(), LayersError> {
@@ -237,9 +265,9 @@ impl<'a, G: Keyed> Worker<'a, G> {
                     if self.generate {
                         for sq in moves {
                             let c = p.play(sq);
-                            self.push(canonical_key(&c), m);
+                            self.push(canonical_key(&c), m)?;
                             if self.by == LayerBy::Discs && c.legal_moves().is_empty() && c.opponent_can_move() {
-                                self.push(canonical_key(&c.pass()), m);
+                                self.push(canonical_key(&c.pass()), m)?;
                             }
                         }
                     }
@@ -251,7 +279,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
                         f.entering.games = add_games(f.entering.games, m);
                         f.entering.passes = add_games(f.entering.passes, m);
                         if self.generate {
-                            self.push(canonical_key(&p.pass()), m);
+                            self.push(canonical_key(&p.pass()), m)?;
                         }
                     }
                 }
@@ -264,42 +292,79 @@ impl<'a, G: Keyed> Worker<'a, G> {
                     f.ended = add_games(f.ended, m);
                 }
             }
-            if self.buf.len() >= self.cap {
-                self.spill()?;
-            }
         }
         Ok(())
     }
 
-    /// Splits the buffer by partition, sorts each part, sums duplicates,
-    /// and sends one run per partition.
+    /// Sorts each partition's buffer, sums duplicates, and sends one run
+    /// per partition.
     fn spill(&mut self) -> Result<(), LayersError> {
-        if self.buf.is_empty() {
+        if self.held == 0 {
             return Ok(());
         }
-        let parts = self.split.len() as u32;
-        for &(k, m) in &self.buf {
-            self.split[partition_of(k, parts) as usize].push((k, m));
-        }
-        self.buf.clear();
         for (j, part) in self.split.iter_mut().enumerate() {
-            part.sort_unstable_by_key(|r| r.0);
-            // sum the multiplicities of equal keys in place
-            let mut w = 0;
-            for i in 0..part.len() {
-                if w > 0 && part[w - 1].0 == part[i].0 {
-                    part[w - 1].1 = add_games(part[w - 1].1, part[i].1);
-                } else {
-                    part[w] = part[i];
-                    w += 1;
-                }
-            }
-            part.truncate(w);
-            if !part.is_empty() {
-                self.sink.send(j as u32, part)?;
+            let n = sort_and_sum(part);
+            if n > 0 {
+                self.sink.send(j as u32, &part[..n])?;
             }
             part.clear();
         }
+        self.held = 0;
         Ok(())
+    }
+}
+
+/// Sorts `group` by stored key and sums the multiplicities of equal keys
+/// into the first `n` records; returns `n`.
+fn sort_and_sum(group: &mut [Record]) -> usize {
+    group.sort_unstable_by_key(|r| r.0);
+    let mut w = 0;
+    for i in 0..group.len() {
+        if w > 0 && group[w - 1].0 == group[i].0 {
+            group[w - 1].1 = add_games(group[w - 1].1, group[i].1);
+        } else {
+            group[w] = group[i];
+            w += 1;
+        }
+    }
+    w
+}
+
+/// Counts a layer from its records handed over in key order, generating no
+/// children: a last layer counted while it is merged, never stored.
+pub struct Counter<G: Keyed> {
+    worker: Worker<'static, G>,
+    chunk: Vec<Record>,
+    path: PathBuf,
+}
+
+static NO_CHILDREN: super::shuffle::NoChildren = super::shuffle::NoChildren;
+
+impl<G: Keyed> Counter<G> {
+    /// A counter for the records of `path` (named in errors).
+    pub fn new(by: LayerBy, path: PathBuf) -> Self {
+        Counter { worker: Worker::new(by, false, 0, &NO_CHILDREN), chunk: Vec::with_capacity(CHUNK + 1), path }
+    }
+
+    /// Takes the next record (keys strictly increasing).
+    pub fn push(&mut self, r: Record) -> Result<(), LayersError> {
+        let pair = self.chunk.last().is_some_and(|&(s, _)| s & 1 == 0 && r.0 == s + 1);
+        if self.chunk.len() >= CHUNK && !pair {
+            self.flush()?;
+        }
+        self.chunk.push(r);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), LayersError> {
+        let r = self.worker.chunk(&self.chunk, &self.path);
+        self.chunk.clear();
+        r
+    }
+
+    /// What the records counted to.
+    pub fn finish(mut self) -> Result<Expansion, LayersError> {
+        self.flush()?;
+        Ok(self.worker.found)
     }
 }

@@ -26,6 +26,8 @@
 //! multiplicity. By ply, the twin is the child at the next ply.
 
 pub mod commit;
+#[cfg(feature = "mpi")]
+pub mod distributed;
 pub mod driver;
 pub mod expand;
 pub mod merge;
@@ -53,6 +55,42 @@ pub struct LayersSettings {
     pub memory_limit: u64,
     /// Bytes of disk the work directory may hold (`None`: the free space).
     pub disk_limit: Option<u64>,
+    /// Whether the last layer is written to disk (so that the run can be
+    /// extended); if not, it is counted while it is merged, and the largest
+    /// layer of the run never takes disk.
+    pub store_last: bool,
+    /// When the buckets of a layer are compacted.
+    pub compaction: CompactionMode,
+    /// Buckets smaller than this are never compacted
+    /// ([`store::COMPACT_MIN_BYTES`] unless a test wants compactions on
+    /// small layers).
+    pub compact_min_bytes: u64,
+}
+
+/// When the buckets of a layer are compacted (see [`store::Compaction`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompactionMode {
+    /// Only when the disk cannot hold the uncompacted runs (about 3 times
+    /// the layer): compaction costs time (about half as much again on 8x8
+    /// ply 13), so it is spent only where it saves the run.
+    Auto,
+    /// Always, at the smallest ratio: the least disk.
+    Always,
+}
+
+impl LayersSettings {
+    /// `threads` workers within `memory_limit` bytes, no disk limit, the
+    /// last layer stored, the standard compaction threshold.
+    pub fn new(threads: usize, memory_limit: u64) -> Self {
+        LayersSettings {
+            threads,
+            memory_limit,
+            disk_limit: None,
+            store_last: true,
+            compaction: CompactionMode::Auto,
+            compact_min_bytes: store::COMPACT_MIN_BYTES,
+        }
+    }
 }
 
 /// A new layered run.
@@ -134,15 +172,37 @@ pub struct LayersOutcome {
     pub elapsed: Duration,
     /// Bytes on disk of the largest layer and its classes.
     pub largest_layer: (u64, u64),
-    /// Peak bytes of the work directory during this session.
+    /// Peak bytes of the work directory during this session (sampled four
+    /// times a second).
     pub peak_disk: u64,
-    /// Wall seconds of each phase of this session: (layer, `expand` or
-    /// `merge`, seconds); merge `k` builds layer `k`.
-    pub timings: Vec<(u32, &'static str, f64)>,
+    /// Each phase of this session.
+    pub phases: Vec<PhaseStat>,
     /// The command line that started the run.
     pub command: String,
     /// Partitions per layer.
     pub partitions: u32,
+    /// False when the last layer was counted while merged, never stored:
+    /// the run cannot be extended.
+    pub last_layer_stored: bool,
+}
+
+/// What one phase of a layered run took.
+#[derive(Clone, Debug)]
+pub struct PhaseStat {
+    /// The layer expanded (`expand`) or built (`merge`, `merge and count`).
+    pub layer: u32,
+    /// `expand`, `merge`, or `merge and count` (a last layer not stored).
+    pub phase: &'static str,
+    /// Wall seconds.
+    pub seconds: f64,
+    /// Peak bytes of the work directory during the phase (sampled).
+    pub peak_disk: u64,
+    /// Child records sent (expand) or records of the layer built (merge).
+    pub records: u64,
+    /// Bucket compactions while expanding.
+    pub compactions: u64,
+    /// Bytes sent to other processes while expanding (0 in one process).
+    pub exchanged: u64,
 }
 
 /// Starts a new run in `plan.work_dir`: writes the first layer and the

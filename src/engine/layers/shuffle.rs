@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::LayersError;
-use super::store::{BucketWriter, Record};
+use super::store::{BucketWriter, Compaction, Record};
 use super::workdir::WorkDir;
 
 /// Receives the children of an expansion.
@@ -25,12 +25,26 @@ pub struct LocalBuckets {
 }
 
 impl LocalBuckets {
-    /// Fresh, empty buckets for layer `k` of `work`.
-    pub fn create(work: &WorkDir, k: u32, partitions: u32) -> Result<LocalBuckets, LayersError> {
+    /// Fresh, empty buckets for layer `k` of `work`, compacted as
+    /// `compaction` says, at most `fan_in` runs at once.
+    pub fn create(
+        work: &WorkDir,
+        k: u32,
+        partitions: u32,
+        fan_in: usize,
+        compaction: Option<Compaction>,
+    ) -> Result<LocalBuckets, LayersError> {
         let dir = work.fresh_bucket_dir(k)?;
-        let writers = (0..partitions).map(|j| BucketWriter::create(&work.bucket(k, j))).collect::<Result<_, _>>()?;
+        let writers = (0..partitions)
+            .map(|j| BucketWriter::create(&work.bucket(k, j), fan_in, compaction))
+            .collect::<Result<_, _>>()?;
         WorkDir::sync_dir(&dir)?;
         Ok(LocalBuckets { writers, dir })
+    }
+
+    /// Compactions so far, over every bucket.
+    pub fn compactions(&self) -> u64 {
+        self.writers.iter().map(|w| w.compactions()).sum()
     }
 
     /// Closes every bucket durably; returns the runs of each partition.

@@ -15,7 +15,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -135,6 +135,10 @@ pub struct Entering {
     pub passes: u128,
 }
 
+/// The manifest phase of a finished run whose last layer was counted
+/// while merged and never stored.
+pub const PHASE_COUNTED: u8 = 2;
+
 /// What a manifest says is complete.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Manifest {
@@ -143,14 +147,16 @@ pub struct Manifest {
     /// The run.
     pub run: RunConfig,
     /// 0: the parts of `layer` are complete; 1: `layer` has been expanded
-    /// and the buckets of `layer + 1` are complete.
+    /// and the buckets of `layer + 1` are complete; 2: the run is finished,
+    /// its last layer `layer` counted while merged and never stored
+    /// ([`PHASE_COUNTED`]).
     pub phase: u8,
     /// The layer.
     pub layer: u32,
     /// Phase 0: records of each part of `layer`.
     pub part_records: Vec<u64>,
-    /// Final counts of every layer before `layer` (phase 0) or up to and
-    /// including it (phase 1).
+    /// Final counts of every layer before `layer` (phase 0), up to and
+    /// including it (phase 1), or of every layer (phase 2).
     pub stats: Vec<LayerCounts>,
     /// Game counts entering the next unfinished layer (`layer` in phase 0,
     /// `layer + 1` in phase 1).
@@ -370,30 +376,63 @@ impl PartReader {
     }
 }
 
+/// When a bucket is compacted (its runs merged into one): once the runs
+/// appended since the last compaction hold more than `ratio` times the
+/// compacted run's bytes, and the bucket at least `min_bytes`. A bucket
+/// then never holds much more than `1 + ratio` times the part it becomes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Compaction {
+    /// New runs, as a share of the compacted run, that start a compaction.
+    pub ratio: f64,
+    /// Buckets smaller than this are never compacted.
+    pub min_bytes: u64,
+}
+
+/// The smallest compaction ratio the driver uses: each compaction rewrites
+/// the whole bucket, so smaller ratios cost more time than they save disk.
+pub const MIN_COMPACT_RATIO: f64 = 0.5;
+/// Buckets smaller than this are never compacted unless a run says
+/// otherwise (small layers would churn for nothing).
+pub const COMPACT_MIN_BYTES: u64 = 1 << 20;
+
+/// What a bucket holds so far.
+#[derive(Debug, Default)]
+struct BucketState {
+    /// Offsets of its runs.
+    offsets: Vec<u64>,
+    /// Bytes of the file after its last compaction (the preamble alone at
+    /// first).
+    base: u64,
+    /// Bytes appended since then.
+    appended: u64,
+    /// Compactions so far.
+    compactions: u64,
+}
+
 /// Collects sorted runs for one partition of the next layer. Threads append
 /// whole runs; `finish` closes the file with END. The file is open only
 /// while a run is appended, so a layer of any number of partitions holds no
-/// file descriptors between appends.
+/// file descriptors between appends. With a [`Compaction`], once the runs
+/// appended since the last compaction outgrow its ratio of the compacted
+/// run, the appending thread merges every run into one (summing
+/// duplicates) and replaces the file: the spill stays close to the size of
+/// the layer it becomes.
 pub struct BucketWriter {
     path: PathBuf,
-    runs: Mutex<u64>,
+    fan_in: usize,
+    compaction: Option<Compaction>,
+    state: Mutex<BucketState>,
 }
 
 impl BucketWriter {
-    /// Creates (truncates) a bucket file.
-    pub fn create(path: &Path) -> Result<BucketWriter, FrameError> {
+    /// Creates (truncates) a bucket file, compacted as `compaction` says
+    /// (never if `None`); compactions merge at most `fan_in` runs at once.
+    pub fn create(path: &Path, fan_in: usize, compaction: Option<Compaction>) -> Result<BucketWriter, FrameError> {
         let mut f = File::create(path).map_err(|e| io_err(path, e))?;
         write_preamble(&mut f, &BUCKET_KIND).map_err(|e| io_err(path, e))?;
-        Ok(BucketWriter { path: path.to_path_buf(), runs: Mutex::new(0) })
-    }
-
-    fn append_with(&self, f: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>) -> Result<(), FrameError> {
-        let mut runs = self.runs.lock().expect("bucket lock");
-        let file = OpenOptions::new().append(true).open(&self.path).map_err(|e| io_err(&self.path, e))?;
-        let mut w = BufWriter::with_capacity(1 << 16, file);
-        f(&mut w).and_then(|_| w.flush()).map_err(|e| io_err(&self.path, e))?;
-        *runs += 1;
-        Ok(())
+        let base = f.metadata().map_err(|e| io_err(path, e))?.len();
+        let state = Mutex::new(BucketState { base, ..BucketState::default() });
+        Ok(BucketWriter { path: path.to_path_buf(), fan_in, compaction, state })
     }
 
     /// Appends a run of sorted, unique records.
@@ -403,12 +442,49 @@ impl BucketWriter {
         }
         let mut payload = Vec::with_capacity(records.len() * 8);
         encode_records(records, &mut payload);
-        self.append_with(|w| write_section(w, TAG_RUN, payload.len() as u64, |h| h.put(&payload)))
+        let mut st = self.state.lock().expect("bucket lock");
+        let path = &self.path;
+        let file = OpenOptions::new().append(true).open(path).map_err(|e| io_err(path, e))?;
+        let at = file.metadata().map_err(|e| io_err(path, e))?.len();
+        let mut w = BufWriter::with_capacity(1 << 16, file);
+        write_section(&mut w, TAG_RUN, payload.len() as u64, |h| h.put(&payload))
+            .and_then(|_| w.flush())
+            .map_err(|e| io_err(path, e))?;
+        drop(w);
+        let end = std::fs::metadata(path).map_err(|e| io_err(path, e))?.len();
+        st.offsets.push(at);
+        st.appended += end - at;
+        if let Some(c) = self.compaction
+            && st.offsets.len() > 1
+            && st.appended as f64 > (st.base as f64 * c.ratio).max(c.min_bytes as f64)
+        {
+            self.compact(&mut st)?;
+        }
+        Ok(())
+    }
+
+    /// Merges every run of the bucket into one, replacing the file.
+    fn compact(&self, st: &mut BucketState) -> Result<(), FrameError> {
+        let tmp = self.path.with_extension("compact");
+        let f = File::create(&tmp).map_err(|e| io_err(&tmp, e))?;
+        let mut w = BufWriter::with_capacity(1 << 16, f);
+        write_preamble(&mut w, &BUCKET_KIND).map_err(|e| io_err(&tmp, e))?;
+        let at = w.stream_position().map_err(|e| io_err(&tmp, e))?;
+        write_merged_run(&mut w, &tmp, &self.path, &st.offsets, self.fan_in)?;
+        w.flush().map_err(|e| io_err(&tmp, e))?;
+        let len = w.stream_position().map_err(|e| io_err(&tmp, e))?;
+        drop(w);
+        std::fs::rename(&tmp, &self.path).map_err(|e| io_err(&self.path, e))?;
+        st.offsets = vec![at];
+        st.base = len;
+        st.appended = 0;
+        st.compactions += 1;
+        Ok(())
     }
 
     /// Writes END., flushes and syncs; returns the number of runs.
     pub fn finish(self) -> Result<u64, FrameError> {
-        let runs = *self.runs.lock().expect("bucket lock");
+        let runs = self.state.lock().expect("bucket lock").offsets.len() as u64;
         let path = self.path;
         (|| {
             let mut f = OpenOptions::new().append(true).open(&path)?;
@@ -417,6 +493,11 @@ impl BucketWriter {
         })()
         .map_err(|e| io_err(&path, e))?;
         Ok(runs)
+    }
+
+    /// Compactions so far.
+    pub fn compactions(&self) -> u64 {
+        self.state.lock().expect("bucket lock").compactions
     }
 }
 
@@ -485,61 +566,85 @@ fn merge_runs(path: &Path, offsets: &[u64], emit: &mut dyn FnMut(Record) -> io::
     Ok(())
 }
 
+/// Writes one RUN section to `w` (the file `dest`) holding the merge of
+/// the given runs of `source`, through [`merge_offsets`].
+fn write_merged_run<W: Write + io::Seek>(
+    w: &mut W,
+    dest: &Path,
+    source: &Path,
+    offsets: &[u64],
+    fan_in: usize,
+) -> Result<(), FrameError> {
+    let mut failure: Option<FrameError> = None;
+    write_section_streaming(w, TAG_RUN, |h| {
+        let mut buf = Vec::with_capacity(1 << 16);
+        let mut prev = 0u128;
+        if let Err(e) = merge_offsets(source, offsets, fan_in, &mut |(k, m)| {
+            put_varint(&mut buf, k - prev);
+            put_varint(&mut buf, m);
+            prev = k;
+            if buf.len() >= 1 << 16 {
+                h.put(&buf)?;
+                buf.clear();
+            }
+            Ok(())
+        }) {
+            failure = Some(e);
+            return Err(io::Error::other("merge failed"));
+        }
+        h.put(&buf)
+    })
+    .map(|_| ())
+    .map_err(|e| failure.take().unwrap_or_else(|| io_err(dest, e)))
+}
+
 /// Merges a whole complete bucket (`runs` runs) into sorted unique records.
-/// More than `fan_in` runs (at least 2) are first merged in groups into a
-/// scratch bucket next to it, as often as needed; at most `fan_in + 2`
-/// files are open at once.
 pub fn merge_bucket(
     path: &Path,
     runs: u64,
     fan_in: usize,
     emit: &mut dyn FnMut(Record) -> io::Result<()>,
 ) -> Result<(), FrameError> {
+    let offsets = run_offsets(path, runs)?;
+    merge_offsets(path, &offsets, fan_in, emit)
+}
+
+/// Merges the runs of `path` at `offsets` into sorted unique records. More
+/// than `fan_in` runs (at least 2) are first merged in groups into a
+/// scratch bucket next to it, as often as needed; at most `fan_in + 2`
+/// files are open at once.
+fn merge_offsets(
+    path: &Path,
+    offsets: &[u64],
+    fan_in: usize,
+    emit: &mut dyn FnMut(Record) -> io::Result<()>,
+) -> Result<(), FrameError> {
     let fan_in = fan_in.max(2);
     let mut source = path.to_path_buf();
-    let mut offsets = run_offsets(&source, runs)?;
+    let mut offsets = offsets.to_vec();
     let mut pass = 0;
     let mut scratch: Vec<PathBuf> = Vec::new();
-    while offsets.len() > fan_in {
-        pass += 1;
-        let next = path.with_extension(format!("pass{pass}"));
-        let f = File::create(&next).map_err(|e| io_err(&next, e))?;
-        let mut w = BufWriter::with_capacity(1 << 16, f);
-        write_preamble(&mut w, &BUCKET_KIND).map_err(|e| io_err(&next, e))?;
-        let mut n = 0u64;
-        for group in offsets.chunks(fan_in) {
-            let mut failure: Option<FrameError> = None;
-            write_section_streaming(&mut w, TAG_RUN, |h| {
-                let mut buf = Vec::with_capacity(1 << 16);
-                let mut prev = 0u128;
-                if let Err(e) = merge_runs(&source, group, &mut |(k, m)| {
-                    put_varint(&mut buf, k - prev);
-                    put_varint(&mut buf, m);
-                    prev = k;
-                    if buf.len() >= 1 << 16 {
-                        h.put(&buf)?;
-                        buf.clear();
-                    }
-                    Ok(())
-                }) {
-                    failure = Some(e);
-                }
-                h.put(&buf)
-            })
-            .map_err(|e| io_err(&next, e))?;
-            if let Some(e) = failure {
-                return Err(e);
+    let result = (|| {
+        while offsets.len() > fan_in {
+            pass += 1;
+            let next = path.with_extension(format!("pass{pass}"));
+            scratch.push(next.clone());
+            let f = File::create(&next).map_err(|e| io_err(&next, e))?;
+            let mut w = BufWriter::with_capacity(1 << 16, f);
+            write_preamble(&mut w, &BUCKET_KIND).map_err(|e| io_err(&next, e))?;
+            let mut n = 0u64;
+            for group in offsets.chunks(fan_in) {
+                write_merged_run(&mut w, &next, &source, group, fan_in)?;
+                n += 1;
             }
-            n += 1;
+            write_end(&mut w).map_err(|e| io_err(&next, e))?;
+            w.flush().map_err(|e| io_err(&next, e))?;
+            drop(w);
+            source = next;
+            offsets = run_offsets(&source, n)?;
         }
-        write_end(&mut w).map_err(|e| io_err(&next, e))?;
-        w.flush().map_err(|e| io_err(&next, e))?;
-        drop(w);
-        source = next.clone();
-        scratch.push(next);
-        offsets = run_offsets(&source, n)?;
-    }
-    let result = merge_runs(&source, &offsets, emit);
+        merge_runs(&source, &offsets, emit)
+    })();
     for s in scratch {
         let _ = std::fs::remove_file(s);
     }

@@ -61,6 +61,21 @@ impl WorkDir {
         self.bucket_dir(k).join(format!("part-{j:04}.bkt"))
     }
 
+    /// The directory of rank `rank` of a run made by `ranks` MPI ranks:
+    /// the parts and buckets of the partitions that rank owns.
+    pub fn for_rank(&self, rank: u32, ranks: u32) -> WorkDir {
+        WorkDir::new(self.root.join(format!("rank-{rank:04}-of-{ranks:04}")))
+    }
+
+    /// The number of ranks that made this run, if MPI ranks made it (it
+    /// holds `rank-RRRR-of-NNNN` directories).
+    pub fn ranks(&self) -> Option<u32> {
+        fs::read_dir(&self.root).ok()?.flatten().find_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.strip_prefix("rank-")?.split_once("-of-")?.1.parse().ok()
+        })
+    }
+
     /// Whether `path` looks like a work directory (it holds a manifest).
     pub fn is_work_dir(path: &Path) -> bool {
         path.is_dir() && WorkDir::new(path).manifest().is_file()
@@ -107,15 +122,19 @@ impl WorkDir {
 
     /// Removes what no longer belongs to the run of manifest `m`: in phase 0
     /// everything but the parts of `layer`; in phase 1 everything but the
-    /// parts of `layer` (still needed by nobody, but harmless) and the
-    /// buckets and merged parts of `layer + 1`.
+    /// buckets and merged parts of `layer + 1`; in phase 2 (the last layer
+    /// counted unstored) every layer and bucket.
     pub fn sweep(&self, m: &Manifest) {
-        let (keep_layer, keep_bucket) = if m.phase == 0 { (m.layer, None) } else { (m.layer + 1, Some(m.layer + 1)) };
+        let (keep_layer, keep_bucket) = match m.phase {
+            0 => (Some(m.layer), None),
+            1 => (Some(m.layer + 1), Some(m.layer + 1)),
+            _ => (None, None),
+        };
         if let Ok(entries) = fs::read_dir(&self.root) {
             for e in entries.flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
                 let stale = match (name.strip_prefix("layer-"), name.strip_prefix("buckets-")) {
-                    (Some(k), _) => k.parse::<u32>().is_ok_and(|k| k != keep_layer),
+                    (Some(k), _) => k.parse::<u32>().is_ok_and(|k| Some(k) != keep_layer),
                     (_, Some(k)) => k.parse::<u32>().is_ok_and(|k| Some(k) != keep_bucket),
                     _ => false,
                 };
