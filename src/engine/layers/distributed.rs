@@ -133,7 +133,7 @@ impl Cluster {
         let lens = self.gather(mine.len() as u64);
         let counts: Vec<i32> = lens.iter().map(|&l| l as i32).collect();
         let displs: Vec<i32> = counts.iter().scan(0, |a, &c| Some(std::mem::replace(a, *a + c))).collect();
-        let mut all = vec![0u8; lens.iter().sum::<u64>() as usize];
+        let mut all = vec![0u8; (lens.iter().sum::<u64>() as usize).max(1)];
         let mut part = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
         self.world.all_gather_varcount_into(mine, &mut part);
         displs.iter().zip(&counts).map(|(&d, &c)| all[d as usize..(d + c) as usize].to_vec()).collect()
@@ -158,13 +158,15 @@ impl Cluster {
             let recv_counts: Vec<i32> = (0..ranks).map(|s| piece(&incoming, &got_at, s) as i32).collect();
             let prefix = |c: &[i32]| c.iter().scan(0, |a, &x| Some(std::mem::replace(a, *a + x))).collect::<Vec<i32>>();
             let (send_displs, recv_displs) = (prefix(&send_counts), prefix(&recv_counts));
-            let mut send = Vec::with_capacity(send_counts.iter().sum::<i32>() as usize);
+            // never an empty allocation: Open MPI reads the dangling pointer
+            // of an empty buffer (address 1) as MPI_IN_PLACE
+            let mut send = Vec::with_capacity((send_counts.iter().sum::<i32>() as usize).max(1));
             for d in 0..ranks {
                 let from = sent_at[d] as usize;
                 send.extend_from_slice(&out[d][from..from + send_counts[d] as usize]);
                 sent_at[d] += send_counts[d] as u64;
             }
-            let mut recv = vec![0u8; recv_counts.iter().sum::<i32>() as usize];
+            let mut recv = vec![0u8; (recv_counts.iter().sum::<i32>() as usize).max(1)];
             {
                 let s = Partition::new(&send[..], &send_counts[..], &send_displs[..]);
                 let mut r = PartitionMut::new(&mut recv[..], &recv_counts[..], &recv_displs[..]);
