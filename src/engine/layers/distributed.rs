@@ -28,7 +28,7 @@ use rayon::prelude::*;
 
 use super::commit::{commit, read_state, set_limit};
 use super::driver::{DiskWatch, check_disk, check_mass, count_partition, layer_counts};
-use super::expand::{Expansion, PartInput, expand};
+use super::expand::{BUFFER_BYTES_PER_RECORD, BUFFER_SHARE, Expansion, PartInput, expand};
 use super::merge::merge_partition;
 use super::shuffle::{LocalBuckets, NoChildren, ShuffleSink};
 use super::store::{
@@ -48,6 +48,10 @@ use crate::software;
 /// together), so that no message and no count comes near MPI's `i32`
 /// counts or Open MPI's trouble with collectives over 2 GiB.
 pub const MAX_MESSAGE_BYTES: usize = 256 << 20;
+
+/// Child records generated per child class, before duplicates are summed
+/// (an estimate for sizing the rounds of an expansion; 2 to 3 measured).
+const RAW_CHILDREN_PER_CLASS: f64 = 2.5;
 
 /// The ranks of a job.
 pub struct Cluster {
@@ -590,7 +594,14 @@ fn drive_phases<G: Keyed>(
             }
             let buckets =
                 cluster.agree(LocalBuckets::create(mine, k + 1, m.run.partitions, fan_in, compaction), path)?;
-            let rounds = cluster.max(inputs.len() as u64) as usize;
+            // as few rounds as the buffers allow: children summed in one
+            // buffer before they are sent are sent once
+            let previous = m.stats.last().map_or(1.0, |s| (s.counts.classes as f64 * share).max(1.0));
+            let children = here as f64 * (here as f64 / previous).max(1.0) * RAW_CHILDREN_PER_CLASS;
+            let buffers = ctx.settings.memory_limit as f64 * BUFFER_SHARE;
+            let want = (children * BUFFER_BYTES_PER_RECORD as f64 / buffers).ceil().max(1.0) as u64;
+            let rounds = cluster.max(want.min(inputs.len().max(1) as u64)) as usize;
+            let per_round = inputs.len().div_ceil(rounds).max(1);
             let mut ex = Expansion::default();
             let mut sent = 0u64;
             for i in 0..rounds {
@@ -600,7 +611,8 @@ fn drive_phases<G: Keyed>(
                     ranks: cluster.size,
                     out: (0..cluster.size).map(|_| Mutex::new(Vec::new())).collect(),
                 };
-                let part = expand::<G>(ctx, by, inputs.get(i..=i).unwrap_or(&[]), true, &outbox);
+                let group = inputs.chunks(per_round).nth(i).unwrap_or(&[]);
+                let part = expand::<G>(ctx, by, group, true, &outbox);
                 let part = cluster.agree(part, path)?;
                 ex.add(&part);
                 let out: Vec<Vec<u8>> = outbox.out.into_iter().map(|o| o.into_inner().expect("outbox lock")).collect();

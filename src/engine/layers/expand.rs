@@ -70,7 +70,7 @@ pub const BUFFER_BYTES_PER_RECORD: u64 = std::mem::size_of::<Record>() as u64;
 
 /// Share of the memory limit given to the workers' child buffers; the rest
 /// covers the chunks in flight and the merges of compacting buckets.
-const BUFFER_SHARE: f64 = 0.7;
+pub const BUFFER_SHARE: f64 = 0.7;
 
 /// Child records one worker buffers before it spills: the workers share
 /// [`BUFFER_SHARE`] of `memory_limit` (0.79 with the spare eighth of each
