@@ -11,6 +11,7 @@ pub mod key;
 pub mod legacy;
 pub mod perft;
 pub mod report;
+pub mod solve;
 pub mod symmetry;
 
 /// `othello-census <version>`: the writer named in every file and result.

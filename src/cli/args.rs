@@ -37,6 +37,9 @@ pub enum Command {
     Inspect(InspectArgs),
     /// Count games per ply (a pass is a ply), under both conventions.
     Perft(PerftArgs),
+    /// The exact value of a position with perfect play, and its principal
+    /// variation.
+    Solve(SolveArgs),
     /// Reproduce published figures and explain them.
     Reproduce(ReproduceArgs),
     /// The catalogue of counts under results/: add finished runs to it.
@@ -97,6 +100,28 @@ pub struct PerftArgs {
     #[arg(long, value_name = "LIMIT", value_parser = parse_bytes)]
     pub memory: Option<u64>,
     /// Print one JSON document on stdout instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SolveArgs {
+    /// Board size: 4, 6 or 8.
+    #[arg(short, long, value_name = "N", default_value = "6", value_parser = parse_size)]
+    pub size: BoardSize,
+    /// The position (default: the start): N*N squares row by row from the
+    /// top left, `X` Black, `O` White, `-` empty, then the side to move
+    /// (`X` or `O`); an 8x8 `.obf` line reads too.
+    #[arg(long, value_name = "TEXT")]
+    pub position: Option<String>,
+    /// Threads (default: all cores); the root moves are shared out.
+    #[arg(short = 'j', long, value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+    /// Most memory for the transposition tables, e.g. `1GiB` (default: a
+    /// quarter of the available memory, at most 8 GiB).
+    #[arg(long, value_name = "LIMIT", value_parser = parse_bytes)]
+    pub memory: Option<u64>,
+    /// Print one JSON document on stdout instead of text.
     #[arg(long)]
     pub json: bool,
 }

@@ -10,6 +10,7 @@ mod ranks;
 mod reproduce;
 mod run;
 mod signals;
+mod solve;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -62,6 +63,7 @@ pub fn main() -> ExitCode {
              commands without mpirun"
         )),
         Command::Perft(a) => perft::run(&a),
+        Command::Solve(a) => solve::run(&a),
         Command::Count(a) if a.engine == args::EngineChoice::Layers => layers::count(&a, &command_line, &ranks),
         Command::Count(a) => count::run(&a, &command_line),
         // a directory is a layered run (one without a manifest gets a clear error), a file a checkpoint

@@ -1,0 +1,72 @@
+//! `othello-census solve`.
+
+use std::process::ExitCode;
+
+use serde_json::json;
+
+use super::args::SolveArgs;
+use super::run::memory_limit;
+use othello_census::board::{Color, Position};
+use othello_census::engine::memory::available_memory;
+use othello_census::report::group_digits;
+use othello_census::solve::{Solution, parse_position, solve, square_name};
+use othello_census::with_geometry;
+
+fn default_table_memory() -> u64 {
+    available_memory().map_or(1 << 30, |a| (a / 4).min(8 << 30))
+}
+
+pub fn run(a: &SolveArgs) -> anyhow::Result<ExitCode> {
+    let memory = memory_limit(a.memory, default_table_memory, "the transposition tables", true)?;
+    let threads = a.threads.map_or_else(|| std::thread::available_parallelism().map_or(1, |t| t.get()), |t| t as usize);
+    let n = a.size.n();
+    let (s, shown, side): (Solution, String, Color) = with_geometry!(a.size, G => {
+        let p = match &a.position {
+            Some(t) => parse_position::<G>(t).map_err(|e| anyhow::anyhow!("--position: {e}"))?,
+            None => Position::<G>::start(),
+        };
+        (solve(&p, memory, threads), p.to_string(), p.side_to_move())
+    });
+    let pv: Vec<String> = s.pv.iter().map(|m| m.map_or("pass".to_string(), |sq| square_name(sq, n))).collect();
+    let secs = s.elapsed.as_secs_f64();
+    let outcome = match s.value {
+        v if v > 0 => "Black wins",
+        v if v < 0 => "White wins",
+        _ => "a draw",
+    };
+    if a.json {
+        let doc = json!({
+            "tool": "othello-census",
+            "version": env!("CARGO_PKG_VERSION"),
+            "command": "solve",
+            "size": n,
+            "side_to_move": if side == Color::Black { "black" } else { "white" },
+            "value": s.value,
+            "value_convention": "final disc difference, Black - White, empty squares to the winner",
+            "raw_difference": s.raw_difference,
+            "principal_variation": pv,
+            "nodes": s.nodes,
+            "nodes_per_second": s.nodes as f64 / secs.max(1e-9),
+            "elapsed_seconds": secs,
+            "threads": s.threads,
+            "table_bytes": s.table_bytes,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        print!("{shown}");
+        println!(
+            "\nperfect play: {outcome}, {:+} (Black - White, empty squares to the winner); the variation ends {:+} on \
+             the board",
+            s.value, s.raw_difference
+        );
+        println!("principal variation: {}", pv.join(" "));
+        println!(
+            "{} nodes in {secs:.3} s ({} nodes/s) on {} threads, {:.1} MiB of tables",
+            group_digits(s.nodes as u128),
+            group_digits((s.nodes as f64 / secs.max(1e-9)) as u128),
+            s.threads,
+            s.table_bytes as f64 / (1u64 << 20) as f64
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

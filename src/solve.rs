@@ -1,0 +1,436 @@
+//! Perfect play: the exact value of a position by negamax alpha-beta with
+//! principal-variation search, a transposition table keyed by the
+//! canonical key (the four symmetries fold transpositions), move ordering
+//! by the opponent's mobility, corners and the table's best move, and a
+//! plain search for the last few empties.
+//!
+//! Values are final disc differences from the point of view of the side to
+//! move, empty squares going to the winner (the usual convention); `solve`
+//! reports them for Black.
+
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::board::moves::{flips, legal_moves};
+use crate::board::{Color, Position};
+use crate::key::dense::image_keys;
+use crate::key::{Keyed, PackedKey};
+use crate::symmetry::Symmetry;
+
+/// Empties at or below which the search stops probing the table and
+/// ordering moves.
+const SHALLOW: u32 = 6;
+
+/// Bytes of one table entry: the canonical key + 1 (0: an empty slot),
+/// then the lower bound, upper bound and best move (in the canonical
+/// frame, 255: none) packed in the low bytes of a second word. Two plain
+/// integers, so that a large table is allocated zeroed, lazily.
+pub const ENTRY_BYTES: usize = 32;
+
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    key: u128,
+    lower: i8,
+    upper: i8,
+    best: u8,
+}
+
+impl Entry {
+    fn load(t: &[u128], slot: usize) -> Entry {
+        let d = t[2 * slot + 1];
+        Entry { key: t[2 * slot], lower: d as u8 as i8, upper: (d >> 8) as u8 as i8, best: (d >> 16) as u8 }
+    }
+
+    fn store(self, t: &mut [u128], slot: usize) {
+        t[2 * slot] = self.key;
+        t[2 * slot + 1] = self.lower as u8 as u128 | (self.upper as u8 as u128) << 8 | (self.best as u128) << 16;
+    }
+}
+
+/// The exact value of a position and how it was found.
+#[derive(Clone, Debug)]
+pub struct Solution {
+    /// Final disc difference, Black − White, empty squares to the winner.
+    pub value: i32,
+    /// The disc difference, Black − White, at the end of the principal
+    /// variation, empty squares left empty.
+    pub raw_difference: i32,
+    /// The principal variation from the position: squares, `None` for a
+    /// pass.
+    pub pv: Vec<Option<u32>>,
+    /// Positions searched (every thread).
+    pub nodes: u64,
+    /// Wall time.
+    pub elapsed: Duration,
+    /// Threads searching.
+    pub threads: usize,
+    /// Bytes of transposition tables (every thread).
+    pub table_bytes: u64,
+}
+
+/// One thread's search: its table and node count.
+struct Search<G: Keyed> {
+    /// Two words per entry (see [`ENTRY_BYTES`]).
+    table: Vec<u128>,
+    entries: usize,
+    nodes: u64,
+    geometry: std::marker::PhantomData<G>,
+}
+
+/// The score of a finished game for the side with `me`.
+#[inline]
+fn final_score<G: Keyed>(me: u64, opp: u64) -> i32 {
+    let (a, b) = (me.count_ones() as i32, opp.count_ones() as i32);
+    let empties = G::SQUARES as i32 - a - b;
+    match a.cmp(&b) {
+        std::cmp::Ordering::Greater => a - b + empties,
+        std::cmp::Ordering::Less => a - b - empties,
+        std::cmp::Ordering::Equal => 0,
+    }
+}
+
+const CORNERS: fn(u32) -> u64 = |n| {
+    let last = n * n - 1;
+    (1 << 0) | (1 << (n - 1)) | (1 << (last - (n - 1))) | (1 << last)
+};
+
+impl<G: Keyed> Search<G> {
+    fn new(table_bytes: u64) -> Self {
+        let entries = (table_bytes as usize / ENTRY_BYTES).max(1024).next_power_of_two() / 2;
+        Search { table: vec![0u128; 2 * entries], entries, nodes: 0, geometry: std::marker::PhantomData }
+    }
+
+    /// The canonical key of (me to move, opp) and the symmetry that maps
+    /// the position onto its canonical image.
+    #[inline]
+    fn key(me: u64, opp: u64) -> (u128, usize) {
+        let p = Position::<G>::from_colors_unchecked(me, opp, Color::Black);
+        let k = image_keys(&p);
+        let mut s = 0;
+        for i in 1..4 {
+            if k[i] < k[s] {
+                s = i;
+            }
+        }
+        (k[s].to_u128() + 1, s)
+    }
+
+    #[inline]
+    fn slot(&self, key: u128) -> usize {
+        let h = (key as u64) ^ ((key >> 64) as u64);
+        (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20) as usize & (self.entries - 1)
+    }
+
+    /// The exact value of (me to move, opp) if it lies in `(alpha, beta)`;
+    /// otherwise a bound on the side the window missed.
+    fn pvs(&mut self, me: u64, opp: u64, mut alpha: i32, mut beta: i32) -> i32 {
+        self.nodes += 1;
+        let moves = legal_moves::<G>(me, opp);
+        if moves == 0 {
+            if legal_moves::<G>(opp, me) == 0 {
+                return final_score::<G>(me, opp);
+            }
+            return -self.pvs(opp, me, -beta, -alpha);
+        }
+        let empties = G::SQUARES - (me | opp).count_ones();
+        if empties <= SHALLOW {
+            return self.shallow(me, opp, moves, alpha, beta);
+        }
+        let (key, sym) = Self::key(me, opp);
+        let slot = self.slot(key);
+        let mut hint = None;
+        let e = Entry::load(&self.table, slot);
+        if e.key == key {
+            let (lower, upper) = (e.lower as i32, e.upper as i32);
+            if lower >= beta {
+                return lower;
+            }
+            if upper <= alpha {
+                return upper;
+            }
+            alpha = alpha.max(lower);
+            beta = beta.min(upper);
+            if alpha >= beta {
+                return alpha;
+            }
+            if e.best != 255 {
+                hint = Some(Symmetry::ALL[sym].square(e.best as u32, G::N));
+            }
+        }
+        let (alpha0, beta0) = (alpha, beta);
+        // order: the table's move, then fewest replies, corners first
+        let mut list: [(i32, u32, u64); 64] = [(0, 0, 0); 64];
+        let mut n = 0;
+        let corners = CORNERS(G::N);
+        let mut m = moves;
+        while m != 0 {
+            let sq = m.trailing_zeros();
+            m &= m - 1;
+            let f = flips::<G>(me, opp, sq);
+            let (cme, copp) = (opp & !f, me | f | (1u64 << sq));
+            let replies = legal_moves::<G>(cme, copp).count_ones() as i32;
+            let mut score = -16 * replies;
+            if corners & (1u64 << sq) != 0 {
+                score += 24;
+            }
+            if Some(sq) == hint {
+                score += 10_000;
+            }
+            list[n] = (score, sq, f);
+            n += 1;
+        }
+        list[..n].sort_unstable_by_key(|m| std::cmp::Reverse(m.0));
+        let mut best = i32::MIN;
+        let mut best_sq = 255u8;
+        for (i, &(_, sq, f)) in list[..n].iter().enumerate() {
+            let (cme, copp) = (opp & !f, me | f | (1u64 << sq));
+            let mut v;
+            if i == 0 {
+                v = -self.pvs(cme, copp, -beta, -alpha);
+            } else {
+                v = -self.pvs(cme, copp, -alpha - 1, -alpha);
+                if v > alpha && v < beta {
+                    v = -self.pvs(cme, copp, -beta, -v);
+                }
+            }
+            if v > best {
+                best = v;
+                best_sq = sq as u8;
+                if v > alpha {
+                    alpha = v;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        let (lower, upper) = if best <= alpha0 {
+            (-(G::SQUARES as i32), best)
+        } else if best >= beta0 {
+            (best, G::SQUARES as i32)
+        } else {
+            (best, best)
+        };
+        // keep the table's bounds of this position when they are tighter
+        let (lower, upper) =
+            if e.key == key { (lower.max(e.lower as i32), upper.min(e.upper as i32)) } else { (lower, upper) };
+        let canonical_best = Symmetry::ALL[sym].square(best_sq as u32, G::N) as u8;
+        Entry { key, lower: lower as i8, upper: upper as i8, best: canonical_best }.store(&mut self.table, slot);
+        best
+    }
+
+    /// Alpha-beta without table or ordering, for the last empties.
+    fn shallow(&mut self, me: u64, opp: u64, moves: u64, mut alpha: i32, beta: i32) -> i32 {
+        let mut best = i32::MIN;
+        let mut m = moves;
+        while m != 0 {
+            let sq = m.trailing_zeros();
+            m &= m - 1;
+            let f = flips::<G>(me, opp, sq);
+            let (cme, copp) = (opp & !f, me | f | (1u64 << sq));
+            self.nodes += 1;
+            let v = match legal_moves::<G>(cme, copp) {
+                0 if legal_moves::<G>(copp, cme) == 0 => -final_score::<G>(cme, copp),
+                0 => {
+                    self.nodes += 1;
+                    let back = legal_moves::<G>(copp, cme);
+                    self.shallow(copp, cme, back, alpha, beta)
+                }
+                replies => -self.shallow(cme, copp, replies, -beta, -alpha),
+            };
+            if v > best {
+                best = v;
+                if v > alpha {
+                    alpha = v;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// The exact value of (me to move, opp), narrowing a null window
+    /// around `guess` (MTD(f)).
+    fn mtdf(&mut self, me: u64, opp: u64, guess: i32) -> i32 {
+        let (mut lower, mut upper) = (-(G::SQUARES as i32), G::SQUARES as i32);
+        let mut g = guess;
+        while lower < upper {
+            let beta = if g == lower { g + 1 } else { g };
+            g = self.pvs(me, opp, beta - 1, beta);
+            if g < beta {
+                upper = g;
+            } else {
+                lower = g;
+            }
+        }
+        g
+    }
+}
+
+/// Solves `p` exactly, on `threads` threads (split at the root) with
+/// `memory` bytes of transposition tables in all.
+pub fn solve<G: Keyed>(p: &Position<G>, memory: u64, threads: usize) -> Solution {
+    let started = Instant::now();
+    let threads = threads.max(1);
+    // the main table, and one per helper thread when the root is split
+    let tables = if threads > 1 { threads as u64 + 1 } else { 1 };
+    let per_thread = memory / tables;
+    let (me, opp) = (p.mover().0, p.opponent().0);
+    let nodes = AtomicU64::new(0);
+    let mut search = Search::<G>::new(per_thread);
+    let table_bytes = (search.entries * ENTRY_BYTES) as u64 * tables;
+    let moves = legal_moves::<G>(me, opp);
+    let value_for_mover = if moves.count_ones() < 2 || threads == 1 {
+        search.mtdf(me, opp, 0)
+    } else {
+        // the first move (by the usual order) on this thread, then every
+        // other move tested against the best so far, in parallel
+        let squares: Vec<u32> = crate::board::Bitboard(moves).iter().collect();
+        let child = |sq: u32| {
+            let f = flips::<G>(me, opp, sq);
+            (opp & !f, me | f | (1u64 << sq))
+        };
+        let (c0, c1) = child(squares[0]);
+        let best = AtomicI32::new(-search.mtdf(c0, c1, 0));
+        let next = AtomicU64::new(1);
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(|| {
+                    let mut mine = Search::<G>::new(per_thread);
+                    loop {
+                        let i = next.fetch_add(1, Ordering::SeqCst) as usize;
+                        let Some(&sq) = squares.get(i) else { break };
+                        let (a, b) = child(sq);
+                        // does this move beat the best so far? (a best
+                        // raised meanwhile by another thread only makes the
+                        // test stricter than needed, never wrong)
+                        let alpha = best.load(Ordering::SeqCst);
+                        let v = -mine.pvs(a, b, -alpha - 1, -alpha);
+                        if v > alpha {
+                            best.fetch_max(-mine.mtdf(a, b, -v), Ordering::SeqCst);
+                        }
+                    }
+                    nodes.fetch_add(mine.nodes, Ordering::Relaxed);
+                });
+            }
+        });
+        best.load(Ordering::SeqCst)
+    };
+    // the principal variation: at each position, a move whose value
+    // proves the position's value (with the warm table)
+    let mut pv = Vec::new();
+    let (mut a, mut b, mut v) = (me, opp, value_for_mover);
+    loop {
+        let moves = legal_moves::<G>(a, b);
+        if moves == 0 {
+            if legal_moves::<G>(b, a) == 0 {
+                break;
+            }
+            pv.push(None);
+            (a, b, v) = (b, a, -v);
+            continue;
+        }
+        let mut found = None;
+        for sq in crate::board::Bitboard(moves).iter() {
+            let f = flips::<G>(a, b, sq);
+            let (ca, cb) = (b & !f, a | f | (1u64 << sq));
+            if -search.pvs(ca, cb, -v - 1, -v + 1) == v {
+                found = Some((sq, ca, cb));
+                break;
+            }
+        }
+        let (sq, ca, cb) = found.expect("a move proves the value");
+        pv.push(Some(sq));
+        (a, b, v) = (ca, cb, -v);
+    }
+    // (a, b) is the final position of the variation, `a` to move
+    let plies = pv.len();
+    let (fa, fb) = (a.count_ones() as i32, b.count_ones() as i32);
+    let mover_diff = if plies.is_multiple_of(2) { fa - fb } else { fb - fa };
+    let black = p.side_to_move() == Color::Black;
+    let sign = if black { 1 } else { -1 };
+    Solution {
+        value: sign * value_for_mover,
+        raw_difference: sign * mover_diff,
+        pv,
+        nodes: search.nodes + nodes.load(Ordering::Relaxed),
+        elapsed: started.elapsed(),
+        threads,
+        table_bytes,
+    }
+}
+
+/// Reads a position: `N*N` characters, one per square row by row from the
+/// top left (`X` or `x` or `*` Black, `O` or `o` White, `-` or `.` empty;
+/// spaces between rows allowed when the side follows after a space), then
+/// the side to move (`X` or `O`). An 8x8 line of an `.obf` file (`...
+/// X;` followed by comments) reads as well.
+pub fn parse_position<G: Keyed>(text: &str) -> Result<Position<G>, String> {
+    let text = text.split(';').next().unwrap_or("").trim();
+    let squares = G::SQUARES as usize;
+    let cells: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
+    if cells.len() != squares + 1 {
+        return Err(format!(
+            "a {0}x{0} position is {1} squares (X, O, -) and the side to move (X or O); found {2} characters",
+            G::N,
+            squares,
+            cells.len()
+        ));
+    }
+    let (mut black, mut white) = (0u64, 0u64);
+    for (i, c) in cells[..squares].iter().enumerate() {
+        match c {
+            'X' | 'x' | '*' => black |= 1 << i,
+            'O' | 'o' => white |= 1 << i,
+            '-' | '.' => {}
+            other => return Err(format!("square {} is {other:?}, not X, O or -", i + 1)),
+        }
+    }
+    let side = match cells[squares] {
+        'X' | 'x' | '*' | 'B' | 'b' => Color::Black,
+        'O' | 'o' | 'W' | 'w' => Color::White,
+        other => return Err(format!("the side to move is {other:?}, not X or O")),
+    };
+    Ok(Position::from_colors_unchecked(black, white, side))
+}
+
+/// A square's name: column letter, row number from the top (`a1` top left).
+pub fn square_name(sq: u32, n: u32) -> String {
+    format!("{}{}", (b'a' + (sq % n) as u8) as char, sq / n + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::{B4, B6};
+
+    /// Plain negamax on the engine's board, no table, no ordering.
+    fn minimax<G: Keyed>(p: &Position<G>) -> i32 {
+        match p.status() {
+            crate::board::Status::Terminal => final_score::<G>(p.mover().0, p.opponent().0),
+            crate::board::Status::Pass => -minimax(&p.pass()),
+            crate::board::Status::Moves(m) => m.iter().map(|sq| -minimax(&p.play(sq))).max().unwrap(),
+        }
+    }
+
+    #[test]
+    fn four_by_four_start_is_a_white_win() {
+        let s = solve(&Position::<B4>::start(), 1 << 20, 1);
+        assert_eq!(s.value, minimax(&Position::<B4>::start()));
+        assert!(s.value < 0, "White wins 4x4");
+        let two = solve(&Position::<B4>::start(), 1 << 20, 2);
+        assert_eq!(two.value, s.value);
+    }
+
+    #[test]
+    fn positions_parse_and_refuse() {
+        let p = parse_position::<B4>("---- -OX- -XO- ---- X").unwrap();
+        assert_eq!(p, Position::<B4>::start());
+        assert!(parse_position::<B4>("---- -OX- -XO- ---- Z").is_err());
+        assert!(parse_position::<B4>("---- -OX- -XO- --- X").is_err());
+        let q = parse_position::<B6>("------ ------ --OX-- --XO-- ------ ------ O; comment").unwrap();
+        assert_eq!(q.side_to_move(), Color::White);
+    }
+}
