@@ -94,7 +94,48 @@ const CORNERS: fn(u32) -> u64 = |n| {
     (1 << 0) | (1 << (n - 1)) | (1 << (last - (n - 1))) | (1 << last)
 };
 
+/// Ordering weights (tuned by node counts of `examples/solve_bench`).
+const X_PENALTY: i32 = 24;
+const PARITY_EMPTIES: u32 = 14;
+const PARITY_BONUS: i32 = 6;
+
 impl<G: Keyed> Search<G> {
+    /// The corner a square touches (a neighbour of it), as a one-square
+    /// set, or `u64::MAX` for a square next to no corner (or a corner).
+    #[inline]
+    fn corner_of(sq: u32) -> u64 {
+        let n = G::N;
+        let (r, c) = (sq / n, sq % n);
+        let near = |x: u32| {
+            if x <= 1 {
+                Some(0)
+            } else if x >= n - 2 {
+                Some(n - 1)
+            } else {
+                None
+            }
+        };
+        match (near(r), near(c)) {
+            (Some(cr), Some(cc)) if (r, c) != (cr, cc) => 1u64 << (cr * n + cc),
+            _ => u64::MAX,
+        }
+    }
+
+    /// The quadrant of the board that holds `sq`.
+    #[inline]
+    fn quadrant(sq: u32) -> u64 {
+        let n = G::N;
+        let h = n / 2;
+        let (r0, c0) = (sq / n / h * h, sq % n / h * h);
+        let mut q = 0u64;
+        for r in r0..r0 + h {
+            for c in c0..c0 + h {
+                q |= 1u64 << (r * n + c);
+            }
+        }
+        q
+    }
+
     fn new(table_bytes: u64) -> Self {
         let entries = (table_bytes as usize / ENTRY_BYTES).max(1024).next_power_of_two() / 2;
         Search { table: vec![0u128; 2 * entries], entries, nodes: 0, geometry: std::marker::PhantomData }
@@ -172,6 +213,15 @@ impl<G: Keyed> Search<G> {
             let mut score = -16 * replies;
             if corners & (1u64 << sq) != 0 {
                 score += 24;
+            }
+            // next to an empty corner: it gives the corner away
+            let near = Self::corner_of(sq);
+            if near != u64::MAX && (me | opp) & near == 0 {
+                score -= X_PENALTY;
+            }
+            // parity: the last move of an odd region
+            if empties <= PARITY_EMPTIES && (Self::quadrant(sq) & !(me | opp)).count_ones() % 2 == 1 {
+                score += PARITY_BONUS;
             }
             if Some(sq) == hint {
                 score += 10_000;

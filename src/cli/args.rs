@@ -112,7 +112,7 @@ pub struct SolveArgs {
     /// The position (default: the start): N*N squares row by row from the
     /// top left, `X` Black, `O` White, `-` empty, then the side to move
     /// (`X` or `O`); an 8x8 `.obf` line reads too.
-    #[arg(long, value_name = "TEXT")]
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub position: Option<String>,
     /// Threads (default: all cores); the root moves are shared out.
     #[arg(short = 'j', long, value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
