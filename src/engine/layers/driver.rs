@@ -421,3 +421,64 @@ pub(super) fn check_disk(
         dir: work.root().to_path_buf(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::census::{Counts, LayerCounts};
+
+    /// A run at a layer of 1000 records in 4000 bytes whose layer before
+    /// held 100 classes: the next layer is estimated at 40,000 bytes.
+    fn manifest() -> Manifest {
+        Manifest {
+            software: "test".into(),
+            run: RunConfig {
+                size: 6,
+                by: 0,
+                limit: 20,
+                partitions: 16,
+                command: "t".into(),
+                started_unix: 0,
+                memory_limit: 1 << 20,
+            },
+            phase: 0,
+            layer: 9,
+            part_records: vec![1000 / 16; 16],
+            stats: vec![LayerCounts { layer: 8, counts: Counts { classes: 100, ..Counts::default() }, games: None }],
+            entering: Entering::default(),
+            elapsed_seconds: 0.0,
+        }
+    }
+
+    #[test]
+    fn buckets_are_compacted_only_when_the_uncompacted_runs_do_not_fit() {
+        let dir = tempfile::tempdir().unwrap();
+        let work = WorkDir::new(dir.path());
+        let m = manifest();
+        let records: u64 = m.part_records.iter().sum();
+        let here = (records, records * 4, 1.0);
+        let next = records as f64 * (records as f64 / 100.0) * 4.0;
+        let parts = next / 16.0;
+        let with = |disk: f64, compaction| LayersSettings {
+            disk_limit: Some(disk as u64),
+            compaction,
+            compact_min_bytes: 7,
+            ..LayersSettings::new(1, 1 << 20)
+        };
+        // room for ~3 times the layer: no compaction
+        let roomy = next * RUNS_UNCOMPACTED + parts + 100.0;
+        assert_eq!(check_disk(&work, &m, here, &with(roomy, CompactionMode::Auto)).unwrap(), None);
+        // always: the smallest ratio, even with room
+        let always = check_disk(&work, &m, here, &with(roomy, CompactionMode::Always)).unwrap().unwrap();
+        assert_eq!((always.ratio, always.min_bytes), (MIN_COMPACT_RATIO, 7));
+        // room for ~2.3 times: compacted at the largest ratio that fits
+        let tight = next * 2.3 * COMPACTED_OVERHEAD + parts;
+        let c = check_disk(&work, &m, here, &with(tight, CompactionMode::Auto)).unwrap().unwrap();
+        assert!((c.ratio - 1.3).abs() < 0.01, "{c:?}");
+        // room for less than 1.5 times: refused, resumably
+        let short = next * 1.3 * COMPACTED_OVERHEAD + parts;
+        for mode in [CompactionMode::Auto, CompactionMode::Always] {
+            assert!(matches!(check_disk(&work, &m, here, &with(short, mode)), Err(LayersError::Disk { .. })));
+        }
+    }
+}
