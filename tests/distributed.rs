@@ -115,6 +115,7 @@ fn a_killed_rank_ends_the_job_and_the_job_resumes_to_identical_counts() {
     loop {
         if let Some(status) = child.try_wait().unwrap() {
             assert!(!status.success(), "the job reports the failure");
+            eprintln!("the job ended {:.2} s after rank 1 was killed", killed.elapsed().as_secs_f64());
             break;
         }
         assert!(killed.elapsed() < Duration::from_secs(60), "the job still runs a minute after a rank died");
