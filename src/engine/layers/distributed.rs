@@ -592,8 +592,10 @@ fn drive_phases<G: Keyed>(
                     last_layer_stored: true,
                 });
             }
-            let buckets =
-                cluster.agree(LocalBuckets::create(mine, k + 1, m.run.partitions, fan_in, compaction), path)?;
+            let buckets = cluster.agree(
+                LocalBuckets::create_held(mine, k + 1, m.run.partitions, fan_in, compaction, |j| cluster.owns(j)),
+                path,
+            )?;
             // as few rounds as the buffers allow: children summed in one
             // buffer before they are sent are sent once
             let previous = m.stats.last().map_or(1.0, |s| (s.counts.classes as f64 * share).max(1.0));

@@ -18,9 +18,11 @@ pub trait ShuffleSink: Sync {
     fn send(&self, partition: u32, run: &[Record]) -> Result<(), LayersError>;
 }
 
-/// The local sink: one bucket file per partition of the next layer.
+/// The local sink: one bucket file per partition of the next layer that
+/// this process holds.
 pub struct LocalBuckets {
-    writers: Vec<BucketWriter>,
+    /// A writer per partition (`None`: held by another process).
+    writers: Vec<Option<BucketWriter>>,
     dir: std::path::PathBuf,
 }
 
@@ -34,9 +36,22 @@ impl LocalBuckets {
         fan_in: usize,
         compaction: Option<Compaction>,
     ) -> Result<LocalBuckets, LayersError> {
+        Self::create_held(work, k, partitions, fan_in, compaction, |_| true)
+    }
+
+    /// Buckets for the partitions `held` says this process holds (a rank
+    /// of a distributed run); a run for another partition is an error.
+    pub fn create_held(
+        work: &WorkDir,
+        k: u32,
+        partitions: u32,
+        fan_in: usize,
+        compaction: Option<Compaction>,
+        held: impl Fn(u32) -> bool,
+    ) -> Result<LocalBuckets, LayersError> {
         let dir = work.fresh_bucket_dir(k)?;
         let writers = (0..partitions)
-            .map(|j| BucketWriter::create(&work.bucket(k, j), fan_in, compaction))
+            .map(|j| held(j).then(|| BucketWriter::create(&work.bucket(k, j), fan_in, compaction)).transpose())
             .collect::<Result<_, _>>()?;
         WorkDir::sync_dir(&dir)?;
         Ok(LocalBuckets { writers, dir })
@@ -44,12 +59,13 @@ impl LocalBuckets {
 
     /// Compactions so far, over every bucket.
     pub fn compactions(&self) -> u64 {
-        self.writers.iter().map(|w| w.compactions()).sum()
+        self.writers.iter().flatten().map(|w| w.compactions()).sum()
     }
 
-    /// Closes every bucket durably; returns the runs of each partition.
+    /// Closes every bucket durably; returns the runs of each partition (0
+    /// for those not held here).
     pub fn finish(self) -> Result<Vec<u64>, LayersError> {
-        let runs = self.writers.into_iter().map(|w| w.finish()).collect::<Result<Vec<_>, _>>()?;
+        let runs = self.writers.into_iter().map(|w| w.map_or(Ok(0), |w| w.finish())).collect::<Result<Vec<_>, _>>()?;
         WorkDir::sync_dir(&self.dir)?;
         Ok(runs)
     }
@@ -72,7 +88,13 @@ impl ShuffleSink for LocalBuckets {
     }
 
     fn send(&self, partition: u32, run: &[Record]) -> Result<(), LayersError> {
-        Ok(self.writers[partition as usize].append(run)?)
+        match &self.writers[partition as usize] {
+            Some(w) => Ok(w.append(run)?),
+            None => Err(LayersError::WorkDir {
+                path: self.dir.clone(),
+                detail: format!("a run for partition {partition}, which this process does not hold"),
+            }),
+        }
     }
 }
 
