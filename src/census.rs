@@ -130,8 +130,12 @@ impl<C> Decode<C> for Counts {
 
 bincode::impl_borrow_decode!(Counts);
 
+/// A number of games (paths in the game tree): the one type every engine,
+/// perft included, sums games in.
+pub type GameCount = u128;
+
 /// Adds two game counts; an overflow is a defect of the run, never a wrap.
-pub fn add_games(a: u128, b: u128) -> u128 {
+pub fn add_games(a: GameCount, b: GameCount) -> GameCount {
     a.checked_add(b).expect("game count overflow (more than 2^128 games)")
 }
 

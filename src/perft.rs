@@ -7,15 +7,26 @@
 //! - `games_a124004`: OEIS A124004, where a game that ended before ply `n`
 //!   still counts as one game at ply `n` and at every later ply.
 //!
-//! The walk is parallel near the root (rayon) and counts the last ply in
-//! bulk: a node one ply above the horizon adds the popcount of its moves.
+//! Two methods count the same rows. [`perft`] walks every game (the brute
+//! force, kept as the independent check); [`hashed::perft_hashed`] counts
+//! each class of subtrees once. Both walk the first [`SPLIT_PLY`] plies in
+//! one thread, then the subtrees below that ply in parallel (rayon), and
+//! count the last ply in bulk: a node one ply above the horizon adds the
+//! popcount of its moves. Game counts are [`GameCount`]s summed with
+//! [`add_games`], as in every engine: an overflow stops the run, never
+//! wraps.
 
 pub mod hashed;
+pub mod shape;
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::board::moves::{flips, legal_moves};
 use crate::board::{Geometry, Position};
+use crate::census::{GameCount, add_games};
 
 /// Counts for one ply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -24,131 +35,232 @@ pub struct PerftRow {
     pub ply: u32,
     /// Games of exactly `ply` plies still going or just ended (finished
     /// games dropped).
-    pub games: u64,
+    pub games: GameCount,
     /// OEIS A124004: games, with finished games carried forward.
-    pub games_a124004: u64,
+    pub games_a124004: GameCount,
     /// Of `games`, how many reached this ply by a pass.
-    pub passes: u64,
+    pub passes: GameCount,
     /// Of `games`, how many end at this ply (neither side can move). Not
     /// computed for the last ply of the run (reported as `None`).
-    pub ended: Option<u64>,
+    pub ended: Option<GameCount>,
 }
 
-#[derive(Clone, Debug)]
-struct Tally {
-    nodes: Vec<u64>,
-    passes: Vec<u64>,
-    ended: Vec<u64>,
+/// Per-ply counts of a walk, indexed by ply: `nodes[k]` games reach ply
+/// `k`, `passes[k]` of them by a pass, `ended[k]` games end at ply `k`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Tally {
+    pub nodes: Vec<GameCount>,
+    pub passes: Vec<GameCount>,
+    pub ended: Vec<GameCount>,
 }
 
 impl Tally {
-    fn new(depth: u32) -> Tally {
+    pub fn new(depth: u32) -> Tally {
         let len = depth as usize + 1;
         Tally { nodes: vec![0; len], passes: vec![0; len], ended: vec![0; len] }
     }
 
-    fn merge(mut self, other: Tally) -> Tally {
+    pub fn merge(mut self, other: Tally) -> Tally {
         for (a, b) in self.nodes.iter_mut().zip(&other.nodes) {
-            *a = add_count(*a, *b);
+            *a = add_games(*a, *b);
         }
         for (a, b) in self.passes.iter_mut().zip(&other.passes) {
-            *a = add_count(*a, *b);
+            *a = add_games(*a, *b);
         }
         for (a, b) in self.ended.iter_mut().zip(&other.ended) {
-            *a = add_count(*a, *b);
+            *a = add_games(*a, *b);
         }
         self
     }
-}
 
-/// Adds two game counts of a perft; an overflow of u64 (beyond 1.8e19
-/// games) stops the count, never wraps.
-#[inline(always)]
-pub fn add_count(a: u64, b: u64) -> u64 {
-    a.checked_add(b).expect("game count overflow: more than 2^64 games at one ply")
-}
-
-/// Rows of plies `1..=depth` from per-ply node, pass and end counts (index
-/// = ply; `ended[depth]` is not known).
-fn rows(nodes: &[u64], passes: &[u64], ended: &[u64], depth: u32) -> Vec<PerftRow> {
-    let mut rows = Vec::with_capacity(depth as usize);
-    let mut finished_before = 0u64;
-    for ply in 1..=depth {
-        let i = ply as usize;
-        finished_before = add_count(finished_before, ended[i - 1]);
-        rows.push(PerftRow {
-            ply,
-            games: nodes[i],
-            games_a124004: add_count(nodes[i], finished_before),
-            passes: passes[i],
-            ended: (ply < depth).then_some(ended[i]),
-        });
-    }
-    rows
-}
-
-/// Plies near the root walked in parallel.
-const PARALLEL_PLIES: u32 = 4;
-
-/// Per-ply game counts from the start position, plies `1..=depth`.
-pub fn perft<G: Geometry>(depth: u32) -> Vec<PerftRow> {
-    assert!(depth >= 1, "perft depth must be at least 1");
-    let tally = par_walk(&Position::<G>::start(), 0, depth);
-    rows(&tally.nodes, &tally.passes, &tally.ended, depth)
-}
-
-/// Walks the subtree of `p` (at `ply`, already counted by its parent).
-fn par_walk<G: Geometry>(p: &Position<G>, ply: u32, depth: u32) -> Tally {
-    if ply >= PARALLEL_PLIES || ply + 1 >= depth {
-        let mut t = Tally::new(depth);
-        walk(p, ply, depth, &mut t);
-        return t;
-    }
-    let moves = p.legal_moves();
-    if moves.is_empty() {
-        let mut t = Tally::new(depth);
-        if p.opponent_can_move() {
-            t.nodes[ply as usize + 1] += 1;
-            t.passes[ply as usize + 1] += 1;
-            return t.merge(par_walk(&p.pass(), ply + 1, depth));
+    /// The rows of plies `1..=depth` (`ended[depth]` is not known).
+    pub fn rows(&self) -> Vec<PerftRow> {
+        let depth = self.nodes.len() as u32 - 1;
+        let mut rows = Vec::with_capacity(depth as usize);
+        let mut finished_before: GameCount = 0;
+        for ply in 1..=depth {
+            let i = ply as usize;
+            finished_before = add_games(finished_before, self.ended[i - 1]);
+            rows.push(PerftRow {
+                ply,
+                games: self.nodes[i],
+                games_a124004: add_games(self.nodes[i], finished_before),
+                passes: self.passes[i],
+                ended: (ply < depth).then_some(self.ended[i]),
+            });
         }
-        t.ended[ply as usize] += 1;
-        return t;
+        rows
     }
-    moves
-        .iter()
-        .collect::<Vec<_>>()
+}
+
+/// The ply at which the walk splits into parallel subtrees (or the ply
+/// above the horizon, if that is earlier).
+pub const SPLIT_PLY: u32 = 6;
+
+/// How far a perft has gone: subtrees below the split ply done, of all.
+/// Read it from another thread to show progress.
+#[derive(Debug, Default)]
+pub struct PerftProgress {
+    done: AtomicU64,
+    total: AtomicU64,
+}
+
+impl PerftProgress {
+    /// A progress with nothing counted yet.
+    pub fn new() -> PerftProgress {
+        PerftProgress::default()
+    }
+
+    /// (subtrees done, subtrees in all); the total is 0 until the split.
+    pub fn get(&self) -> (u64, u64) {
+        (self.done.load(Ordering::Relaxed), self.total.load(Ordering::Relaxed))
+    }
+
+    pub(crate) fn set_total(&self, total: u64) {
+        self.total.store(total, Ordering::Relaxed);
+    }
+
+    pub(crate) fn step(&self) {
+        self.done.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// The positions at ply `split` (with repetitions: one per path), after
+/// counting into `t` every ply up to `split`. Ends and passes above the
+/// split are counted here.
+pub(crate) fn frontier<G: Geometry>(split: u32, t: &mut Tally) -> Vec<(u64, u64)> {
+    let start = Position::<G>::start();
+    let mut level = vec![(start.mover().0, start.opponent().0)];
+    for ply in 0..split as usize {
+        let mut next = Vec::with_capacity(level.len() * 8);
+        for &(me, opp) in &level {
+            let mut moves = legal_moves::<G>(me, opp);
+            if moves != 0 {
+                t.nodes[ply + 1] = add_games(t.nodes[ply + 1], GameCount::from(moves.count_ones()));
+                while moves != 0 {
+                    let sq = moves.trailing_zeros();
+                    moves &= moves - 1;
+                    let f = flips::<G>(me, opp, sq);
+                    next.push((opp ^ f, me | f | (1u64 << sq)));
+                }
+            } else if legal_moves::<G>(opp, me) != 0 {
+                t.nodes[ply + 1] = add_games(t.nodes[ply + 1], 1);
+                t.passes[ply + 1] = add_games(t.passes[ply + 1], 1);
+                next.push((opp, me));
+            } else {
+                t.ended[ply] = add_games(t.ended[ply], 1);
+            }
+        }
+        level = next;
+    }
+    level
+}
+
+/// Per-ply game counts from the start position, plies `1..=depth`, by
+/// walking every game.
+pub fn perft<G: Geometry>(depth: u32) -> Vec<PerftRow> {
+    perft_with_progress::<G>(depth, &PerftProgress::new())
+}
+
+/// [`perft`], reporting progress in `progress`.
+pub fn perft_with_progress<G: Geometry>(depth: u32, progress: &PerftProgress) -> Vec<PerftRow> {
+    assert!(depth >= 1, "perft depth must be at least 1");
+    let split = SPLIT_PLY.min(depth - 1);
+    let mut top = Tally::new(depth);
+    let level = frontier::<G>(split, &mut top);
+    progress.set_total(level.len() as u64);
+    let below = level
         .into_par_iter()
-        .map(|sq| {
-            let mut t = par_walk(&p.play(sq), ply + 1, depth);
-            t.nodes[ply as usize + 1] += 1;
+        .map(|(me, opp)| {
+            let mut t = Tally::new(depth);
+            brute_walk::<G>(me, opp, split, depth, &mut t);
+            progress.step();
             t
         })
-        .reduce(|| Tally::new(depth), Tally::merge)
+        .reduce(|| Tally::new(depth), Tally::merge);
+    top.merge(below).rows()
 }
 
-fn walk<G: Geometry>(p: &Position<G>, ply: u32, depth: u32, t: &mut Tally) {
-    let next = ply as usize + 1;
-    let moves = p.legal_moves();
-    if !moves.is_empty() {
-        if next as u32 == depth {
-            t.nodes[next] += moves.count() as u64;
-            return;
-        }
-        t.nodes[next] += moves.count() as u64;
-        for sq in moves {
-            walk(&p.play(sq), ply + 1, depth, t);
-        }
-    } else if p.opponent_can_move() {
-        t.nodes[next] += 1;
-        t.passes[next] += 1;
-        if (next as u32) < depth {
-            walk(&p.pass(), ply + 1, depth, t);
-        }
-    } else {
-        t.ended[ply as usize] += 1;
+/// Whether this CPU has the instructions (popcnt, lzcnt, tzcnt, bmi2, and
+/// AVX2 for the 8x8 move generator) the fast copies of the walkers are
+/// compiled for.
+#[inline]
+pub(crate) fn has_bit_instructions() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("popcnt")
+            && std::arch::is_x86_feature_detected!("lzcnt")
+            && std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("bmi2")
+            && std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
     }
 }
+
+/// Defines, with the walker macro `$walker`, the module `fast`: the copy
+/// of a walker compiled for the bit instructions of
+/// [`has_bit_instructions`] (the one place they are named).
+macro_rules! fast_copy {
+    ($walker:ident) => {
+        #[cfg(target_arch = "x86_64")]
+        $walker!(fast, legal_moves_avx2, "popcnt,lzcnt,bmi1,bmi2,avx2");
+    };
+}
+pub(crate) use fast_copy;
+
+/// The plain walk below the split: adds the subtree of (`me`, `opp`) at
+/// `ply` (counted by its parent) to `t`. Dispatches to a copy compiled
+/// with the CPU's bit instructions when it has them.
+fn brute_walk<G: Geometry>(me: u64, opp: u64, ply: u32, depth: u32, t: &mut Tally) {
+    #[cfg(target_arch = "x86_64")]
+    if has_bit_instructions() {
+        // SAFETY: the CPU has the features `fast::walk` is compiled for.
+        return unsafe { fast::walk::<G>(me, opp, ply, depth, t) };
+    }
+    portable::walk::<G>(me, opp, ply, depth, t);
+}
+
+macro_rules! brute_walker {
+    ($module:ident, $moves:ident $(, $features:literal)?) => {
+        mod $module {
+            use super::*;
+            #[cfg(target_arch = "x86_64")]
+            #[allow(unused_imports)]
+            use crate::board::moves::legal_moves_avx2;
+
+            $(#[target_feature(enable = $features)])?
+            pub(super) fn walk<G: Geometry>(me: u64, opp: u64, ply: u32, depth: u32, t: &mut Tally) {
+                let next = ply as usize + 1;
+                let mut moves = $moves::<G>(me, opp);
+                if moves != 0 {
+                    t.nodes[next] = add_games(t.nodes[next], GameCount::from(moves.count_ones()));
+                    if (next as u32) < depth {
+                        while moves != 0 {
+                            let sq = moves.trailing_zeros();
+                            moves &= moves - 1;
+                            let f = flips::<G>(me, opp, sq);
+                            walk::<G>(opp ^ f, me | f | (1u64 << sq), ply + 1, depth, t);
+                        }
+                    }
+                } else if $moves::<G>(opp, me) != 0 {
+                    t.nodes[next] = add_games(t.nodes[next], 1);
+                    t.passes[next] = add_games(t.passes[next], 1);
+                    if (next as u32) < depth {
+                        walk::<G>(opp, me, ply + 1, depth, t);
+                    }
+                } else {
+                    t.ended[ply as usize] = add_games(t.ended[ply as usize], 1);
+                }
+            }
+        }
+    };
+}
+
+brute_walker!(portable, legal_moves);
+fast_copy!(brute_walker);
 
 #[cfg(test)]
 mod tests {
@@ -158,9 +270,25 @@ mod tests {
     #[test]
     fn first_plies() {
         let rows = perft::<B8>(4);
-        let games: Vec<u64> = rows.iter().map(|r| r.games).collect();
+        let games: Vec<GameCount> = rows.iter().map(|r| r.games).collect();
         assert_eq!(games, vec![4, 12, 56, 244]);
         let rows4 = perft::<B4>(3);
         assert_eq!(rows4.iter().map(|r| r.games).collect::<Vec<_>>(), vec![4, 12, 44]);
+    }
+
+    #[test]
+    fn both_copies_of_the_walk_agree() {
+        let (mut a, mut b) = (Tally::new(9), Tally::new(9));
+        let s = Position::<B8>::start();
+        portable::walk::<B8>(s.mover().0, s.opponent().0, 0, 9, &mut a);
+        if has_bit_instructions() {
+            // SAFETY: checked just above.
+            #[cfg(target_arch = "x86_64")]
+            unsafe {
+                fast::walk::<B8>(s.mover().0, s.opponent().0, 0, 9, &mut b)
+            };
+            assert_eq!(a, b);
+        }
+        assert_eq!(a.rows(), perft::<B8>(9));
     }
 }

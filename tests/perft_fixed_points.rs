@@ -7,7 +7,7 @@ use othello_census::board::{B4, B6, B8, Geometry};
 use othello_census::perft::perft;
 
 fn games<G: Geometry>(depth: u32) -> Vec<u64> {
-    perft::<G>(depth).iter().map(|r| r.games).collect()
+    perft::<G>(depth).iter().map(|r| u64::try_from(r.games).expect("fits")).collect()
 }
 
 #[test]
@@ -20,7 +20,7 @@ fn matches_oracle() {
 #[test]
 fn a124004_8x8_plies_1_to_9() {
     let rows = perft::<B8>(9);
-    let a: Vec<u64> = rows.iter().map(|r| r.games_a124004).collect();
+    let a: Vec<u128> = rows.iter().map(|r| r.games_a124004).collect();
     assert_eq!(a, [4, 12, 56, 244, 1396, 8200, 55092, 390216, 3005288]);
     // at ply 9 the two conventions still agree
     assert_eq!(rows[8].games, rows[8].games_a124004);
@@ -29,9 +29,9 @@ fn a124004_8x8_plies_1_to_9() {
 #[test]
 fn four_by_four_by_ply() {
     let rows = perft::<B4>(16);
-    let a: Vec<u64> = rows.iter().map(|r| r.games_a124004).collect();
+    let a: Vec<u128> = rows.iter().map(|r| r.games_a124004).collect();
     assert_eq!(a, [4, 12, 44, 128, 424, 1256, 3624, 9116, 20044, 36540, 50704, 57436, 59564, 59980, 60060, 60060]);
-    let dropped: Vec<u64> = rows.iter().map(|r| r.games).collect();
+    let dropped: Vec<u128> = rows.iter().map(|r| r.games).collect();
     assert_eq!(dropped, [4, 12, 44, 128, 424, 1256, 3624, 9112, 20032, 36412, 50268, 55112, 31396, 12920, 3416, 612]);
 }
 
@@ -46,7 +46,7 @@ fn four_by_four_longest_games() {
     assert_eq!(games::<B4>(18), oracle::perft(4, 18));
     assert_eq!(rows[16].games, 48);
     assert_eq!(rows[17].games, 0);
-    let ended: u64 = rows[..17].iter().map(|r| r.ended.unwrap()).sum();
+    let ended: u128 = rows[..17].iter().map(|r| r.ended.unwrap()).sum();
     assert_eq!(ended, 60_060);
 }
 

@@ -6,6 +6,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use super::moves::{Rays, rays};
+
 /// A board size known at compile time.
 pub trait Geometry:
     Copy + Clone + Default + fmt::Debug + PartialEq + Eq + std::hash::Hash + Send + Sync + 'static
@@ -21,6 +23,9 @@ pub trait Geometry:
     const INNER_COLS: u64 = inner_cols_mask(Self::N);
     /// The run-time name of this size.
     const SIZE: BoardSize;
+    /// The rays of every square (see [`super::moves::rays`]), one static
+    /// table per size.
+    fn rays() -> &'static Rays;
 }
 
 /// The 4x4 board.
@@ -36,16 +41,31 @@ pub struct B8;
 impl Geometry for B4 {
     const N: u32 = 4;
     const SIZE: BoardSize = BoardSize::Four;
+    #[inline(always)]
+    fn rays() -> &'static Rays {
+        static RAYS: Rays = rays(4);
+        &RAYS
+    }
 }
 
 impl Geometry for B6 {
     const N: u32 = 6;
     const SIZE: BoardSize = BoardSize::Six;
+    #[inline(always)]
+    fn rays() -> &'static Rays {
+        static RAYS: Rays = rays(6);
+        &RAYS
+    }
 }
 
 impl Geometry for B8 {
     const N: u32 = 8;
     const SIZE: BoardSize = BoardSize::Eight;
+    #[inline(always)]
+    fn rays() -> &'static Rays {
+        static RAYS: Rays = rays(8);
+        &RAYS
+    }
 }
 
 /// Mask of the `n * n` squares.

@@ -1,65 +1,45 @@
-//! Move generation by shift-and-mask flood (the method of seed 002),
-//! generic over the board size.
-//!
-//! For each of the eight directions a run of opponent discs is grown from
-//! the mover's discs one step at a time, at most `N - 2` steps (the longest
-//! run that can be flanked); the empty square beyond a run is a legal move.
-//! Horizontal and diagonal directions mask the opponent discs to the inner
-//! columns, which both stops runs at the board edge and prevents a shift
-//! from wrapping into the next row.
+//! Move generation on bitboards, generic over the board size: legal moves
+//! by shift-and-mask flood (seed 002's method, grown two steps at a time),
+//! flips by rays looked up per square.
 
 use super::geometry::Geometry;
 
-/// The eight directions as shift functions paired with their run mask
-/// selector (`true`: the run must stay off the first and last column).
-macro_rules! for_each_direction {
-    ($G:ty, |$sh:ident, $inner:ident| $body:block) => {{
-        let step = <$G as Geometry>::N;
-        {
-            let $inner = true;
-            let $sh = |x: u64| x << 1;
-            $body
-        }
-        {
-            let $inner = true;
-            let $sh = |x: u64| x >> 1;
-            $body
-        }
-        {
-            let $inner = false;
-            let $sh = |x: u64| x << step;
-            $body
-        }
-        {
-            let $inner = false;
-            let $sh = |x: u64| x >> step;
-            $body
-        }
-        {
-            let $inner = true;
-            let $sh = |x: u64| x << (step + 1);
-            $body
-        }
-        {
-            let $inner = true;
-            let $sh = |x: u64| x >> (step + 1);
-            $body
-        }
-        {
-            let $inner = true;
-            let $sh = |x: u64| x << (step - 1);
-            $body
-        }
-        {
-            let $inner = true;
-            let $sh = |x: u64| x >> (step - 1);
-            $body
-        }
-    }};
+/// The run of flanked discs one direction can add, shifting towards
+/// higher squares by `s`: grown two steps at a time (a Kogge-Stone
+/// doubling over `pre`, the squares whose neighbour is also maskable), so
+/// `reps` doublings reach runs of `2 + 2 * reps` discs.
+#[inline(always)]
+fn run_up(me: u64, mask: u64, s: u32, reps: u32) -> u64 {
+    let mut run = (me << s) & mask;
+    run |= (run << s) & mask;
+    let pre = mask & (mask << s);
+    for _ in 0..reps {
+        run |= pre & (run << (2 * s));
+    }
+    run << s
+}
+
+/// [`run_up`] towards lower squares.
+#[inline(always)]
+fn run_down(me: u64, mask: u64, s: u32, reps: u32) -> u64 {
+    let mut run = (me >> s) & mask;
+    run |= (run >> s) & mask;
+    let pre = mask & (mask >> s);
+    for _ in 0..reps {
+        run |= pre & (run >> (2 * s));
+    }
+    run >> s
 }
 
 /// The legal moves of the side owning `me` against `opp`: every empty
 /// square that flanks at least one straight run of `opp` discs.
+///
+/// For each of the eight directions a run of opponent discs is grown from
+/// the mover's discs (up to `N - 2` discs, the longest run that can be
+/// flanked); the empty square beyond a run is a legal move. Horizontal and
+/// diagonal directions mask the opponent discs to the inner columns, which
+/// both stops runs at the board edge and prevents a shift from wrapping
+/// into the next row.
 ///
 /// ```
 /// use othello_census::board::{moves::legal_moves, B4};
@@ -76,35 +56,120 @@ macro_rules! for_each_direction {
 pub fn legal_moves<G: Geometry>(me: u64, opp: u64) -> u64 {
     let empty = !(me | opp) & G::FULL;
     let inner = opp & G::INNER_COLS;
-    let mut moves = 0u64;
-    for_each_direction!(G, |sh, use_inner| {
-        let mask = if use_inner { inner } else { opp };
-        let mut run = sh(me) & mask;
-        for _ in 0..G::N - 3 {
-            run |= sh(run) & mask;
+    let n = G::N;
+    let reps = (n - 4) / 2;
+    let runs = run_up(me, inner, 1, reps)
+        | run_down(me, inner, 1, reps)
+        | run_up(me, opp, n, reps)
+        | run_down(me, opp, n, reps)
+        | run_up(me, inner, n + 1, reps)
+        | run_down(me, inner, n + 1, reps)
+        | run_up(me, inner, n - 1, reps)
+        | run_down(me, inner, n - 1, reps);
+    runs & empty
+}
+
+/// [`legal_moves`] on the 8x8 board with AVX2: the four directions
+/// towards higher squares in the four lanes of one vector, then the four
+/// towards lower ones, each grown by the same doubling as [`run_up`].
+///
+/// Callable only where AVX2 is known to be there (a caller compiled for it,
+/// or after a run-time check).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+pub fn legal_moves_8x8_avx2(me: u64, opp: u64) -> u64 {
+    use std::arch::x86_64::*;
+    const INNER: i64 = 0x7e7e_7e7e_7e7e_7e7e;
+    // lanes 0..3: shifts 1 (rows), 8 (columns), 9 and 7 (diagonals)
+    let shift = _mm256_set_epi64x(7, 9, 8, 1);
+    let shift2 = _mm256_add_epi64(shift, shift);
+    let mask = _mm256_and_si256(_mm256_set1_epi64x(opp as i64), _mm256_set_epi64x(INNER, INNER, -1, INNER));
+    let empty = !(me | opp);
+    let me = _mm256_set1_epi64x(me as i64);
+    // towards higher squares
+    let mut up = _mm256_and_si256(_mm256_sllv_epi64(me, shift), mask);
+    up = _mm256_or_si256(up, _mm256_and_si256(_mm256_sllv_epi64(up, shift), mask));
+    let pre = _mm256_and_si256(mask, _mm256_sllv_epi64(mask, shift));
+    up = _mm256_or_si256(up, _mm256_and_si256(pre, _mm256_sllv_epi64(up, shift2)));
+    up = _mm256_or_si256(up, _mm256_and_si256(pre, _mm256_sllv_epi64(up, shift2)));
+    // towards lower squares
+    let mut down = _mm256_and_si256(_mm256_srlv_epi64(me, shift), mask);
+    down = _mm256_or_si256(down, _mm256_and_si256(_mm256_srlv_epi64(down, shift), mask));
+    let pre = _mm256_and_si256(mask, _mm256_srlv_epi64(mask, shift));
+    down = _mm256_or_si256(down, _mm256_and_si256(pre, _mm256_srlv_epi64(down, shift2)));
+    down = _mm256_or_si256(down, _mm256_and_si256(pre, _mm256_srlv_epi64(down, shift2)));
+    let all = _mm256_or_si256(_mm256_sllv_epi64(up, shift), _mm256_srlv_epi64(down, shift));
+    let half = _mm_or_si128(_mm256_castsi256_si128(all), _mm256_extracti128_si256(all, 1));
+    let runs = (_mm_cvtsi128_si64(half) | _mm_extract_epi64(half, 1)) as u64;
+    runs & empty
+}
+
+/// [`legal_moves`] for any size, with AVX2 on the 8x8 board.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+pub fn legal_moves_avx2<G: Geometry>(me: u64, opp: u64) -> u64 {
+    if G::N == 8 { legal_moves_8x8_avx2(me, opp) } else { legal_moves::<G>(me, opp) }
+}
+
+/// The squares seen from each square in each of the eight directions, out
+/// to the board edge: the four directions towards higher square numbers
+/// first, then the four towards lower ones. Computed at compile time.
+pub type Rays = [[u64; 8]; 64];
+
+/// The [`Rays`] of an `n` x `n` board.
+pub const fn rays(n: u32) -> Rays {
+    // (row step, column step): up-directions, then their opposites
+    const DIRS: [(i32, i32); 8] = [(0, 1), (1, -1), (1, 0), (1, 1), (0, -1), (-1, 1), (-1, 0), (-1, -1)];
+    let mut out = [[0u64; 8]; 64];
+    let n = n as i32;
+    let mut sq = 0;
+    while sq < n * n {
+        let mut d = 0;
+        while d < 8 {
+            let (dr, dc) = DIRS[d];
+            let (mut r, mut c) = (sq / n + dr, sq % n + dc);
+            let mut ray = 0u64;
+            while r >= 0 && r < n && c >= 0 && c < n {
+                ray |= 1u64 << (r * n + c);
+                r += dr;
+                c += dc;
+            }
+            out[sq as usize][d] = ray;
+            d += 1;
         }
-        moves |= sh(run) & empty;
-    });
-    moves
+        sq += 1;
+    }
+    out
 }
 
 /// The opponent discs flipped when the side owning `me` plays on the empty
 /// square `square`. Empty when the square flanks nothing (an illegal move).
+///
+/// Along each ray from the square, the first square that is not an
+/// opponent disc closes the run if it is the mover's: found with the lowest
+/// set bit on rays towards higher squares and the highest on the others.
 #[inline(always)]
 pub fn flips<G: Geometry>(me: u64, opp: u64, square: u32) -> u64 {
-    let placed = 1u64 << square;
-    let inner = opp & G::INNER_COLS;
+    let rays = &G::rays()[square as usize];
     let mut flipped = 0u64;
-    for_each_direction!(G, |sh, use_inner| {
-        let mask = if use_inner { inner } else { opp };
-        let mut run = sh(placed) & mask;
-        for _ in 0..G::N - 3 {
-            run |= sh(run) & mask;
+    for &ray in &rays[..4] {
+        let stop = ray & !opp;
+        let first = stop & stop.wrapping_neg();
+        if first & me != 0 {
+            flipped |= (first - 1) & ray;
         }
-        if sh(run) & me != 0 {
-            flipped |= run;
+    }
+    for &ray in &rays[4..] {
+        let stop = ray & !opp;
+        if stop != 0 {
+            let last = 63 - stop.leading_zeros();
+            if (me >> last) & 1 != 0 {
+                flipped |= ray & !((2u64 << last).wrapping_sub(1));
+            }
         }
-    });
+    }
     flipped
 }
 
