@@ -73,8 +73,10 @@ pub fn legal_moves<G: Geometry>(me: u64, opp: u64) -> u64 {
 /// towards higher squares in the four lanes of one vector, then the four
 /// towards lower ones, each grown by the same doubling as [`run_up`].
 ///
-/// Callable only where AVX2 is known to be there (a caller compiled for it,
-/// or after a run-time check).
+/// # Safety
+///
+/// Callable only where AVX2 is known to be there: safely from code
+/// compiled for AVX2, and in an `unsafe` block after a run-time check.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
@@ -106,6 +108,10 @@ pub fn legal_moves_8x8_avx2(me: u64, opp: u64) -> u64 {
 }
 
 /// [`legal_moves`] for any size, with AVX2 on the 8x8 board.
+///
+/// # Safety
+///
+/// As [`legal_moves_8x8_avx2`]: the CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
