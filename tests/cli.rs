@@ -21,6 +21,25 @@ fn perft_json_reproduces_a124004() {
 }
 
 #[test]
+fn perft_methods_agree_and_show_progress() {
+    let run = |method: &str| {
+        let out = bin()
+            .args(["perft", "--size", "6", "--depth", "11", "--json", "--progress-every", "1ms", "--method", method])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr_of(&out));
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        (doc["plies"].clone(), stderr_of(&out))
+    };
+    let (hashed, log) = run("hashed");
+    let (brute, _) = run("brute");
+    assert_eq!(hashed, brute);
+    assert_eq!(hashed.as_array().unwrap().len(), 11);
+    // a timestamped line per interval, with the subtrees done and the time left
+    assert!(log.lines().any(|l| l.starts_with('[') && l.contains("perft 6x6 depth 11")), "{log}");
+}
+
+#[test]
 fn perft_table_4x4() {
     let out = bin().args(["perft", "--size", "4", "--depth", "16"]).output().unwrap();
     assert!(out.status.success());

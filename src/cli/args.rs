@@ -90,9 +90,9 @@ pub struct PerftArgs {
     /// Count plies 1..=D.
     #[arg(short, long, value_name = "D", value_parser = clap::value_parser!(u32).range(1..=128))]
     pub depth: u32,
-    /// `hashed`: each class's subtree counted once per remaining depth
-    /// (transposition table keyed by canonical key); `brute`: every game
-    /// walked, the independent check.
+    /// `hashed`: each subtree counted once per shape and remaining depth
+    /// (transposition table keyed by the full shape key); `brute`: every
+    /// game walked, the independent check.
     #[arg(long, value_enum, default_value = "hashed")]
     pub method: PerftMethod,
     /// hashed: most memory for the transposition table, e.g. `4GiB`
@@ -102,6 +102,14 @@ pub struct PerftArgs {
     /// Print one JSON document on stdout instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// No progress display on stderr.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Print a timestamped progress line this often, e.g. `30s`, `5m`
+    /// (default when stderr is not a terminal: every minute; on a terminal
+    /// a live status line is shown instead).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub progress_every: Option<std::time::Duration>,
 }
 
 #[derive(Debug, Args)]

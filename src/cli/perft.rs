@@ -6,10 +6,10 @@ use std::time::Instant;
 use serde_json::json;
 
 use super::args::{PerftArgs, PerftMethod};
-use super::run::memory_limit;
+use super::run::{Progress, human_duration, memory_limit};
 use othello_census::engine::memory::available_memory;
-use othello_census::perft::hashed::perft_hashed;
-use othello_census::perft::{PerftRow, perft};
+use othello_census::perft::hashed::perft_hashed_with_progress;
+use othello_census::perft::{PerftProgress, PerftRow, perft_with_progress};
 use othello_census::report::{Table, group_digits};
 use othello_census::with_geometry;
 
@@ -20,12 +20,25 @@ pub fn run(a: &PerftArgs) -> anyhow::Result<ExitCode> {
         PerftMethod::Brute => None,
     };
     let started = Instant::now();
-    let (rows, stats): (Vec<PerftRow>, _) = with_geometry!(a.size, G => match memory {
-        Some(m) => {
-            let (rows, stats) = perft_hashed::<G>(a.depth, m);
-            (rows, Some(stats))
+    let progress = PerftProgress::new();
+    let mut display = Progress::new(a.quiet, a.progress_every);
+    let (rows, stats): (Vec<PerftRow>, _) = std::thread::scope(|scope| {
+        let job = scope.spawn(|| {
+            with_geometry!(a.size, G => match memory {
+                Some(m) => {
+                    let (rows, stats) = perft_hashed_with_progress::<G>(a.depth, m, &progress);
+                    (rows, Some(stats))
+                }
+                None => (perft_with_progress::<G>(a.depth, &progress), None),
+            })
+        });
+        while !job.is_finished() {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            display.update(|| progress_line(a, &progress, started.elapsed().as_secs_f64()));
         }
-        None => (perft::<G>(a.depth), None),
+        display.last_line(|| progress_line(a, &progress, started.elapsed().as_secs_f64()));
+        display.finish();
+        job.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
     });
     let elapsed = started.elapsed().as_secs_f64();
     let method = if stats.is_some() { "hashed" } else { "brute" };
@@ -43,7 +56,14 @@ pub fn run(a: &PerftArgs) -> anyhow::Result<ExitCode> {
             },
             "plies": rows,
             "method": method,
-            "table": stats.map(|s| json!({"hits": s.hits, "stored": s.stored, "bytes": s.table_bytes})),
+            "table": stats.map(|s| json!({
+                "hits": s.hits,
+                "stored": s.stored,
+                "bytes": s.table_bytes,
+                "split_ply": othello_census::perft::SPLIT_PLY.min(a.depth - 1),
+                "split_paths": s.split_paths,
+                "split_shapes": s.split_shapes,
+            })),
             "elapsed_seconds": elapsed,
             "games_per_second": leaves as f64 / elapsed.max(1e-9),
         });
@@ -75,6 +95,25 @@ pub fn run(a: &PerftArgs) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The progress of a perft: subtrees below the split ply done, and the
+/// time left if the rest go as fast as those done (the hashed method's
+/// later subtrees find more in the table, so it tends to overestimate).
+fn progress_line(a: &PerftArgs, p: &PerftProgress, elapsed: f64) -> String {
+    let (done, total) = p.get();
+    let head = format!("perft {} depth {}", a.size, a.depth);
+    if total == 0 {
+        return format!("{head}: walking the first plies");
+    }
+    let eta = if done == total {
+        "done".to_string()
+    } else if done == 0 {
+        "time left unknown yet".to_string()
+    } else {
+        format!("about {} left", human_duration(elapsed * (total - done) as f64 / done as f64))
+    };
+    format!("{head}: {done} of {total} subtrees, {}, {eta}", human_duration(elapsed))
 }
 
 /// A quarter of the available memory, at most 8 GiB.

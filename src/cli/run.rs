@@ -132,6 +132,16 @@ impl Progress {
         }
     }
 
+    /// In line mode, a last progress line now (the state at the end), so
+    /// that a log shows how a run finished even when it took less than
+    /// one interval.
+    pub fn last_line(&mut self, msg: impl FnOnce() -> String) {
+        if self.every.is_some() {
+            self.next_line = std::time::Instant::now();
+            self.update(msg);
+        }
+    }
+
     /// A line of its own (above the spinner, if any).
     pub fn note(&self, line: &str) {
         match &self.bar {
