@@ -160,21 +160,18 @@ pub const fn rays(n: u32) -> Rays {
 pub fn flips<G: Geometry>(me: u64, opp: u64, square: u32) -> u64 {
     let rays = &G::rays()[square as usize];
     let mut flipped = 0u64;
+    // branch-free: a run counts when the square that stops it is the mover's
     for &ray in &rays[..4] {
         let stop = ray & !opp;
         let first = stop & stop.wrapping_neg();
-        if first & me != 0 {
-            flipped |= (first - 1) & ray;
-        }
+        let closed = u64::from(first & me != 0).wrapping_neg();
+        flipped |= first.wrapping_sub(1) & ray & closed;
     }
     for &ray in &rays[4..] {
         let stop = ray & !opp;
-        if stop != 0 {
-            let last = 63 - stop.leading_zeros();
-            if (me >> last) & 1 != 0 {
-                flipped |= ray & !((2u64 << last).wrapping_sub(1));
-            }
-        }
+        let last = 63 - (stop | 1).leading_zeros();
+        let closed = (((stop & me) >> last) & 1).wrapping_neg();
+        flipped |= ray & !((2u64 << last).wrapping_sub(1)) & closed;
     }
     flipped
 }
