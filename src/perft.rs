@@ -206,7 +206,7 @@ pub(crate) fn has_bit_instructions() -> bool {
 macro_rules! fast_copy {
     ($walker:ident) => {
         #[cfg(target_arch = "x86_64")]
-        $walker!(fast, legal_moves_avx2, "popcnt,lzcnt,bmi1,bmi2,avx2");
+        $walker!(fast, legal_moves_avx2, flips_avx2, "popcnt,lzcnt,bmi1,bmi2,avx2");
     };
 }
 pub(crate) use fast_copy;
@@ -224,12 +224,12 @@ fn brute_walk<G: Geometry>(me: u64, opp: u64, ply: u32, depth: u32, t: &mut Tall
 }
 
 macro_rules! brute_walker {
-    ($module:ident, $moves:ident $(, $features:literal)?) => {
+    ($module:ident, $moves:ident, $flips:ident $(, $features:literal)?) => {
         mod $module {
             use super::*;
             #[cfg(target_arch = "x86_64")]
             #[allow(unused_imports)]
-            use crate::board::moves::legal_moves_avx2;
+            use crate::board::moves::{flips_avx2, legal_moves_avx2};
 
             $(#[target_feature(enable = $features)])?
             pub(super) fn walk<G: Geometry>(me: u64, opp: u64, ply: u32, depth: u32, t: &mut Tally) {
@@ -241,7 +241,7 @@ macro_rules! brute_walker {
                         while moves != 0 {
                             let sq = moves.trailing_zeros();
                             moves &= moves - 1;
-                            let f = flips::<G>(me, opp, sq);
+                            let f = $flips::<G>(me, opp, sq);
                             walk::<G>(opp ^ f, me | f | (1u64 << sq), ply + 1, depth, t);
                         }
                     }
@@ -259,7 +259,7 @@ macro_rules! brute_walker {
     };
 }
 
-brute_walker!(portable, legal_moves);
+brute_walker!(portable, legal_moves, flips);
 fast_copy!(brute_walker);
 
 #[cfg(test)]

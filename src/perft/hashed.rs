@@ -282,12 +282,12 @@ fn visit<G: Geometry>(me: u64, opp: u64, r: u32, table: &Table, out: &mut Sub<'_
 }
 
 macro_rules! hashed_walker {
-    ($module:ident, $moves:ident $(, $features:literal)?) => {
+    ($module:ident, $moves:ident, $flips:ident $(, $features:literal)?) => {
         mod $module {
             use super::*;
             #[cfg(target_arch = "x86_64")]
             #[allow(unused_imports)]
-            use crate::board::moves::legal_moves_avx2;
+            use crate::board::moves::{flips_avx2, legal_moves_avx2};
 
             $(#[target_feature(enable = $features)])?
             pub(super) fn visit<G: Geometry>(me: u64, opp: u64, r: u32, table: &Table, out: &mut Sub<'_>, off: usize) {
@@ -318,7 +318,7 @@ macro_rules! hashed_walker {
                         while moves != 0 {
                             let sq = moves.trailing_zeros();
                             moves &= moves - 1;
-                            let f = flips::<G>(me, opp, sq);
+                            let f = $flips::<G>(me, opp, sq);
                             small::<G>(opp ^ f, me | f | (1u64 << sq), r - 1, k + 1, t);
                         }
                     }
@@ -345,7 +345,7 @@ macro_rules! hashed_walker {
                         while moves != 0 {
                             let sq = moves.trailing_zeros();
                             moves &= moves - 1;
-                            let f = flips::<G>(me, opp, sq);
+                            let f = $flips::<G>(me, opp, sq);
                             visit::<G>(opp ^ f, me | f | (1u64 << sq), r - 1, table, out, off + 1);
                         }
                     }
@@ -366,7 +366,7 @@ macro_rules! hashed_walker {
     };
 }
 
-hashed_walker!(portable, legal_moves);
+hashed_walker!(portable, legal_moves, flips);
 fast_copy!(hashed_walker);
 
 #[cfg(test)]
