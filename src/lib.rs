@@ -11,6 +11,7 @@ pub mod key;
 pub mod legacy;
 pub mod perft;
 pub mod report;
+pub mod shape;
 pub mod solve;
 pub mod symmetry;
 

@@ -17,7 +17,6 @@
 //! wraps.
 
 pub mod hashed;
-pub mod shape;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 

@@ -13,13 +13,15 @@ use std::time::{Duration, Instant};
 
 use crate::board::moves::{flips, legal_moves};
 use crate::board::{Color, Position};
-use crate::key::dense::image_keys;
-use crate::key::{Keyed, PackedKey};
-use crate::symmetry::Symmetry;
+use crate::key::Keyed;
+use crate::shape::{map_square, shape_and_symmetry};
 
 /// Empties at or below which the search stops probing the table and
 /// ordering moves.
 const SHALLOW: u32 = 6;
+/// Empties above which children are looked up in the table before the
+/// search (enhanced transposition cutoff).
+const ETC_EMPTIES: u32 = 14;
 
 /// Bytes of one table entry: the canonical key + 1 (0: an empty slot),
 /// then the lower bound, upper bound and best move (in the canonical
@@ -141,19 +143,13 @@ impl<G: Keyed> Search<G> {
         Search { table: vec![0u128; 2 * entries], entries, nodes: 0, geometry: std::marker::PhantomData }
     }
 
-    /// The canonical key of (me to move, opp) and the symmetry that maps
-    /// the position onto its canonical image.
+    /// The table key of (me to move, opp): its shape (the eight
+    /// symmetries of the square fold transpositions) + 1, so that 0 marks
+    /// an empty slot; and the symmetry that maps it onto the shape's image.
     #[inline]
-    fn key(me: u64, opp: u64) -> (u128, usize) {
-        let p = Position::<G>::from_colors_unchecked(me, opp, Color::Black);
-        let k = image_keys(&p);
-        let mut s = 0;
-        for i in 1..4 {
-            if k[i] < k[s] {
-                s = i;
-            }
-        }
-        (k[s].to_u128() + 1, s)
+    fn key(me: u64, opp: u64) -> (u128, u8) {
+        let (k, sym) = shape_and_symmetry::<G>(me, opp);
+        (k + 1, sym)
     }
 
     #[inline]
@@ -195,7 +191,7 @@ impl<G: Keyed> Search<G> {
                 return alpha;
             }
             if e.best != 255 {
-                hint = Some(Symmetry::ALL[sym].square(e.best as u32, G::N));
+                hint = Some(e.best as u32);
             }
         }
         let (alpha0, beta0) = (alpha, beta);
@@ -223,8 +219,22 @@ impl<G: Keyed> Search<G> {
             if empties <= PARITY_EMPTIES && (Self::quadrant(sq) & !(me | opp)).count_ones() % 2 == 1 {
                 score += PARITY_BONUS;
             }
-            if Some(sq) == hint {
+            if hint.is_some_and(|h| map_square::<G>(sq, sym) == h) {
                 score += 10_000;
+            }
+            // enhanced transposition cutoff: a child the table already
+            // bounds low enough refutes the window at once
+            if empties > ETC_EMPTIES {
+                let (ck, _) = Self::key(cme, copp);
+                let ce = Entry::load(&self.table, self.slot(ck));
+                if ce.key == ck {
+                    let bound = -(ce.upper as i32);
+                    if bound >= beta {
+                        return bound;
+                    }
+                    // children the table already knows as weak for the opponent come first
+                    score -= ce.upper as i32;
+                }
             }
             list[n] = (score, sq, f);
             n += 1;
@@ -264,7 +274,7 @@ impl<G: Keyed> Search<G> {
         // keep the table's bounds of this position when they are tighter
         let (lower, upper) =
             if e.key == key { (lower.max(e.lower as i32), upper.min(e.upper as i32)) } else { (lower, upper) };
-        let canonical_best = Symmetry::ALL[sym].square(best_sq as u32, G::N) as u8;
+        let canonical_best = if best_sq == 255 { 255 } else { map_square::<G>(best_sq as u32, sym) as u8 };
         Entry { key, lower: lower as i8, upper: upper as i8, best: canonical_best }.store(&mut self.table, slot);
         best
     }

@@ -2,7 +2,7 @@
 //!
 //! The per-ply counts of a position's subtree (games, passes and ended
 //! games at each ply below it) depend only on its shape (see
-//! [`super::shape`]: mover and opponent discs up to the eight symmetries of
+//! [`crate::shape`]: mover and opponent discs up to the eight symmetries of
 //! the square) and on the plies left. So:
 //!
 //! 1. the first [`SPLIT_PLY`] plies are walked in one thread, and the
@@ -26,11 +26,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::shape::shape_key;
 use super::{PerftProgress, PerftRow, SPLIT_PLY, Tally, fast_copy, frontier, has_bit_instructions};
 use crate::board::Geometry;
 use crate::board::moves::{flips, legal_moves};
 use crate::census::{GameCount, add_games};
+use crate::shape::shape_key;
 
 /// Subtrees with at least this many plies left are memoized.
 pub const MEMO_MIN: u32 = 4;

@@ -36,6 +36,27 @@ pub fn flip_rows<G: Geometry>(x: u64) -> u64 {
     out
 }
 
+/// For boards up to 6x6: the bits of one row spread down a column (bit c
+/// to bit c * n), computed at compile time.
+const fn spread(n: u32) -> [u64; 64] {
+    let mut t = [0u64; 64];
+    let mut bits = 0;
+    while bits < 64 {
+        let mut c = 0;
+        while c < n {
+            if bits >> c & 1 == 1 {
+                t[bits as usize] |= 1u64 << (c * n);
+            }
+            c += 1;
+        }
+        bits += 1;
+    }
+    t
+}
+
+static SPREAD4: [u64; 64] = spread(4);
+static SPREAD6: [u64; 64] = spread(6);
+
 /// The reflection in the main diagonal: (r, c) goes to (c, r).
 #[inline(always)]
 pub fn transpose<G: Geometry>(x: u64) -> u64 {
@@ -49,12 +70,12 @@ pub fn transpose<G: Geometry>(x: u64) -> u64 {
         let t = 0x5500_5500_5500_5500 & (x ^ (x << 7));
         return x ^ t ^ (t >> 7);
     }
+    // row r becomes column r: each row's bits spread down a column
+    let table = if G::N == 6 { &SPREAD6 } else { &SPREAD4 };
+    let row = (1u64 << G::N) - 1;
     let mut out = 0;
-    let mut rest = x;
-    while rest != 0 {
-        let sq = rest.trailing_zeros();
-        rest &= rest - 1;
-        out |= 1u64 << ((sq % G::N) * G::N + sq / G::N);
+    for r in 0..G::N {
+        out |= table[((x >> (r * G::N)) & row) as usize] << r;
     }
     out
 }
@@ -64,12 +85,38 @@ pub fn transpose<G: Geometry>(x: u64) -> u64 {
 /// eight symmetries of the square (colours ignored).
 #[inline(always)]
 pub fn shape_key<G: Geometry>(me: u64, opp: u64) -> u128 {
+    shape_and_symmetry::<G>(me, opp).0
+}
+
+/// One of the eight symmetries of the square, as used by
+/// [`shape_and_symmetry`]: bits 1-2 pick the identity, the 180-degree turn,
+/// the transpose or the turn after the transpose; bit 0 then mirrors the
+/// rows.
+#[inline(always)]
+pub fn apply<G: Geometry>(x: u64, symmetry: u8) -> u64 {
+    let t = if symmetry & 4 != 0 { transpose::<G>(x) } else { x };
+    let t = if symmetry & 2 != 0 { rotate180::<G>(t) } else { t };
+    if symmetry & 1 != 0 { flip_rows::<G>(t) } else { t }
+}
+
+/// The image of square `sq` under `symmetry` (see [`apply`]).
+#[inline]
+pub fn map_square<G: Geometry>(sq: u32, symmetry: u8) -> u32 {
+    apply::<G>(1u64 << sq, symmetry).trailing_zeros()
+}
+
+/// The shape key and a symmetry that maps (`me`, `opp`) onto the image
+/// the key packs.
+#[inline(always)]
+pub fn shape_and_symmetry<G: Geometry>(me: u64, opp: u64) -> (u128, u8) {
     let (tm, to) = (transpose::<G>(me), transpose::<G>(opp));
     let images =
         [(me, opp), (rotate180::<G>(me), rotate180::<G>(opp)), (tm, to), (rotate180::<G>(tm), rotate180::<G>(to))];
-    let mut best = u128::MAX;
-    for (a, b) in images {
-        best = best.min(pack(a, b)).min(pack(flip_rows::<G>(a), flip_rows::<G>(b)));
+    let mut best = (u128::MAX, 0u8);
+    for (i, (a, b)) in images.into_iter().enumerate() {
+        let plain = (pack(a, b), 2 * i as u8);
+        let mirrored = (pack(flip_rows::<G>(a), flip_rows::<G>(b)), 2 * i as u8 + 1);
+        best = best.min(plain).min(mirrored);
     }
     best
 }
@@ -110,6 +157,11 @@ mod tests {
             for s in 0..8 {
                 assert_eq!(shape_key::<G>(map(me, n, s), map(opp, n, s)), least);
             }
+            // the symmetry returned maps the position onto the key's image
+            let (key, sym) = shape_and_symmetry::<G>(me, opp);
+            assert_eq!(key, pack(apply::<G>(me, sym), apply::<G>(opp, sym)));
+            let sq = me.trailing_zeros().min(G::SQUARES - 1);
+            assert_eq!(apply::<G>(1 << sq, sym), 1 << map_square::<G>(sq, sym));
         }
     }
 
