@@ -55,8 +55,72 @@ impl LayerBy {
     }
 }
 
+/// The outcomes of terminal positions: how many end with each disc
+/// difference, Black's discs minus White's (raw: empty squares are not
+/// given to the winner; the sign, and so the winner, is the same under
+/// either convention). Differences run from -64 to 64. Encoded in files as
+/// a u64 count k of the differences that occur, then k pairs (difference as
+/// i32, positions as u64), least difference first, every count non-zero.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outcomes {
+    by_difference: [u64; Outcomes::LEN],
+}
+
+impl Default for Outcomes {
+    fn default() -> Outcomes {
+        Outcomes { by_difference: [0; Outcomes::LEN] }
+    }
+}
+
+impl Outcomes {
+    /// Largest difference in magnitude (every square of 8x8 one colour).
+    pub const MAX: i32 = 64;
+    const LEN: usize = 2 * Self::MAX as usize + 1;
+
+    /// Counts `n` terminal positions ending with disc difference `diff`
+    /// (Black minus White).
+    #[inline]
+    pub fn record(&mut self, diff: i32, n: u64) {
+        assert!(diff.abs() <= Self::MAX, "disc difference {diff} out of range");
+        self.by_difference[(diff + Self::MAX) as usize] += n;
+    }
+
+    /// Adds `other`.
+    pub fn add(&mut self, other: &Outcomes) {
+        for (a, b) in self.by_difference.iter_mut().zip(&other.by_difference) {
+            *a += b;
+        }
+    }
+
+    /// The differences that occur, with their counts, least first.
+    pub fn differences(&self) -> impl Iterator<Item = (i32, u64)> + '_ {
+        self.by_difference.iter().enumerate().filter(|(_, n)| **n > 0).map(|(i, n)| (i as i32 - Self::MAX, *n))
+    }
+
+    /// Terminal positions Black wins (more black discs).
+    pub fn black_wins(&self) -> u64 {
+        self.by_difference[Self::MAX as usize + 1..].iter().sum()
+    }
+
+    /// Terminal positions drawn.
+    pub fn draws(&self) -> u64 {
+        self.by_difference[Self::MAX as usize]
+    }
+
+    /// Terminal positions White wins.
+    pub fn white_wins(&self) -> u64 {
+        self.by_difference[..Self::MAX as usize].iter().sum()
+    }
+
+    /// Every terminal position counted.
+    pub fn total(&self) -> u64 {
+        self.by_difference.iter().sum()
+    }
+}
+
 /// Class and position counts of one layer, or of a sum of layers.
-/// Encoded in files as eight little-endian u64 in field order.
+/// Encoded in files as eight little-endian u64 in field order, then the
+/// [`Outcomes`] of the terminal positions.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Counts {
     /// Distinct reachable positions (board + side to move).
@@ -75,6 +139,9 @@ pub struct Counts {
     pub pass_positions: u64,
     /// Classes of pass positions.
     pub pass_classes: u64,
+    /// The terminal positions by final disc difference.
+    #[serde(skip)]
+    pub outcomes: Outcomes,
 }
 
 impl Counts {
@@ -92,8 +159,9 @@ impl Counts {
         ]
     }
 
-    fn from_fields(f: [u64; 8]) -> Counts {
+    fn from_fields(f: [u64; 8], outcomes: Outcomes) -> Counts {
         Counts {
+            outcomes,
             positions: f[0],
             classes: f[1],
             boards: f[2],
@@ -108,13 +176,46 @@ impl Counts {
     /// Adds `other` field by field.
     pub fn add(&mut self, other: &Counts) {
         let (a, b) = (self.fields(), other.fields());
-        *self = Counts::from_fields(std::array::from_fn(|i| a[i] + b[i]));
+        let mut outcomes = self.outcomes;
+        outcomes.add(&other.outcomes);
+        *self = Counts::from_fields(std::array::from_fn(|i| a[i] + b[i]), outcomes);
     }
 }
 
 impl Encode for Counts {
     fn encode<E: Encoder>(&self, e: &mut E) -> Result<(), EncodeError> {
-        self.fields().iter().try_for_each(|v| v.encode(e))
+        self.fields().iter().try_for_each(|v| v.encode(e))?;
+        self.outcomes.encode(e)
+    }
+}
+
+impl Encode for Outcomes {
+    fn encode<E: Encoder>(&self, e: &mut E) -> Result<(), EncodeError> {
+        (self.differences().count() as u64).encode(e)?;
+        self.differences().try_for_each(|(d, n)| {
+            d.encode(e)?;
+            n.encode(e)
+        })
+    }
+}
+
+impl<C> Decode<C> for Outcomes {
+    fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
+        let k = u64::decode(d)?;
+        if k > Outcomes::LEN as u64 {
+            return Err(DecodeError::Other("more disc differences than exist"));
+        }
+        let mut o = Outcomes::default();
+        let mut last = -Outcomes::MAX - 1;
+        for _ in 0..k {
+            let (diff, n) = (i32::decode(d)?, u64::decode(d)?);
+            if diff <= last || diff > Outcomes::MAX || n == 0 {
+                return Err(DecodeError::Other("disc differences out of order, out of range or empty"));
+            }
+            o.by_difference[(diff + Outcomes::MAX) as usize] = n;
+            last = diff;
+        }
+        Ok(o)
     }
 }
 
@@ -124,7 +225,7 @@ impl<C> Decode<C> for Counts {
         for v in &mut f {
             *v = u64::decode(d)?;
         }
-        Ok(Counts::from_fields(f))
+        Ok(Counts::from_fields(f, Outcomes::decode(d)?))
     }
 }
 
@@ -291,6 +392,17 @@ macro_rules! count_col {
         Column { name: $name, title: $title, value: |l| Some(l.counts.$f as u128), game: false, ply_only: false }
     };
 }
+macro_rules! outcome_col {
+    ($name:literal, $title:literal, $f:ident) => {
+        Column {
+            name: $name,
+            title: $title,
+            value: |l| Some(l.counts.outcomes.$f() as u128),
+            game: false,
+            ply_only: false,
+        }
+    };
+}
 macro_rules! game_col {
     ($name:literal, $title:literal, $f:ident, $ply_only:expr) => {
         Column { name: $name, title: $title, value: |l| l.games.map(|g| g.$f), game: true, ply_only: $ply_only }
@@ -298,13 +410,16 @@ macro_rules! game_col {
 }
 
 /// Every column after the layer index, in the order of the tables.
-pub const COLUMNS: [Column; 12] = [
+pub const COLUMNS: [Column; 15] = [
     count_col!("positions", "positions", positions),
     count_col!("classes", "classes", classes),
     count_col!("boards", "boards", boards),
     count_col!("terminal_positions", "terminal", terminal_positions),
     count_col!("terminal_classes", "term.classes", terminal_classes),
     count_col!("terminal_boards", "term.boards", terminal_boards),
+    outcome_col!("terminal_black_wins", "Black wins", black_wins),
+    outcome_col!("terminal_draws", "draws", draws),
+    outcome_col!("terminal_white_wins", "White wins", white_wins),
     count_col!("pass_positions", "pass", pass_positions),
     count_col!("pass_classes", "pass.classes", pass_classes),
     game_col!("games", "games", games, false),
@@ -344,20 +459,36 @@ mod tests {
 
     #[test]
     fn encoding_is_pinned() {
+        let mut outcomes = Outcomes::default();
+        outcomes.record(2, 13);
+        outcomes.record(-64, 5);
         let l = LayerCounts {
             layer: 7,
-            counts: Counts { positions: 1, classes: 2, boards: 3, pass_classes: 8, ..Counts::default() },
+            counts: Counts { positions: 1, classes: 2, boards: 3, pass_classes: 8, outcomes, ..Counts::default() },
             games: Some(Games { games: 9, games_a124004: 10, passes: 11, ended: 12 }),
         };
-        let bytes = bincode::encode_to_vec(l, bincode::config::standard().with_fixed_int_encoding()).unwrap();
+        let config = bincode::config::standard().with_fixed_int_encoding();
+        let bytes = bincode::encode_to_vec(l, config).unwrap();
         let mut want = 7u32.to_le_bytes().to_vec();
         for v in [1u64, 2, 3, 0, 0, 0, 0, 8] {
             want.extend(v.to_le_bytes());
         }
+        // two differences: -64 (5 positions), 2 (13 positions)
+        want.extend(2u64.to_le_bytes());
+        want.extend((-64i32).to_le_bytes());
+        want.extend(5u64.to_le_bytes());
+        want.extend(2i32.to_le_bytes());
+        want.extend(13u64.to_le_bytes());
         want.push(1);
         for v in [9u128, 10, 11, 12] {
             want.extend(v.to_le_bytes());
         }
         assert_eq!(bytes, want);
+        let (back, _): (LayerCounts, _) = bincode::decode_from_slice(&bytes, config).unwrap();
+        assert_eq!(back, l);
+        // differences out of order are refused
+        let mut bad = want.clone();
+        bad[4 + 64 + 8..4 + 64 + 12].copy_from_slice(&3i32.to_le_bytes());
+        assert!(bincode::decode_from_slice::<LayerCounts, _>(&bad, config).is_err());
     }
 }

@@ -34,17 +34,20 @@ fn runs_enter_the_catalogue_and_the_tables_equal_them() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let csv = std::fs::read_to_string(d.join("cat/4x4-by-discs.csv")).unwrap();
     let run: Value = serde_json::from_str(&std::fs::read_to_string(&lay).unwrap()).unwrap();
+    let header: Vec<&str> = csv.lines().find(|l| !l.starts_with('#')).unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("no column {name}"));
     let rows: Vec<&str> = csv.lines().filter(|l| !l.starts_with('#')).skip(1).collect();
     assert_eq!(rows.len(), 13);
     for (row, layer) in rows.iter().zip(run["layers"].as_array().unwrap()) {
         let cells: Vec<&str> = row.split(',').collect();
         assert_eq!(cells[0], layer["layer"].to_string());
-        assert_eq!(cells[1], layer["positions"].to_string());
-        assert_eq!(cells[3], layer["boards"].to_string());
-        assert_eq!(cells[9], layer["games"].to_string());
-        assert_eq!(cells[10], layer["games_ended"].to_string());
+        for name in ["positions", "boards", "terminal_black_wins", "terminal_draws", "terminal_white_wins", "games"] {
+            assert_eq!(cells[col(name)], layer[name].to_string(), "{name}");
+        }
+        assert_eq!(cells[col("games_ended")], layer["games_ended"].to_string());
         // both engines gave it, the oracle tests cover it, it is published
-        assert!(cells[11].contains("engines") && cells[11].contains("oracle") && cells[11].contains("published"));
+        let checks = cells[col("checks")];
+        assert!(checks.contains("engines") && checks.contains("oracle") && checks.contains("published"));
     }
     // by discs, no by-ply column (A124004, passes entering a layer)
     let header = csv.lines().find(|l| !l.starts_with('#')).unwrap();
@@ -97,6 +100,9 @@ fn incomplete_or_inconsistent_runs_are_refused_and_nothing_is_written() {
     // counts inconsistent with one another
     let odd = variant("odd.json", &|v| v["layers"][3]["boards"] = Value::from(1_000_000u64));
     fails_with(d, &["catalog", "add", "--dir", "cat", &odd], "inconsistent");
+    // results of the terminal positions that do not add up to them
+    let results = variant("results.json", &|v| v["layers"][2]["terminal_draws"] = Value::from(3u64));
+    fails_with(d, &["catalog", "add", "--dir", "cat", &results], "do not add up");
     // not a result file at all
     let other = variant("other.json", &|v| v["schema"] = Value::from("something else"));
     fails_with(d, &["catalog", "add", "--dir", "cat", &other], "not a finished run");

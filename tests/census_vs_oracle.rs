@@ -20,7 +20,11 @@ fn compare_with_oracle<G: Keyed>(max_discs: u32) {
         let got = run::<G>(max_discs, threads);
         assert_eq!(got.census.layers.len(), (max_discs - 3) as usize);
         for l in &got.census.layers {
+            // every field, the terminal positions by disc difference included
             assert_eq!(l.counts, want[l.layer as usize], "layer {} ({threads} threads)", l.layer);
+            let o = &l.counts.outcomes;
+            assert_eq!(o.total(), l.counts.terminal_positions);
+            assert_eq!(o.black_wins() + o.draws() + o.white_wins(), l.counts.terminal_positions);
             assert_eq!(l.games, None, "the DFS engine counts no games");
         }
         // every class the oracle knows is expanded exactly once

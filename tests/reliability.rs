@@ -310,9 +310,19 @@ fn inspect_checks_every_layer_file_and_versions_are_named() {
     old[8] = 1;
     std::fs::write(d.join("old.ckpt"), &old).unwrap();
     for cmd in ["resume", "inspect"] {
-        fails_with(d, &[cmd, "old.ckpt"], "format version 1, this build reads version 2");
+        fails_with(d, &[cmd, "old.ckpt"], "format version 1, this build reads version 3");
     }
     assert_eq!(std::fs::read(d.join("old.ckpt")).unwrap(), old);
+
+    // so does a manifest of version 2 (layer records without outcomes)
+    let manifest = d.join("w/run.manifest");
+    let mut old = std::fs::read(&manifest).unwrap();
+    old[8] = 2;
+    std::fs::write(&manifest, &old).unwrap();
+    for cmd in ["resume", "inspect"] {
+        fails_with(d, &[cmd, "w"], "format version 2, this build reads version 3");
+    }
+    assert_eq!(std::fs::read(&manifest).unwrap(), old);
 }
 
 #[test]
@@ -360,9 +370,9 @@ fn both_engines_write_one_schema() {
         text.lines().find(|l| !l.starts_with('#')).unwrap().to_string()
     };
     let count_columns = "discs,positions,classes,boards,terminal_positions,terminal_classes,terminal_boards,\
-                         pass_positions,pass_classes";
-    assert_eq!(header("a"), count_columns);
-    assert_eq!(header("b"), format!("{count_columns},games,games_ended"));
+                         terminal_black_wins,terminal_draws,terminal_white_wins,pass_positions,pass_classes";
+    assert_eq!(header("a"), format!("{count_columns},terminal_disc_differences"));
+    assert_eq!(header("b"), format!("{count_columns},games,games_ended,terminal_disc_differences"));
     // by ply, the A124004 and pass columns are there
     let ply = json_of(
         d,
@@ -384,7 +394,10 @@ fn both_engines_write_one_schema() {
     );
     assert_eq!(
         header("c"),
-        format!("{},games,games_a124004,games_passes,games_ended", count_columns.replacen("discs", "ply", 1))
+        format!(
+            "{},games,games_a124004,games_passes,games_ended,terminal_disc_differences",
+            count_columns.replacen("discs", "ply", 1)
+        )
     );
     assert!(ply["layers"][3]["games_a124004"].is_u64());
 }
@@ -541,7 +554,11 @@ fn a_disk_that_fills_mid_run_keeps_what_is_complete() {
     assert!(!out.status.success(), "the run ended before the disk was full");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
-    assert!(err.contains("No space left") && err.contains("othello-census resume small/w"), "{err}");
+    // a write that fails, or (when the run reached the next layer's check
+    // first) the refusal to start a layer that cannot fit: either way one
+    // line that says how to continue
+    assert!(err.contains("No space left") || err.contains("make room"), "{err}");
+    assert!(err.contains("othello-census resume small/w"), "{err}");
     disk.empty();
     let doc = json_of(d, &["resume", "small/w", "--json", "-q", "--out", "r"]);
     for (a, b) in doc["layers"].as_array().unwrap().iter().zip(want["layers"].as_array().unwrap()) {

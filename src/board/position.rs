@@ -164,6 +164,13 @@ impl<G: Geometry> Position<G> {
         (self.me | self.opp).count_ones()
     }
 
+    /// Black's discs minus White's (the raw final score of a finished
+    /// game).
+    #[inline]
+    pub const fn disc_difference(&self) -> i32 {
+        self.black().count() as i32 - self.white().count() as i32
+    }
+
     /// Empty squares.
     #[inline(always)]
     pub const fn empty(&self) -> Bitboard {

@@ -16,7 +16,7 @@ use crate::key::dense::dense_bytes;
 /// The first eight bytes of every checkpoint file.
 pub const MAGIC: [u8; 8] = *b"OTHCKPT\0";
 /// The format version this build reads and writes.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// Largest header section accepted (a corrupt length must not allocate).
 const MAX_HEADER: u64 = 1 << 24;
 
@@ -345,6 +345,7 @@ mod tests {
             for f in 0..8 {
                 want.extend((if d == 5 && f == 1 { 7u64 } else { 0 }).to_le_bytes());
             }
+            want.extend(0u64.to_le_bytes()); // no terminal outcomes
         }
         want.extend(3u64.to_le_bytes());
         want.extend(2u64.to_le_bytes());
@@ -409,7 +410,7 @@ mod tests {
         // a version 1 file (an older build) is refused
         let mut v1 = good.clone();
         v1[8] = 1;
-        assert!(matches!(read(&v1), Err(FrameError::Version { found: 1, expected: 2, .. })));
+        assert!(matches!(read(&v1), Err(FrameError::Version { found: 1, expected: 3, .. })));
         assert!(matches!(read(b"{\"json\": true}"), Err(FrameError::WrongKind(..))));
         let mut longer = good.clone();
         longer.push(0);

@@ -349,6 +349,7 @@ impl<G: Keyed> Walker<G> {
             Status::Terminal => {
                 c.terminal_classes += 1;
                 c.terminal_positions += orbit;
+                c.outcomes.record(p.disc_difference(), orbit);
             }
         }
     }

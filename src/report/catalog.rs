@@ -374,6 +374,16 @@ fn validate<'a>(path: &Path, doc: &'a Value) -> Result<&'a Vec<Value>, CatalogEr
         if !fine {
             return Err(refuse(path, format!("layer {layer}: the counts are inconsistent with one another")));
         }
+        // the terminal positions split by result (added within schema 2) add up
+        if let Some(bw) = num(l, "terminal_black_wins")? {
+            let (dr, ww) = (get("terminal_draws")?, get("terminal_white_wins")?);
+            if bw + dr + ww != tp {
+                return Err(refuse(
+                    path,
+                    format!("layer {layer}: the results of the terminal positions do not add up"),
+                ));
+            }
+        }
         if let Some(games) = num(l, "games")? {
             let a = num(l, "games_a124004")?;
             let ended = num(l, "games_ended")?.unwrap_or(0);

@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use super::files::{fresh_path, timestamp_now};
 use super::table::{Table, group_digits};
 use crate::atomic::atomic_write;
-use crate::census::{Census, Column, LayerCounts};
+use crate::census::{Census, Column, LayerCounts, Outcomes};
 
 /// Name of the result schema, in the JSON and the CSV.
 pub const SCHEMA: &str = "othello-census-results";
@@ -71,6 +71,22 @@ fn total_value(c: &Census, col: &Column) -> Option<u128> {
     }
 }
 
+/// Name of the histogram of final disc differences, in the JSON (an
+/// object from difference to count) and the CSV (the last column).
+pub const DIFFERENCES: &str = "terminal_disc_differences";
+
+/// The terminal positions by disc difference as a JSON object, e.g.
+/// `{"-4": 12, "0": 3}`, least difference first, counts of zero left out.
+fn differences_json(o: &Outcomes) -> Value {
+    Value::Object(o.differences().map(|(d, n)| (d.to_string(), json!(n))).collect())
+}
+
+/// The same as one CSV cell: `difference:count` pairs separated by spaces,
+/// e.g. `-4:12 0:3`.
+fn differences_cell(o: &Outcomes) -> String {
+    o.differences().map(|(d, n)| format!("{d}:{n}")).collect::<Vec<_>>().join(" ")
+}
+
 fn layer_json(c: &Census, l: &LayerCounts) -> Value {
     let mut m = Map::new();
     m.insert("layer".into(), json!(l.layer));
@@ -78,6 +94,7 @@ fn layer_json(c: &Census, l: &LayerCounts) -> Value {
     for col in c.columns() {
         m.insert(col.name.into(), (col.value)(l).map_or(Value::Null, number));
     }
+    m.insert(DIFFERENCES.into(), differences_json(&l.counts.outcomes));
     Value::Object(m)
 }
 
@@ -87,6 +104,7 @@ pub fn census_json(run: &RunInfo, c: &Census) -> Value {
     for col in c.columns().into_iter().filter(|col| col.name == "games_ended" || !col.game) {
         t.insert(col.name.into(), total_value(c, col).map_or(Value::Null, number));
     }
+    t.insert(DIFFERENCES.into(), differences_json(&c.totals().outcomes));
     json!({
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
@@ -149,6 +167,8 @@ pub fn census_csv(run: &RunInfo, c: &Census) -> String {
         out.push(',');
         out.push_str(col.name);
     }
+    out.push(',');
+    out.push_str(DIFFERENCES);
     out.push('\n');
     let row = |out: &mut String, label: String, l: &LayerCounts| {
         out.push_str(&label);
@@ -158,6 +178,8 @@ pub fn census_csv(run: &RunInfo, c: &Census) -> String {
                 out.push_str(&v.to_string());
             }
         }
+        out.push(',');
+        out.push_str(&differences_cell(&l.counts.outcomes));
         out.push('\n');
     };
     for l in &c.layers {
@@ -170,6 +192,8 @@ pub fn census_csv(run: &RunInfo, c: &Census) -> String {
             out.push_str(&v.to_string());
         }
     }
+    out.push(',');
+    out.push_str(&differences_cell(&c.totals().outcomes));
     out.push('\n');
     out
 }
@@ -260,6 +284,6 @@ mod tests {
         assert!(text.contains(&format!("\"games\":{big}")), "{text}");
         let back: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(back["totals"]["games_ended"].to_string(), big.to_string());
-        assert!(census_csv(&run, &c).contains(&format!(",{big},{big},0,{big}\n")));
+        assert!(census_csv(&run, &c).contains(&format!(",{big},{big},0,{big},\n")));
     }
 }

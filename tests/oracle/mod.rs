@@ -196,6 +196,8 @@ pub fn census(n: usize, max_discs: usize) -> Vec<OracleLayer> {
         classes.entry(d).or_default().insert(p.class());
         if p.is_over() {
             l.terminal_positions += 1;
+            let count = |who: u8| p.cells.iter().filter(|&&c| c == who).count() as i32;
+            l.outcomes.record(count(BLACK) - count(WHITE), 1);
             terminal_boards.entry(d).or_default().insert(p.cells.clone());
             terminal_classes.entry(d).or_default().insert(p.class());
         } else if p.must_pass() {

@@ -286,6 +286,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
                 Status::Terminal => {
                     f.counts.terminal_classes += 1;
                     f.counts.terminal_positions += orbit;
+                    f.counts.outcomes.record(p.disc_difference(), orbit);
                     if !twin {
                         f.counts.terminal_boards += orbit;
                     }
