@@ -342,16 +342,28 @@ pub fn solve<G: Keyed>(p: &Position<G>, memory: u64, threads: usize) -> Solution
     let mut search = Search::<G>::new(per_thread);
     let table_bytes = (search.entries * ENTRY_BYTES) as u64 * tables;
     let moves = legal_moves::<G>(me, opp);
-    let value_for_mover = if moves.count_ones() < 2 || threads == 1 {
+    let child = |sq: u32| {
+        let f = flips::<G>(me, opp, sq);
+        (opp & !f, me | f | (1u64 << sq))
+    };
+    // root moves with distinct shapes (the four first moves of the start
+    // are one shape): the others cannot change the value
+    let mut seen = Vec::new();
+    let squares: Vec<u32> = crate::board::Bitboard(moves)
+        .iter()
+        .filter(|&sq| {
+            let (a, b) = child(sq);
+            let k = shape_and_symmetry::<G>(a, b).0;
+            let new = !seen.contains(&k);
+            seen.push(k);
+            new
+        })
+        .collect();
+    let value_for_mover = if squares.len() < 2 || threads == 1 {
         search.mtdf(me, opp, 0)
     } else {
         // the first move (by the usual order) on this thread, then every
         // other move tested against the best so far, in parallel
-        let squares: Vec<u32> = crate::board::Bitboard(moves).iter().collect();
-        let child = |sq: u32| {
-            let f = flips::<G>(me, opp, sq);
-            (opp & !f, me | f | (1u64 << sq))
-        };
         let (c0, c1) = child(squares[0]);
         let best = AtomicI32::new(-search.mtdf(c0, c1, 0));
         let next = AtomicU64::new(1);
