@@ -341,54 +341,10 @@ pub fn solve<G: Keyed>(p: &Position<G>, memory: u64, threads: usize) -> Solution
     let nodes = AtomicU64::new(0);
     let mut search = Search::<G>::new(per_thread);
     let table_bytes = (search.entries * ENTRY_BYTES) as u64 * tables;
-    let moves = legal_moves::<G>(me, opp);
-    let child = |sq: u32| {
-        let f = flips::<G>(me, opp, sq);
-        (opp & !f, me | f | (1u64 << sq))
-    };
-    // root moves with distinct shapes (the four first moves of the start
-    // are one shape): the others cannot change the value
-    let mut seen = Vec::new();
-    let squares: Vec<u32> = crate::board::Bitboard(moves)
-        .iter()
-        .filter(|&sq| {
-            let (a, b) = child(sq);
-            let k = shape_and_symmetry::<G>(a, b).0;
-            let new = !seen.contains(&k);
-            seen.push(k);
-            new
-        })
-        .collect();
-    let value_for_mover = if squares.len() < 2 || threads == 1 {
+    let value_for_mover = if threads == 1 {
         search.mtdf(me, opp, 0)
     } else {
-        // the first move (by the usual order) on this thread, then every
-        // other move tested against the best so far, in parallel
-        let (c0, c1) = child(squares[0]);
-        let best = AtomicI32::new(-search.mtdf(c0, c1, 0));
-        let next = AtomicU64::new(1);
-        std::thread::scope(|s| {
-            for _ in 0..threads {
-                s.spawn(|| {
-                    let mut mine = Search::<G>::new(per_thread);
-                    loop {
-                        let i = next.fetch_add(1, Ordering::SeqCst) as usize;
-                        let Some(&sq) = squares.get(i) else { break };
-                        let (a, b) = child(sq);
-                        // does this move beat the best so far? (a best
-                        // raised meanwhile by another thread only makes the
-                        // test stricter than needed, never wrong)
-                        let alpha = best.load(Ordering::SeqCst);
-                        let v = -mine.pvs(a, b, -alpha - 1, -alpha);
-                        if v > alpha {
-                            best.fetch_max(-mine.mtdf(a, b, -v), Ordering::SeqCst);
-                        }
-                    }
-                    nodes.fetch_add(mine.nodes, Ordering::Relaxed);
-                });
-            }
-        });
-        best.load(Ordering::SeqCst)
+        split(&mut search, me, opp, threads, per_thread, &nodes)
     };
     // the principal variation: at each position, a move whose value
     // proves the position's value (with the warm table)
@@ -432,6 +388,72 @@ pub fn solve<G: Keyed>(p: &Position<G>, memory: u64, threads: usize) -> Solution
         threads,
         table_bytes,
     }
+}
+
+/// The value of (me to move, opp) on `threads` threads: down the line of
+/// positions with a single distinct move (by shape; the four first moves
+/// of the start are one shape), then at the first position with several:
+/// the first on this thread's `search`, every other tested against the
+/// best so far by helper threads with tables of their own.
+fn split<G: Keyed>(
+    search: &mut Search<G>,
+    me: u64,
+    opp: u64,
+    threads: usize,
+    per_thread: u64,
+    nodes: &AtomicU64,
+) -> i32 {
+    let moves = legal_moves::<G>(me, opp);
+    if moves == 0 {
+        if legal_moves::<G>(opp, me) == 0 {
+            return final_score::<G>(me, opp);
+        }
+        return -split(search, opp, me, threads, per_thread, nodes);
+    }
+    let child = |sq: u32| {
+        let f = flips::<G>(me, opp, sq);
+        (opp & !f, me | f | (1u64 << sq))
+    };
+    let mut seen = Vec::new();
+    let squares: Vec<u32> = crate::board::Bitboard(moves)
+        .iter()
+        .filter(|&sq| {
+            let (a, b) = child(sq);
+            let k = shape_and_symmetry::<G>(a, b).0;
+            let new = !seen.contains(&k);
+            seen.push(k);
+            new
+        })
+        .collect();
+    if squares.len() == 1 {
+        let (a, b) = child(squares[0]);
+        return -split(search, a, b, threads, per_thread, nodes);
+    }
+    let (c0, c1) = child(squares[0]);
+    let best = AtomicI32::new(-search.mtdf(c0, c1, 0));
+    let next = AtomicU64::new(1);
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                let mut mine = Search::<G>::new(per_thread);
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst) as usize;
+                    let Some(&sq) = squares.get(i) else { break };
+                    let (a, b) = child(sq);
+                    // does this move beat the best so far? (a best raised
+                    // meanwhile by another thread only makes the test
+                    // stricter than needed, never wrong)
+                    let alpha = best.load(Ordering::SeqCst);
+                    let v = -mine.pvs(a, b, -alpha - 1, -alpha);
+                    if v > alpha {
+                        best.fetch_max(-mine.mtdf(a, b, -v), Ordering::SeqCst);
+                    }
+                }
+                nodes.fetch_add(mine.nodes, Ordering::Relaxed);
+            });
+        }
+    });
+    best.load(Ordering::SeqCst)
 }
 
 /// Reads a position: `N*N` characters, one per square row by row from the

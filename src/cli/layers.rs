@@ -213,15 +213,17 @@ fn layers_message(live: &LayersLive, since: (u64, f64), total_secs: f64) -> Stri
         }
         let run_eta = if previous > 0 {
             let growth = total as f64 / previous as f64;
+            // every later layer is merged, and expanded unless it is the last
             let mut future = 0.0;
             let mut size = total as f64;
-            for _ in 0..left.min(400) {
+            let later = left.min(400);
+            for i in 0..later {
                 size *= growth;
-                future += size;
+                future += size * if i + 1 == later { MERGE_OVERHEAD } else { 1.0 + MERGE_OVERHEAD };
             }
             format!(
                 ", run ETA ~{} (from the growth of the last layer, {growth:.2}x)",
-                human_duration(layer_eta + future / rate * (1.0 + MERGE_OVERHEAD))
+                human_duration(layer_eta + future / rate)
             )
         } else {
             String::new()
