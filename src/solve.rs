@@ -341,11 +341,8 @@ pub fn solve<G: Keyed>(p: &Position<G>, memory: u64, threads: usize) -> Solution
     let nodes = AtomicU64::new(0);
     let mut search = Search::<G>::new(per_thread);
     let table_bytes = (search.entries * ENTRY_BYTES) as u64 * tables;
-    let value_for_mover = if threads == 1 {
-        search.mtdf(me, opp, 0)
-    } else {
-        split(&mut search, me, opp, threads, per_thread, &nodes)
-    };
+    let value_for_mover =
+        if threads == 1 { search.mtdf(me, opp, 0) } else { split(&mut search, me, opp, threads, per_thread, &nodes) };
     // the principal variation: at each position, a move whose value
     // proves the position's value (with the warm table)
     let mut pv = Vec::new();

@@ -171,3 +171,25 @@ fn ffo_40_to_49_are_solved_exactly() {
         assert_eq!(for_mover, want, "FFO #{}", 40 + i);
     }
 }
+
+/// The 6x6 start is a White win by 16 to 20 (Feinstein 1993;
+/// known-values.md): value -4, and the principal variation replayed on the
+/// oracle's board ends 16-20. Slow (minutes, 4 GiB):
+/// `cargo test --release --test solve -- --ignored six_by_six`.
+#[test]
+#[ignore]
+fn six_by_six_start_is_white_by_four() {
+    let s = solve(&Position::<B6>::start(), 4 << 30, 2);
+    eprintln!("6x6 start: {:+} in {:.1} s, {} nodes", s.value, s.elapsed.as_secs_f64(), s.nodes);
+    assert_eq!(s.value, -4);
+    let mut board = oracle::Naive::start(6);
+    for m in &s.pv {
+        board = match m {
+            Some(sq) => board.play(*sq as usize),
+            None => board.pass(),
+        };
+    }
+    assert!(board.is_over());
+    let count = |who: u8| board.cells.iter().filter(|&&c| c == who).count();
+    assert_eq!((count(oracle::BLACK), count(oracle::WHITE)), (16, 20));
+}
