@@ -334,8 +334,8 @@ impl<G: Keyed> Search<G> {
 pub fn solve<G: Keyed>(p: &Position<G>, memory: u64, threads: usize) -> Solution {
     let started = Instant::now();
     let threads = threads.max(1);
-    // the main table, and one per helper thread when the root is split
-    let tables = if threads > 1 { threads as u64 + 1 } else { 1 };
+    // one table per thread (this thread's, then one per helper)
+    let tables = threads as u64;
     let per_thread = memory / tables;
     let (me, opp) = (p.mover().0, p.opponent().0);
     let nodes = AtomicU64::new(0);
@@ -390,8 +390,8 @@ pub fn solve<G: Keyed>(p: &Position<G>, memory: u64, threads: usize) -> Solution
 /// The value of (me to move, opp) on `threads` threads: down the line of
 /// positions with a single distinct move (by shape; the four first moves
 /// of the start are one shape), then at the first position with several:
-/// the first on this thread's `search`, every other tested against the
-/// best so far by helper threads with tables of their own.
+/// the moves shared out over this thread (its `search`) and helper threads
+/// with tables of their own.
 fn split<G: Keyed>(
     search: &mut Search<G>,
     me: u64,
@@ -426,28 +426,46 @@ fn split<G: Keyed>(
         let (a, b) = child(squares[0]);
         return -split(search, a, b, threads, per_thread, nodes);
     }
-    let (c0, c1) = child(squares[0]);
-    let best = AtomicI32::new(-search.mtdf(c0, c1, 0));
+    // every move is taken by the first free thread; until one value is
+    // known a move is solved exactly, afterwards only tested against the
+    // best so far (a best raised meanwhile by another thread makes the test
+    // stricter than needed, never wrong)
+    let best = AtomicI32::new(i32::MIN);
     let next = AtomicU64::new(1);
+    let work = |mine: &mut Search<G>, i: usize| {
+        let (a, b) = child(squares[i]);
+        let alpha = best.load(Ordering::SeqCst);
+        if alpha == i32::MIN {
+            best.fetch_max(-mine.mtdf(a, b, 0), Ordering::SeqCst);
+        } else {
+            let v = -mine.pvs(a, b, -alpha - 1, -alpha);
+            if v > alpha {
+                best.fetch_max(-mine.mtdf(a, b, -v), Ordering::SeqCst);
+            }
+        }
+    };
     std::thread::scope(|s| {
-        for _ in 0..threads {
+        for _ in 1..threads {
             s.spawn(|| {
                 let mut mine = Search::<G>::new(per_thread);
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst) as usize;
-                    let Some(&sq) = squares.get(i) else { break };
-                    let (a, b) = child(sq);
-                    // does this move beat the best so far? (a best raised
-                    // meanwhile by another thread only makes the test
-                    // stricter than needed, never wrong)
-                    let alpha = best.load(Ordering::SeqCst);
-                    let v = -mine.pvs(a, b, -alpha - 1, -alpha);
-                    if v > alpha {
-                        best.fetch_max(-mine.mtdf(a, b, -v), Ordering::SeqCst);
+                    if i >= squares.len() {
+                        break;
                     }
+                    work(&mut mine, i);
                 }
                 nodes.fetch_add(mine.nodes, Ordering::Relaxed);
             });
+        }
+        // this thread: the first move (by the usual order), then help
+        work(search, 0);
+        loop {
+            let i = next.fetch_add(1, Ordering::SeqCst) as usize;
+            if i >= squares.len() {
+                break;
+            }
+            work(search, i);
         }
     });
     best.load(Ordering::SeqCst)
