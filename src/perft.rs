@@ -23,7 +23,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::board::moves::{flips, legal_moves};
+#[allow(unused_imports)]
+use crate::board::moves::{flips, legal_moves, mobility_sum};
 use crate::board::{Geometry, Position};
 use crate::census::{GameCount, add_games};
 
@@ -199,13 +200,36 @@ pub(crate) fn has_bit_instructions() -> bool {
     }
 }
 
-/// Defines, with the walker macro `$walker`, the module `fast`: the copy
-/// of a walker compiled for the bit instructions of
-/// [`has_bit_instructions`] (the one place they are named).
+/// Which compiled copy of the walkers this CPU runs: 2 with AVX-512
+/// ([`crate::board::moves::has_avx512`] and [`has_bit_instructions`]), 1
+/// with the bit instructions alone, 0 the portable code.
+#[inline]
+pub(crate) fn fast_level() -> u8 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if has_bit_instructions() {
+            return if crate::board::moves::has_avx512() { 2 } else { 1 };
+        }
+    }
+    0
+}
+
+/// Defines, with the walker macro `$walker`, the modules `fast` and
+/// `fast512`: the copies of a walker compiled for the bit instructions of
+/// [`has_bit_instructions`], and for those with AVX-512 (the one place
+/// they are named).
 macro_rules! fast_copy {
     ($walker:ident) => {
         #[cfg(target_arch = "x86_64")]
-        $walker!(fast, legal_moves_avx2, flips_avx2, "popcnt,lzcnt,bmi1,bmi2,avx2");
+        $walker!(fast, legal_moves_avx2, flips_avx2, mobility_sum_avx2, "popcnt,lzcnt,bmi1,bmi2,avx2");
+        #[cfg(target_arch = "x86_64")]
+        $walker!(
+            fast512,
+            legal_moves_avx2,
+            flips_avx2,
+            mobility_sum_avx512,
+            "popcnt,lzcnt,bmi1,bmi2,avx2,avx512f,avx512vl,avx512cd,avx512vpopcntdq"
+        );
     };
 }
 pub(crate) use fast_copy;
@@ -215,15 +239,18 @@ pub(crate) use fast_copy;
 /// with the CPU's bit instructions when it has them.
 fn brute_walk<G: Geometry>(me: u64, opp: u64, ply: u32, depth: u32, t: &mut Tally) {
     #[cfg(target_arch = "x86_64")]
-    if has_bit_instructions() {
+    match fast_level() {
+        // SAFETY: the CPU has the features `fast512::walk` is compiled for.
+        2 => return unsafe { fast512::walk::<G>(me, opp, ply, depth, t) },
         // SAFETY: the CPU has the features `fast::walk` is compiled for.
-        return unsafe { fast::walk::<G>(me, opp, ply, depth, t) };
+        1 => return unsafe { fast::walk::<G>(me, opp, ply, depth, t) },
+        _ => {}
     }
     portable::walk::<G>(me, opp, ply, depth, t);
 }
 
 macro_rules! brute_walker {
-    ($module:ident, $moves:ident, $flips:ident $(, $features:literal)?) => {
+    ($module:ident, $moves:ident, $flips:ident, $mobility:ident $(, $features:literal)?) => {
         mod $module {
             use super::*;
             #[cfg(target_arch = "x86_64")]
@@ -258,7 +285,7 @@ macro_rules! brute_walker {
     };
 }
 
-brute_walker!(portable, legal_moves, flips);
+brute_walker!(portable, legal_moves, flips, mobility_sum);
 fast_copy!(brute_walker);
 
 #[cfg(test)]

@@ -16,25 +16,39 @@
 //!    never truncated, so a collision cannot corrupt a count); shallower
 //!    subtrees are walked, the last ply counted in bulk.
 //!
-//! The table is bounded: once it holds `memory` bytes nothing more is
-//! stored, which costs time only.
+//! The table has two tiers, both within `memory` bytes:
+//! - the *flat* tier holds subtrees of [`MEMO_MIN`]`..=`[`FLAT_MAX`]
+//!   plies, by far the most numerous: a fixed array of 64-byte slots, one
+//!   per hash value, a newer subtree replacing an older one. A slot is
+//!   guarded by a sequence number (a seqlock): a reader that overlaps a
+//!   writer sees the number change and takes it as a miss, so a count is
+//!   never read torn. Counts too large for a slot's fields are not stored.
+//! - the *map* tier holds the deeper subtrees, in sharded hash maps; once
+//!   it holds its share of bytes nothing more is stored.
+//!
+//! A miss costs time only, never a wrong count.
 
+use std::alloc::Layout;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering, fence};
 
 use rayon::prelude::*;
 
-use super::{PerftProgress, PerftRow, SPLIT_PLY, Tally, fast_copy, frontier, has_bit_instructions};
+use super::{PerftProgress, PerftRow, SPLIT_PLY, Tally, fast_copy, fast_level, frontier};
 use crate::board::Geometry;
-use crate::board::moves::{flips, legal_moves};
+use crate::board::moves::{flips, legal_moves, mobility_sum};
 use crate::census::{GameCount, add_games};
 use crate::shape::shape_key;
 
 /// Subtrees with at least this many plies left are memoized.
-pub const MEMO_MIN: u32 = 4;
+pub const MEMO_MIN: u32 = 3;
+/// Subtrees of [`MEMO_MIN`]`..=FLAT_MAX` plies go to the flat tier of the
+/// table, deeper ones to the map tier.
+pub const FLAT_MAX: u32 = 4;
 const SHARDS: usize = 256;
+const _: () = assert!(2 <= MEMO_MIN && MEMO_MIN <= FLAT_MAX);
 
 /// Counts of a subtree of `r` plies, relative to its root, in one slice:
 /// `nodes[1..=r]`, then `passes[1..=r]`, then `ended[0..r]`.
@@ -72,21 +86,9 @@ impl Sub<'_> {
             *e = add_games(*e, child[2 * cr + k]);
         }
     }
-}
 
-/// The counts of a subtree of fewer than [`MEMO_MIN`] plies, by relative
-/// ply. Such a subtree holds fewer than 64^MEMO_MIN games, so u64 cannot
-/// overflow; the counts join the [`GameCount`] sums through [`add_games`].
-#[derive(Default)]
-struct Small {
-    nodes: [u64; MEMO_MIN as usize],
-    passes: [u64; MEMO_MIN as usize],
-    ended: [u64; MEMO_MIN as usize],
-}
-
-impl Sub<'_> {
-    /// Adds `t` (a subtree of `r` plies whose root is `off` plies below
-    /// this one).
+    /// Adds `t` (a subtree of `r` plies, at most [`FLAT_MAX`], whose root
+    /// is `off` plies below this one).
     fn add_small(&mut self, t: &Small, r: usize, off: usize) {
         for k in 1..=r {
             let n = self.nodes(k + off);
@@ -101,14 +103,68 @@ impl Sub<'_> {
     }
 }
 
-/// Bytes a table entry of `r` plies takes, roughly: the (key, plies) slot
-/// and its boxed counts in the map (at a typical load), the counts, the
-/// allocator's overhead.
+const SMALL: usize = FLAT_MAX as usize + 1;
+
+/// The counts of a subtree of at most [`FLAT_MAX`] plies, by relative ply
+/// (`nodes[1..=r]`, `passes[1..=r]`, `ended[0..r]`). Such a subtree holds
+/// fewer than 64^FLAT_MAX games, so u64 cannot overflow; the counts join
+/// the [`GameCount`] sums through [`add_games`].
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+struct Small {
+    nodes: [u64; SMALL],
+    passes: [u64; SMALL],
+    ended: [u64; SMALL],
+}
+
+impl Small {
+    /// Adds `c`, the counts of a child subtree of `cr` plies one ply below.
+    #[inline(always)]
+    fn add_child(&mut self, c: &Small, cr: usize) {
+        for k in 1..=cr {
+            self.nodes[k + 1] += c.nodes[k];
+            self.passes[k + 1] += c.passes[k];
+        }
+        for k in 0..cr {
+            self.ended[k + 1] += c.ended[k];
+        }
+    }
+
+    /// The four words of a flat slot: `nodes[1..=4]` as u32, `passes[1..=4]`
+    /// and `ended[0..4]` as u16; `None` when a count does not fit.
+    fn encode(&self) -> Option<[u64; 4]> {
+        let mut w = [0u64; 4];
+        for k in 1..SMALL {
+            let n = u32::try_from(self.nodes[k]).ok()?;
+            let p = u16::try_from(self.passes[k]).ok()?;
+            let e = u16::try_from(self.ended[k - 1]).ok()?;
+            let i = k - 1;
+            w[i / 2] |= u64::from(n) << (32 * (i % 2));
+            w[2] |= u64::from(p) << (16 * i);
+            w[3] |= u64::from(e) << (16 * i);
+        }
+        Some(w)
+    }
+
+    fn decode(w: [u64; 4]) -> Small {
+        let mut s = Small::default();
+        for k in 1..SMALL {
+            let i = k - 1;
+            s.nodes[k] = (w[i / 2] >> (32 * (i % 2))) & 0xffff_ffff;
+            s.passes[k] = (w[2] >> (16 * i)) & 0xffff;
+            s.ended[k - 1] = (w[3] >> (16 * i)) & 0xffff;
+        }
+        s
+    }
+}
+
+/// Bytes a map-tier entry of `r` plies takes, roughly: the (key, plies)
+/// slot and its boxed counts in the map (at a typical load), the counts,
+/// the allocator's overhead.
 fn entry_bytes(r: u32) -> u64 {
     90 + 48 * r as u64
 }
 
-/// Mixes a (shape, plies left) key; the top byte picks the shard.
+/// Mixes a (shape, plies left) key.
 #[inline(always)]
 fn mix(key: u128, r: u32) -> u64 {
     let x = (key as u64) ^ ((key >> 64) as u64).rotate_left(29) ^ u64::from(r);
@@ -140,11 +196,166 @@ impl Hasher for KeyHasher {
     }
 }
 
-/// One shard of the table.
+/// One shard of the map tier.
 type Shard = Mutex<HashMap<(u128, u8), Box<[GameCount]>, BuildHasherDefault<KeyHasher>>>;
+
+/// One slot of the flat tier, a cache line: word 0 is the sequence
+/// number (times 256, odd while a writer fills the slot) plus the plies
+/// left (0: empty), words 1-2 the shape key, words 3-6 the counts
+/// ([`Small::encode`]).
+#[repr(C, align(64))]
+struct Slot {
+    w: [AtomicU64; 8],
+}
+
+/// The flat tier: a power-of-two array of [`Slot`]s, in zeroed memory of
+/// its own: on Linux an anonymous mapping (pages appear when first
+/// touched, so a table larger than the run needs costs address space, not
+/// memory) on which huge pages are asked for, as a table probed at random
+/// spends much of its time in address translation.
+struct Flat {
+    slots: std::ptr::NonNull<Slot>,
+    mask: u64,
+    mapping: Mapping,
+}
+
+/// Where a [`Flat`]'s memory came from, to give it back.
+enum Mapping {
+    #[cfg(target_os = "linux")]
+    Mmap { base: *mut libc::c_void, len: usize },
+    #[cfg_attr(target_os = "linux", allow(dead_code))]
+    Heap(Layout),
+}
+
+// SAFETY: the slots are atomics, shared by reference; the memory is owned.
+unsafe impl Send for Flat {}
+// SAFETY: as above.
+unsafe impl Sync for Flat {}
+
+impl Drop for Flat {
+    fn drop(&mut self) {
+        match self.mapping {
+            #[cfg(target_os = "linux")]
+            // SAFETY: mapped in `new` with this base and length.
+            Mapping::Mmap { base, len } => unsafe {
+                libc::munmap(base, len);
+            },
+            // SAFETY: allocated in `new` with this layout.
+            Mapping::Heap(layout) => unsafe { std::alloc::dealloc(self.slots.as_ptr().cast(), layout) },
+        }
+    }
+}
+
+impl Flat {
+    /// The largest power-of-two number of slots within `bytes` (at least one).
+    fn new(bytes: u64) -> Flat {
+        let n = (bytes / size_of::<Slot>() as u64).max(1);
+        let n = 1u64 << (63 - n.leading_zeros());
+        let size = n as usize * size_of::<Slot>();
+        #[cfg(target_os = "linux")]
+        {
+            const HUGE: usize = 2 << 20;
+            let len = size + HUGE;
+            // SAFETY: a fresh private anonymous mapping, checked below.
+            let base = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    len,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                    -1,
+                    0,
+                )
+            };
+            if base != libc::MAP_FAILED {
+                // the slots start at the first huge-page boundary inside
+                let start = (base as usize).next_multiple_of(HUGE);
+                // SAFETY: advice on memory this table owns; a refusal changes nothing.
+                unsafe { libc::madvise(start as *mut libc::c_void, size, libc::MADV_HUGEPAGE) };
+                let slots = std::ptr::NonNull::new(start as *mut Slot).expect("mapping not at 0");
+                return Flat { slots, mask: n - 1, mapping: Mapping::Mmap { base, len } };
+            }
+        }
+        let layout = Layout::array::<Slot>(n as usize).expect("perft table size");
+        // SAFETY: the layout is not empty (a slot is 64 bytes, n >= 1).
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+        let Some(slots) = std::ptr::NonNull::new(ptr.cast::<Slot>()) else {
+            std::alloc::handle_alloc_error(layout);
+        };
+        Flat { slots, mask: n - 1, mapping: Mapping::Heap(layout) }
+    }
+
+    fn bytes(&self) -> u64 {
+        (self.mask + 1) * size_of::<Slot>() as u64
+    }
+
+    #[inline(always)]
+    fn slot(&self, key: u128, r: u32) -> &Slot {
+        // SAFETY: the index is masked to the n slots allocated, all-zero
+        // bytes are a valid (empty) slot, and slots are only shared.
+        unsafe { &*self.slots.as_ptr().add((mix(key, r) & self.mask) as usize) }
+    }
+
+    /// Asks the CPU to bring the slot of (key, r) into its cache.
+    #[inline(always)]
+    fn prefetch(&self, key: u128, r: u32) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch has no effect but on the cache.
+        unsafe {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(self.slot(key, r)).cast());
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (key, r);
+    }
+
+    /// The counts stored for (key, r), if the slot holds them and no
+    /// writer changed it meanwhile.
+    #[inline(always)]
+    fn probe(&self, key: u128, r: u32) -> Option<Small> {
+        let s = self.slot(key, r);
+        let head = s.w[0].load(Ordering::Acquire);
+        if head & 0xff != u64::from(r) || head & 0x100 != 0 {
+            return None;
+        }
+        let (k0, k1) = (s.w[1].load(Ordering::Relaxed), s.w[2].load(Ordering::Relaxed));
+        let data = [3, 4, 5, 6].map(|i| s.w[i].load(Ordering::Relaxed));
+        fence(Ordering::Acquire);
+        if s.w[0].load(Ordering::Relaxed) != head || k0 != key as u64 || k1 != (key >> 64) as u64 {
+            return None;
+        }
+        Some(Small::decode(data))
+    }
+
+    /// Stores `t` for (key, r), unless a writer holds the slot or a count
+    /// does not fit.
+    #[inline(always)]
+    fn store(&self, key: u128, r: u32, t: &Small) -> bool {
+        let Some(data) = t.encode() else { return false };
+        let s = self.slot(key, r);
+        let head = s.w[0].load(Ordering::Relaxed);
+        if head & 0x100 != 0 {
+            return false;
+        }
+        let seq = head >> 8;
+        let writing = ((seq + 1) << 8) | u64::from(r);
+        if s.w[0].compare_exchange(head, writing, Ordering::Relaxed, Ordering::Relaxed).is_err() {
+            return false;
+        }
+        fence(Ordering::Release);
+        s.w[1].store(key as u64, Ordering::Relaxed);
+        s.w[2].store((key >> 64) as u64, Ordering::Relaxed);
+        for (i, d) in data.into_iter().enumerate() {
+            s.w[3 + i].store(d, Ordering::Relaxed);
+        }
+        s.w[0].store(((seq + 2) << 8) | u64::from(r), Ordering::Release);
+        true
+    }
+}
 
 /// The transposition table: (shape key, plies left) → subtree counts.
 struct Table {
+    flat: Flat,
     shards: Vec<Shard>,
     bytes: AtomicU64,
     limit: u64,
@@ -153,11 +364,20 @@ struct Table {
 }
 
 impl Table {
-    fn new(limit: u64) -> Table {
+    /// A table of at most `memory` bytes for subtrees of at most `r`
+    /// plies: a flat tier of about three quarters of them when the run is
+    /// deep enough to use the map tier, and no more than room for `want`
+    /// subtrees (rounded up to a power of two: a table larger than the
+    /// run needs only costs the time to clear its pages).
+    fn new(memory: u64, r: u32, want: f64) -> Table {
+        let share = if r > FLAT_MAX + 1 { memory / 4 * 3 } else { memory };
+        let want = (want.min(1e15) as u64).max(1).next_power_of_two().saturating_mul(size_of::<Slot>() as u64);
+        let flat = Flat::new(share.min(want));
         Table {
+            limit: memory.saturating_sub(flat.bytes()),
+            flat,
             shards: (0..SHARDS).map(|_| Mutex::new(HashMap::default())).collect(),
             bytes: AtomicU64::new(0),
-            limit,
             hits: AtomicU64::new(0),
             stored: AtomicU64::new(0),
         }
@@ -185,7 +405,7 @@ impl Table {
 
     #[inline]
     fn store(&self, key: u128, r: u32, v: Vec<GameCount>) {
-        if self.bytes.load(Ordering::Relaxed) >= self.limit {
+        if self.bytes.load(Ordering::Relaxed) + entry_bytes(r) > self.limit {
             return;
         }
         let mut shard = self.shard(key, r).lock().expect("perft table lock");
@@ -205,9 +425,11 @@ pub struct HashedStats {
     pub split_paths: u64,
     /// Subtrees found in the table.
     pub hits: u64,
-    /// Subtrees stored.
+    /// Subtrees stored (in the flat tier, a later subtree may have
+    /// replaced an earlier one).
     pub stored: u64,
-    /// Bytes the table held at the end (estimated).
+    /// Bytes the table held at the end: the flat tier's array and the
+    /// estimated size of the map tier.
     pub table_bytes: u64,
 }
 
@@ -217,6 +439,14 @@ pub fn perft_hashed<G: Geometry>(depth: u32, memory: u64) -> (Vec<PerftRow>, Has
     perft_hashed_with_progress::<G>(depth, memory, &PerftProgress::new())
 }
 
+/// Counters one worker keeps, summed at the end (shared atomics would
+/// bounce a cache line between cores on every probe).
+#[derive(Default, Clone, Copy)]
+struct Counters {
+    hits: u64,
+    stored: u64,
+}
+
 /// [`perft_hashed`], reporting progress (shapes at the split ply done) in
 /// `progress`.
 pub fn perft_hashed_with_progress<G: Geometry>(
@@ -224,7 +454,14 @@ pub fn perft_hashed_with_progress<G: Geometry>(
     memory: u64,
     progress: &PerftProgress,
 ) -> (Vec<PerftRow>, HashedStats) {
+    counted::<G>(depth, memory, progress, fast_level())
+}
+
+/// [`perft_hashed_with_progress`] with the walker copy `copy` (see
+/// [`fast_level`]; at most the CPU's).
+fn counted<G: Geometry>(depth: u32, memory: u64, progress: &PerftProgress, copy: u8) -> (Vec<PerftRow>, HashedStats) {
     assert!(depth >= 1, "perft depth must be at least 1");
+    assert!(copy <= fast_level(), "this CPU cannot run walker copy {copy}");
     let split = SPLIT_PLY.min(depth - 1);
     let mut top = Tally::new(depth);
     let level = frontier::<G>(split, &mut top);
@@ -238,13 +475,21 @@ pub fn perft_hashed_with_progress<G: Geometry>(
     // the largest subtrees are not known in advance; a fixed order keeps runs comparable
     shapes.sort_unstable();
     progress.set_total(shapes.len() as u64);
-    let table = Table::new(memory);
     let r = depth - split;
-    let below = shapes
+    // the subtrees the flat tier will be offered, about: the shapes at the
+    // split, growing from there by the growth of the games just above it,
+    // down to the shallowest memoized ply (measured: about half of what is
+    // stored at depth 14 on 8x8; a larger table hits little more, and
+    // clearing its pages costs more than it saves)
+    let growth = if split >= 2 { top.nodes[split as usize] as f64 / top.nodes[split as usize - 1] as f64 } else { 8.0 };
+    let want = shapes.len() as f64 * growth.max(1.0).powi(r.saturating_sub(MEMO_MIN) as i32);
+    let table = Table::new(memory, r, want);
+    let (below, counters) = shapes
         .par_iter()
         .map(|&(me, opp, paths)| {
             let mut v = vec![0; 3 * r as usize];
-            visit::<G>(me, opp, r, &table, &mut Sub { r: r as usize, v: &mut v }, 0);
+            let mut c = Counters::default();
+            visit::<G>(me, opp, r, &table, &mut Sub { r: r as usize, v: &mut v }, 0, &mut c, copy);
             progress.step();
             let mut t = Tally::new(depth);
             let s = split as usize;
@@ -256,117 +501,213 @@ pub fn perft_hashed_with_progress<G: Geometry>(
             for k in 0..r as usize {
                 t.ended[s + k] = times(v[2 * r as usize + k]);
             }
-            t
+            (t, c)
         })
-        .reduce(|| Tally::new(depth), Tally::merge);
+        .reduce(
+            || (Tally::new(depth), Counters::default()),
+            |(a, x), (b, y)| (a.merge(b), Counters { hits: x.hits + y.hits, stored: x.stored + y.stored }),
+        );
     let stats = HashedStats {
         split_shapes: shapes.len() as u64,
         split_paths,
-        hits: table.hits.load(Ordering::Relaxed),
-        stored: table.stored.load(Ordering::Relaxed),
-        table_bytes: table.bytes.load(Ordering::Relaxed),
+        hits: table.hits.load(Ordering::Relaxed) + counters.hits,
+        stored: table.stored.load(Ordering::Relaxed) + counters.stored,
+        table_bytes: table.flat.bytes() + table.bytes.load(Ordering::Relaxed),
     };
     (top.merge(below).rows(), stats)
 }
 
 /// Adds the counts of the subtree of (`me`, `opp`) (`r` plies left), whose
 /// root is `off` plies below the root of `out`. Dispatches to the copy
-/// compiled with the CPU's bit instructions when it has them.
-fn visit<G: Geometry>(me: u64, opp: u64, r: u32, table: &Table, out: &mut Sub<'_>, off: usize) {
+/// compiled for `copy` (see [`fast_level`]).
+#[allow(clippy::too_many_arguments)]
+fn visit<G: Geometry>(
+    me: u64,
+    opp: u64,
+    r: u32,
+    table: &Table,
+    out: &mut Sub<'_>,
+    off: usize,
+    c: &mut Counters,
+    copy: u8,
+) {
     #[cfg(target_arch = "x86_64")]
-    if has_bit_instructions() {
-        // SAFETY: the CPU has the features `fast::visit` is compiled for.
-        return unsafe { fast::visit::<G>(me, opp, r, table, out, off) };
+    match copy {
+        // SAFETY: `counted` checked that the CPU has the features of `copy`.
+        2 => return unsafe { fast512::visit::<G>(me, opp, r, table, out, off, c) },
+        // SAFETY: as above.
+        1 => return unsafe { fast::visit::<G>(me, opp, r, table, out, off, c) },
+        _ => {}
     }
-    portable::visit::<G>(me, opp, r, table, out, off);
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = copy;
+    portable::visit::<G>(me, opp, r, table, out, off, c);
 }
 
 macro_rules! hashed_walker {
-    ($module:ident, $moves:ident, $flips:ident $(, $features:literal)?) => {
+    ($module:ident, $moves:ident, $flips:ident, $mobility:ident $(, $features:literal)?) => {
         mod $module {
             use super::*;
             #[cfg(target_arch = "x86_64")]
             #[allow(unused_imports)]
-            use crate::board::moves::{flips_avx2, legal_moves_avx2};
+            use crate::board::moves::{flips_avx2, legal_moves_avx2, mobility_sum_avx2, mobility_sum_avx512};
 
+            /// A subtree of more than [`FLAT_MAX`] plies: through the map
+            /// tier; smaller ones through [`small`].
             $(#[target_feature(enable = $features)])?
-            pub(super) fn visit<G: Geometry>(me: u64, opp: u64, r: u32, table: &Table, out: &mut Sub<'_>, off: usize) {
-                if r >= MEMO_MIN {
-                    let key = shape_key::<G>(me, opp);
-                    if table.probe(key, r, out, off) {
-                        return;
-                    }
-                    let mut v = vec![0; 3 * r as usize];
-                    expand::<G>(me, opp, r, table, &mut Sub { r: r as usize, v: &mut v }, 0);
-                    out.add_shifted(&v, off);
-                    table.store(key, r, v);
+            pub(super) fn visit<G: Geometry>(
+                me: u64,
+                opp: u64,
+                r: u32,
+                table: &Table,
+                out: &mut Sub<'_>,
+                off: usize,
+                c: &mut Counters,
+            ) {
+                if r <= FLAT_MAX {
+                    let t = small::<G>(me, opp, r, table, c);
+                    out.add_small(&t, r as usize, off);
                     return;
                 }
+                let key = shape_key::<G>(me, opp);
+                if table.probe(key, r, out, off) {
+                    return;
+                }
+                let mut v = vec![0; 3 * r as usize];
+                let sub = &mut Sub { r: r as usize, v: &mut v };
+                let mut moves = $moves::<G>(me, opp);
+                if moves != 0 {
+                    *sub.nodes(1) = GameCount::from(moves.count_ones());
+                    while moves != 0 {
+                        let sq = moves.trailing_zeros();
+                        moves &= moves - 1;
+                        let f = $flips::<G>(me, opp, sq);
+                        visit::<G>(opp ^ f, me | f | (1u64 << sq), r - 1, table, sub, 1, c);
+                    }
+                } else if $moves::<G>(opp, me) != 0 {
+                    *sub.nodes(1) = 1;
+                    *sub.passes(1) = 1;
+                    visit::<G>(opp, me, r - 1, table, sub, 1, c);
+                } else {
+                    *sub.ended(0) = 1;
+                }
+                out.add_shifted(&v, off);
+                table.store(key, r, v);
+            }
+
+            /// The counts of the subtree of (`me`, `opp`), `1 <= r <=
+            /// FLAT_MAX` plies left: through the flat tier from
+            /// [`MEMO_MIN`] plies on, walked below.
+            $(#[target_feature(enable = $features)])?
+            fn small<G: Geometry>(me: u64, opp: u64, r: u32, table: &Table, c: &mut Counters) -> Small {
+                if r < MEMO_MIN {
+                    return if r <= 2 { walk::<G>(me, opp, r) } else { expand::<G>(me, opp, r, table, c) };
+                }
+                small_keyed::<G>(me, opp, shape_key::<G>(me, opp), r, table, c)
+            }
+
+            /// [`small`] for a memoized subtree whose shape key is known.
+            $(#[target_feature(enable = $features)])?
+            fn small_keyed<G: Geometry>(me: u64, opp: u64, key: u128, r: u32, table: &Table, c: &mut Counters) -> Small {
+                if let Some(t) = table.flat.probe(key, r) {
+                    c.hits += 1;
+                    return t;
+                }
+                let t = expand::<G>(me, opp, r, table, c);
+                if table.flat.store(key, r, &t) {
+                    c.stored += 1;
+                }
+                t
+            }
+
+            /// The counts of the subtree of (`me`, `opp`), `2 < r <=
+            /// FLAT_MAX` plies left, from its children's. When they are
+            /// memoized, all their slots are fetched from memory first, so
+            /// that the waits overlap.
+            $(#[target_feature(enable = $features)])?
+            fn expand<G: Geometry>(me: u64, opp: u64, r: u32, table: &Table, c: &mut Counters) -> Small {
                 let mut t = Small::default();
-                small::<G>(me, opp, r, 0, &mut t);
-                out.add_small(&t, r as usize, off);
-            }
-
-            /// The subtree of (`me`, `opp`), `r < MEMO_MIN` plies left, its
-            /// root `k` plies below the root of `t`: the plain walk.
-            $(#[target_feature(enable = $features)])?
-            fn small<G: Geometry>(me: u64, opp: u64, r: u32, k: usize, t: &mut Small) {
                 let mut moves = $moves::<G>(me, opp);
                 if moves != 0 {
-                    t.nodes[k + 1] += u64::from(moves.count_ones());
-                    if r > 1 {
+                    t.nodes[1] = u64::from(moves.count_ones());
+                    if r > MEMO_MIN {
+                        let mut kids = [(0u64, 0u64, 0u128); 64];
+                        let mut n = 0;
                         while moves != 0 {
                             let sq = moves.trailing_zeros();
                             moves &= moves - 1;
                             let f = $flips::<G>(me, opp, sq);
-                            small::<G>(opp ^ f, me | f | (1u64 << sq), r - 1, k + 1, t);
+                            let (a, b) = (opp ^ f, me | f | (1u64 << sq));
+                            let key = shape_key::<G>(a, b);
+                            table.flat.prefetch(key, r - 1);
+                            kids[n] = (a, b, key);
+                            n += 1;
                         }
-                    }
-                } else if $moves::<G>(opp, me) != 0 {
-                    t.nodes[k + 1] += 1;
-                    t.passes[k + 1] += 1;
-                    if r > 1 {
-                        small::<G>(opp, me, r - 1, k + 1, t);
-                    }
-                } else {
-                    t.ended[k] += 1;
-                }
-            }
-
-            /// The children of (`me`, `opp`) (`r >= 1` plies left), counted
-            /// into `out` at `off`.
-            $(#[target_feature(enable = $features)])?
-            fn expand<G: Geometry>(me: u64, opp: u64, r: u32, table: &Table, out: &mut Sub<'_>, off: usize) {
-                let mut moves = $moves::<G>(me, opp);
-                if moves != 0 {
-                    let n = out.nodes(off + 1);
-                    *n = add_games(*n, GameCount::from(moves.count_ones()));
-                    if r > 1 {
+                        for &(a, b, key) in &kids[..n] {
+                            t.add_child(&small_keyed::<G>(a, b, key, r - 1, table, c), r as usize - 1);
+                        }
+                    } else {
                         while moves != 0 {
                             let sq = moves.trailing_zeros();
                             moves &= moves - 1;
                             let f = $flips::<G>(me, opp, sq);
-                            visit::<G>(opp ^ f, me | f | (1u64 << sq), r - 1, table, out, off + 1);
+                            t.add_child(&small::<G>(opp ^ f, me | f | (1u64 << sq), r - 1, table, c), r as usize - 1);
                         }
                     }
                 } else if $moves::<G>(opp, me) != 0 {
-                    let n = out.nodes(off + 1);
-                    *n = add_games(*n, 1);
-                    let p = out.passes(off + 1);
-                    *p = add_games(*p, 1);
-                    if r > 1 {
-                        visit::<G>(opp, me, r - 1, table, out, off + 1);
+                    t.nodes[1] = 1;
+                    t.passes[1] = 1;
+                    t.add_child(&small::<G>(opp, me, r - 1, table, c), r as usize - 1);
+                } else {
+                    t.ended[0] = 1;
+                }
+                t
+            }
+
+            /// The subtree of (`me`, `opp`), `r` (1 or 2) plies left, walked;
+            /// the last ply counted in bulk.
+            $(#[target_feature(enable = $features)])?
+            fn walk<G: Geometry>(me: u64, opp: u64, r: u32) -> Small {
+                let mut t = Small::default();
+                let moves = $moves::<G>(me, opp);
+                if moves != 0 {
+                    t.nodes[1] = u64::from(moves.count_ones());
+                    if r == 1 {
+                        return t;
+                    }
+                    let (n2, mut blocked) = $mobility::<G>(me, opp, moves);
+                    t.nodes[2] = n2;
+                    // children left without a move: a pass, or the end
+                    while blocked != 0 {
+                        let sq = blocked.trailing_zeros();
+                        blocked &= blocked - 1;
+                        let f = $flips::<G>(me, opp, sq);
+                        if $moves::<G>(me | f | (1u64 << sq), opp ^ f) != 0 {
+                            t.nodes[2] += 1;
+                            t.passes[2] += 1;
+                        } else {
+                            t.ended[1] += 1;
+                        }
                     }
                 } else {
-                    let e = out.ended(off);
-                    *e = add_games(*e, 1);
+                    let back = $moves::<G>(opp, me);
+                    if back == 0 {
+                        t.ended[0] = 1;
+                        return t;
+                    }
+                    t.nodes[1] = 1;
+                    t.passes[1] = 1;
+                    if r == 2 {
+                        t.nodes[2] = u64::from(back.count_ones());
+                    }
                 }
+                t
             }
         }
     };
 }
 
-hashed_walker!(portable, legal_moves, flips);
+hashed_walker!(portable, legal_moves, flips, mobility_sum);
 fast_copy!(hashed_walker);
 
 #[cfg(test)]
@@ -374,6 +715,58 @@ mod tests {
     use super::*;
     use crate::board::{B4, B6, B8};
     use crate::perft::perft;
+
+    /// Every compiled copy of the walker this CPU can run counts the same,
+    /// through both tiers of the table (8x8 to 11: subtrees of 5 plies).
+    #[test]
+    fn every_copy_counts_the_same() {
+        let progress = PerftProgress::new();
+        let expect = perft::<B8>(11);
+        for level in 0..=fast_level() {
+            assert_eq!(counted::<B8>(11, 1 << 28, &progress, level).0, expect, "copy {level}");
+            assert_eq!(counted::<B6>(11, 1 << 28, &progress, level).0, perft::<B6>(11), "copy {level}");
+        }
+    }
+
+    /// Threads storing and probing a few slots at once never read a torn
+    /// entry: whatever a probe returns is what was stored for that key.
+    #[test]
+    fn the_flat_tier_never_returns_a_torn_entry() {
+        let flat = Flat::new(8 * size_of::<Slot>() as u64);
+        let value = |key: u128| {
+            let k = key as u64;
+            let mut s = Small::default();
+            for i in 1..SMALL {
+                s.nodes[i] = (k * 7919 + i as u64) & 0xffff_ffff;
+                s.passes[i] = (k * 31 + i as u64) & 0xffff;
+                s.ended[i - 1] = (k * 131 + i as u64) & 0xffff;
+            }
+            s
+        };
+        let found = AtomicU64::new(0);
+        std::thread::scope(|scope| {
+            for t in 0..4u64 {
+                let (flat, found) = (&flat, &found);
+                scope.spawn(move || {
+                    let mut x = 0x9e37_79b9_7f4a_7c15u64 ^ t;
+                    for _ in 0..200_000 {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        let key = u128::from(x % 40) << 70 | u128::from(x % 40);
+                        let r = 3 + (x >> 40) as u32 % 2;
+                        if (x >> 20) & 1 == 0 {
+                            flat.store(key, r, &value(key ^ u128::from(r)));
+                        } else if let Some(got) = flat.probe(key, r) {
+                            assert_eq!(got, value(key ^ u128::from(r)));
+                            found.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                });
+            }
+        });
+        assert!(found.load(Ordering::Relaxed) > 0);
+    }
 
     #[test]
     fn equals_brute_on_every_size() {
