@@ -12,6 +12,7 @@ pub mod legacy;
 pub mod perft;
 pub mod report;
 pub mod shape;
+pub mod slots;
 pub mod solve;
 pub mod symmetry;
 

@@ -8,13 +8,14 @@
 //! move, empty squares going to the winner (the usual convention); `solve`
 //! reports them for Black.
 
-use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::board::moves::{flips, legal_moves};
 use crate::board::{Color, Position};
 use crate::key::Keyed;
 use crate::shape::{map_square, shape_and_symmetry};
+use crate::slots::{Line, Slots, read_record, write_record};
 
 /// Empties at or below which the search stops probing the table and
 /// ordering moves.
@@ -22,11 +23,17 @@ const SHALLOW: u32 = 6;
 /// Empties above which children are looked up in the table before the
 /// search (enhanced transposition cutoff).
 const ETC_EMPTIES: u32 = 14;
+/// Empties from which a thread searching a position marks it busy, and a
+/// thread meeting a busy position among its later moves searches it last
+/// (by when the table likely holds its value): so that threads sharing a
+/// table spread over the tree instead of searching the same subtrees.
+const DEFER_EMPTIES: u32 = 12;
 
-/// Bytes of one table entry: the canonical key + 1 (0: an empty slot),
-/// then the lower bound, upper bound and best move (in the canonical
-/// frame, 255: none) packed in the low bytes of a second word. Two plain
-/// integers, so that a large table is allocated zeroed, lazily.
+/// Bytes of one table entry (two to a cache line): a header word with
+/// the lower bound, upper bound, best move (in the canonical frame, 255:
+/// none) and empties in its low bytes under a sequence number (see
+/// [`read_record`]), the shape key + 1 (0: an empty entry) in two words,
+/// one word unused.
 pub const ENTRY_BYTES: usize = 32;
 
 #[derive(Clone, Copy, Default)]
@@ -37,15 +44,69 @@ struct Entry {
     best: u8,
 }
 
-impl Entry {
-    fn load(t: &[u128], slot: usize) -> Entry {
-        let d = t[2 * slot + 1];
-        Entry { key: t[2 * slot], lower: d as u8 as i8, upper: (d >> 8) as u8 as i8, best: (d >> 16) as u8 }
+/// The transposition table, shared by every thread of a search: buckets
+/// of one cache line holding two entries. The first keeps the entry with
+/// the most empties (the costliest to recompute) offered to it, the second
+/// the latest other one. A read that overlaps a write is a miss, never a
+/// torn entry; a write that meets another is dropped.
+struct Table {
+    lines: Slots<Line>,
+    mask: usize,
+}
+
+impl Table {
+    /// The largest power-of-two number of buckets within `bytes` (at least 512).
+    fn new(bytes: u64) -> Table {
+        let n = ((bytes / size_of::<Line>() as u64).max(512) as usize + 1).next_power_of_two() / 2;
+        Table { lines: Slots::new(n), mask: n - 1 }
     }
 
-    fn store(self, t: &mut [u128], slot: usize) {
-        t[2 * slot] = self.key;
-        t[2 * slot + 1] = self.lower as u8 as u128 | (self.upper as u8 as u128) << 8 | (self.best as u128) << 16;
+    fn bytes(&self) -> u64 {
+        self.lines.bytes()
+    }
+
+    #[inline]
+    fn bucket(&self, key: u128) -> &[AtomicU64; 8] {
+        let h = (key as u64) ^ ((key >> 64) as u64);
+        &self.lines.get((h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20) as usize & self.mask).0
+    }
+
+    #[inline]
+    fn load(&self, key: u128) -> Option<Entry> {
+        let bucket = self.bucket(key);
+        for w in [&bucket[..4], &bucket[4..]] {
+            if let Some((tag, [k0, k1, _])) = read_record::<3>(w, 32)
+                && k0 == key as u64
+                && k1 == (key >> 64) as u64
+            {
+                return Some(Entry {
+                    key,
+                    lower: tag as u8 as i8,
+                    upper: (tag >> 8) as u8 as i8,
+                    best: (tag >> 16) as u8,
+                });
+            }
+        }
+        None
+    }
+
+    #[inline]
+    fn store(&self, e: Entry, empties: u32) {
+        let bucket = self.bucket(e.key);
+        let holds = |w: &[AtomicU64]| {
+            w[1].load(Ordering::Relaxed) == e.key as u64 && w[2].load(Ordering::Relaxed) == (e.key >> 64) as u64
+        };
+        let first_empties = (bucket[0].load(Ordering::Relaxed) >> 24) & 0xff;
+        let w = if holds(&bucket[..4]) || (!holds(&bucket[4..]) && u64::from(empties) >= first_empties) {
+            &bucket[..4]
+        } else {
+            &bucket[4..]
+        };
+        let tag = u64::from(e.lower as u8)
+            | u64::from(e.upper as u8) << 8
+            | u64::from(e.best) << 16
+            | u64::from(empties.min(255)) << 24;
+        write_record(w, 32, tag, &[e.key as u64, (e.key >> 64) as u64, 0]);
     }
 }
 
@@ -70,11 +131,30 @@ pub struct Solution {
     pub table_bytes: u64,
 }
 
-/// One thread's search: its table and node count.
-struct Search<G: Keyed> {
-    /// Two words per entry (see [`ENTRY_BYTES`]).
-    table: Vec<u128>,
-    entries: usize,
+/// What the threads of one solve share.
+struct Shared {
+    table: Table,
+    /// Positions some thread is searching now (see [`DEFER_EMPTIES`]).
+    busy: Vec<AtomicU64>,
+    /// Set when the main thread has its answer: helpers stop, and store
+    /// nothing more.
+    stop: AtomicBool,
+}
+
+impl Shared {
+    #[inline]
+    fn busy_slot(&self, key: u128) -> (&AtomicU64, u64) {
+        let h = ((key as u64) ^ ((key >> 64) as u64).rotate_left(17)).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (&self.busy[(h >> 40) as usize & (self.busy.len() - 1)], h)
+    }
+}
+
+/// One thread's search: what the threads share, and its node count.
+struct Search<'t, G: Keyed> {
+    shared: &'t Shared,
+    /// Whether this thread only helps (its values are not used, and it
+    /// stops when the main thread is done).
+    helper: bool,
     nodes: u64,
     geometry: std::marker::PhantomData<G>,
 }
@@ -101,7 +181,7 @@ const X_PENALTY: i32 = 24;
 const PARITY_EMPTIES: u32 = 14;
 const PARITY_BONUS: i32 = 6;
 
-impl<G: Keyed> Search<G> {
+impl<G: Keyed> Search<'_, G> {
     /// The corner a square touches (a neighbour of it), as a one-square
     /// set, or `u64::MAX` for a square next to no corner (or a corner).
     #[inline]
@@ -138,11 +218,6 @@ impl<G: Keyed> Search<G> {
         q
     }
 
-    fn new(table_bytes: u64) -> Self {
-        let entries = (table_bytes as usize / ENTRY_BYTES).max(1024).next_power_of_two() / 2;
-        Search { table: vec![0u128; 2 * entries], entries, nodes: 0, geometry: std::marker::PhantomData }
-    }
-
     /// The table key of (me to move, opp): its shape (the eight
     /// symmetries of the square fold transpositions) + 1, so that 0 marks
     /// an empty slot; and the symmetry that maps it onto the shape's image.
@@ -152,16 +227,14 @@ impl<G: Keyed> Search<G> {
         (k + 1, sym)
     }
 
-    #[inline]
-    fn slot(&self, key: u128) -> usize {
-        let h = (key as u64) ^ ((key >> 64) as u64);
-        (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20) as usize & (self.entries - 1)
-    }
-
     /// The exact value of (me to move, opp) if it lies in `(alpha, beta)`;
     /// otherwise a bound on the side the window missed.
     fn pvs(&mut self, me: u64, opp: u64, mut alpha: i32, mut beta: i32) -> i32 {
         self.nodes += 1;
+        if self.helper && self.shared.stop.load(Ordering::Relaxed) {
+            // a value nobody reads; nothing is stored from here on
+            return 0;
+        }
         let moves = legal_moves::<G>(me, opp);
         if moves == 0 {
             if legal_moves::<G>(opp, me) == 0 {
@@ -174,9 +247,8 @@ impl<G: Keyed> Search<G> {
             return self.shallow(me, opp, moves, alpha, beta);
         }
         let (key, sym) = Self::key(me, opp);
-        let slot = self.slot(key);
         let mut hint = None;
-        let e = Entry::load(&self.table, slot);
+        let e = self.shared.table.load(key).unwrap_or_default();
         if e.key == key {
             let (lower, upper) = (e.lower as i32, e.upper as i32);
             if lower >= beta {
@@ -226,8 +298,7 @@ impl<G: Keyed> Search<G> {
             // bounds low enough refutes the window at once
             if empties > ETC_EMPTIES {
                 let (ck, _) = Self::key(cme, copp);
-                let ce = Entry::load(&self.table, self.slot(ck));
-                if ce.key == ck {
+                if let Some(ce) = self.shared.table.load(ck) {
                     let bound = -(ce.upper as i32);
                     if bound >= beta {
                         return bound;
@@ -242,26 +313,51 @@ impl<G: Keyed> Search<G> {
         list[..n].sort_unstable_by_key(|m| std::cmp::Reverse(m.0));
         let mut best = i32::MIN;
         let mut best_sq = 255u8;
-        for (i, &(_, sq, f)) in list[..n].iter().enumerate() {
-            let (cme, copp) = (opp & !f, me | f | (1u64 << sq));
-            let mut v;
-            if i == 0 {
-                v = -self.pvs(cme, copp, -beta, -alpha);
-            } else {
-                v = -self.pvs(cme, copp, -alpha - 1, -alpha);
-                if v > alpha && v < beta {
-                    v = -self.pvs(cme, copp, -beta, -v);
+        let mut deferred: [(u32, u64); 64] = [(0, 0); 64];
+        let mut later = 0;
+        for pass in 0..2 {
+            let moves = if pass == 0 { n } else { later };
+            for i in 0..moves {
+                let (sq, f) = if pass == 0 { (list[i].1, list[i].2) } else { deferred[i] };
+                let (cme, copp) = (opp & !f, me | f | (1u64 << sq));
+                let mark = (empties > DEFER_EMPTIES).then(|| self.shared.busy_slot(Self::key(cme, copp).0));
+                if pass == 0
+                    && i > 0
+                    && let Some((slot, h)) = mark
+                    && slot.load(Ordering::Relaxed) == h
+                {
+                    deferred[later] = (sq, f);
+                    later += 1;
+                    continue;
                 }
-            }
-            if v > best {
-                best = v;
-                best_sq = sq as u8;
-                if v > alpha {
-                    alpha = v;
-                    if alpha >= beta {
-                        break;
+                if let Some((slot, h)) = mark {
+                    slot.store(h, Ordering::Relaxed);
+                }
+                let mut v;
+                if pass == 0 && i == 0 {
+                    v = -self.pvs(cme, copp, -beta, -alpha);
+                } else {
+                    v = -self.pvs(cme, copp, -alpha - 1, -alpha);
+                    if v > alpha && v < beta {
+                        v = -self.pvs(cme, copp, -beta, -v);
                     }
                 }
+                if let Some((slot, h)) = mark {
+                    let _ = slot.compare_exchange(h, 0, Ordering::Relaxed, Ordering::Relaxed);
+                }
+                if v > best {
+                    best = v;
+                    best_sq = sq as u8;
+                    if v > alpha {
+                        alpha = v;
+                    }
+                }
+                if alpha >= beta {
+                    break;
+                }
+            }
+            if alpha >= beta {
+                break;
             }
         }
         let (lower, upper) = if best <= alpha0 {
@@ -275,7 +371,11 @@ impl<G: Keyed> Search<G> {
         let (lower, upper) =
             if e.key == key { (lower.max(e.lower as i32), upper.min(e.upper as i32)) } else { (lower, upper) };
         let canonical_best = if best_sq == 255 { 255 } else { map_square::<G>(best_sq as u32, sym) as u8 };
-        Entry { key, lower: lower as i8, upper: upper as i8, best: canonical_best }.store(&mut self.table, slot);
+        if !(self.helper && self.shared.stop.load(Ordering::Relaxed)) {
+            self.shared
+                .table
+                .store(Entry { key, lower: lower as i8, upper: upper as i8, best: canonical_best }, empties);
+        }
         best
     }
 
@@ -334,15 +434,31 @@ impl<G: Keyed> Search<G> {
 pub fn solve<G: Keyed>(p: &Position<G>, memory: u64, threads: usize) -> Solution {
     let started = Instant::now();
     let threads = threads.max(1);
-    // one table per thread (this thread's, then one per helper)
-    let tables = threads as u64;
-    let per_thread = memory / tables;
     let (me, opp) = (p.mover().0, p.opponent().0);
+    // a 4x4 game has about a million positions: a larger table would only
+    // be touched here and there, a huge page at a time
+    let shared = Shared {
+        table: Table::new(if G::N <= 4 { memory.min(64 << 20) } else { memory }),
+        busy: (0..1 << 16).map(|_| AtomicU64::new(0)).collect(),
+        stop: AtomicBool::new(false),
+    };
     let nodes = AtomicU64::new(0);
-    let mut search = Search::<G>::new(per_thread);
-    let table_bytes = (search.entries * ENTRY_BYTES) as u64 * tables;
-    let value_for_mover =
-        if threads == 1 { search.mtdf(me, opp, 0) } else { split(&mut search, me, opp, threads, per_thread, &nodes) };
+    let mut search = Search::<G> { shared: &shared, helper: false, nodes: 0, geometry: std::marker::PhantomData };
+    // every thread searches the whole tree through the shared table, the
+    // helpers only to fill it; the main thread's value is the answer
+    let value_for_mover = std::thread::scope(|scope| {
+        for _ in 1..threads {
+            scope.spawn(|| {
+                let mut helper =
+                    Search::<G> { shared: &shared, helper: true, nodes: 0, geometry: std::marker::PhantomData };
+                helper.mtdf(me, opp, 0);
+                nodes.fetch_add(helper.nodes, Ordering::Relaxed);
+            });
+        }
+        let v = search.mtdf(me, opp, 0);
+        shared.stop.store(true, Ordering::Relaxed);
+        v
+    });
     // the principal variation: at each position, a move whose value
     // proves the position's value (with the warm table)
     let mut pv = Vec::new();
@@ -383,92 +499,8 @@ pub fn solve<G: Keyed>(p: &Position<G>, memory: u64, threads: usize) -> Solution
         nodes: search.nodes + nodes.load(Ordering::Relaxed),
         elapsed: started.elapsed(),
         threads,
-        table_bytes,
+        table_bytes: shared.table.bytes(),
     }
-}
-
-/// The value of (me to move, opp) on `threads` threads: down the line of
-/// positions with a single distinct move (by shape; the four first moves
-/// of the start are one shape), then at the first position with several:
-/// the moves shared out over this thread (its `search`) and helper threads
-/// with tables of their own.
-fn split<G: Keyed>(
-    search: &mut Search<G>,
-    me: u64,
-    opp: u64,
-    threads: usize,
-    per_thread: u64,
-    nodes: &AtomicU64,
-) -> i32 {
-    let moves = legal_moves::<G>(me, opp);
-    if moves == 0 {
-        if legal_moves::<G>(opp, me) == 0 {
-            return final_score::<G>(me, opp);
-        }
-        return -split(search, opp, me, threads, per_thread, nodes);
-    }
-    let child = |sq: u32| {
-        let f = flips::<G>(me, opp, sq);
-        (opp & !f, me | f | (1u64 << sq))
-    };
-    let mut seen = Vec::new();
-    let squares: Vec<u32> = crate::board::Bitboard(moves)
-        .iter()
-        .filter(|&sq| {
-            let (a, b) = child(sq);
-            let k = shape_and_symmetry::<G>(a, b).0;
-            let new = !seen.contains(&k);
-            seen.push(k);
-            new
-        })
-        .collect();
-    if squares.len() == 1 {
-        let (a, b) = child(squares[0]);
-        return -split(search, a, b, threads, per_thread, nodes);
-    }
-    // every move is taken by the first free thread; until one value is
-    // known a move is solved exactly, afterwards only tested against the
-    // best so far (a best raised meanwhile by another thread makes the test
-    // stricter than needed, never wrong)
-    let best = AtomicI32::new(i32::MIN);
-    let next = AtomicU64::new(1);
-    let work = |mine: &mut Search<G>, i: usize| {
-        let (a, b) = child(squares[i]);
-        let alpha = best.load(Ordering::SeqCst);
-        if alpha == i32::MIN {
-            best.fetch_max(-mine.mtdf(a, b, 0), Ordering::SeqCst);
-        } else {
-            let v = -mine.pvs(a, b, -alpha - 1, -alpha);
-            if v > alpha {
-                best.fetch_max(-mine.mtdf(a, b, -v), Ordering::SeqCst);
-            }
-        }
-    };
-    std::thread::scope(|s| {
-        for _ in 1..threads {
-            s.spawn(|| {
-                let mut mine = Search::<G>::new(per_thread);
-                loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst) as usize;
-                    if i >= squares.len() {
-                        break;
-                    }
-                    work(&mut mine, i);
-                }
-                nodes.fetch_add(mine.nodes, Ordering::Relaxed);
-            });
-        }
-        // this thread: the first move (by the usual order), then help
-        work(search, 0);
-        loop {
-            let i = next.fetch_add(1, Ordering::SeqCst) as usize;
-            if i >= squares.len() {
-                break;
-            }
-            work(search, i);
-        }
-    });
-    best.load(Ordering::SeqCst)
 }
 
 /// Reads a position: `N*N` characters, one per square row by row from the

@@ -28,11 +28,10 @@
 //!
 //! A miss costs time only, never a wrong count.
 
-use std::alloc::Layout;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering, fence};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
@@ -41,6 +40,7 @@ use crate::board::Geometry;
 use crate::board::moves::{flips, legal_moves, mobility_sum};
 use crate::census::{GameCount, add_games};
 use crate::shape::shape_key;
+use crate::slots::{Line, Slots, read_record, write_record};
 
 /// Subtrees with at least this many plies left are memoized.
 pub const MEMO_MIN: u32 = 3;
@@ -199,101 +199,30 @@ impl Hasher for KeyHasher {
 /// One shard of the map tier.
 type Shard = Mutex<HashMap<(u128, u8), Box<[GameCount]>, BuildHasherDefault<KeyHasher>>>;
 
-/// One slot of the flat tier, a cache line: word 0 is the sequence
-/// number (times 256, odd while a writer fills the slot) plus the plies
-/// left (0: empty), words 1-2 the shape key, words 3-6 the counts
-/// ([`Small::encode`]).
-#[repr(C, align(64))]
-struct Slot {
-    w: [AtomicU64; 8],
-}
-
-/// The flat tier: a power-of-two array of [`Slot`]s, in zeroed memory of
-/// its own: on Linux an anonymous mapping (pages appear when first
-/// touched, so a table larger than the run needs costs address space, not
-/// memory) on which huge pages are asked for, as a table probed at random
-/// spends much of its time in address translation.
+/// The flat tier: a power-of-two array of cache lines ([`Slots`]), one
+/// subtree in each: word 0 is the sequence number (times 256, odd while a
+/// writer fills the line) plus the plies left (0: empty), words 1-2 the
+/// shape key, words 3-6 the counts ([`Small::encode`]).
 struct Flat {
-    slots: std::ptr::NonNull<Slot>,
+    slots: Slots<Line>,
     mask: u64,
-    mapping: Mapping,
-}
-
-/// Where a [`Flat`]'s memory came from, to give it back.
-enum Mapping {
-    #[cfg(target_os = "linux")]
-    Mmap { base: *mut libc::c_void, len: usize },
-    #[cfg_attr(target_os = "linux", allow(dead_code))]
-    Heap(Layout),
-}
-
-// SAFETY: the slots are atomics, shared by reference; the memory is owned.
-unsafe impl Send for Flat {}
-// SAFETY: as above.
-unsafe impl Sync for Flat {}
-
-impl Drop for Flat {
-    fn drop(&mut self) {
-        match self.mapping {
-            #[cfg(target_os = "linux")]
-            // SAFETY: mapped in `new` with this base and length.
-            Mapping::Mmap { base, len } => unsafe {
-                libc::munmap(base, len);
-            },
-            // SAFETY: allocated in `new` with this layout.
-            Mapping::Heap(layout) => unsafe { std::alloc::dealloc(self.slots.as_ptr().cast(), layout) },
-        }
-    }
 }
 
 impl Flat {
     /// The largest power-of-two number of slots within `bytes` (at least one).
     fn new(bytes: u64) -> Flat {
-        let n = (bytes / size_of::<Slot>() as u64).max(1);
+        let n = (bytes / size_of::<Line>() as u64).max(1);
         let n = 1u64 << (63 - n.leading_zeros());
-        let size = n as usize * size_of::<Slot>();
-        #[cfg(target_os = "linux")]
-        {
-            const HUGE: usize = 2 << 20;
-            let len = size + HUGE;
-            // SAFETY: a fresh private anonymous mapping, checked below.
-            let base = unsafe {
-                libc::mmap(
-                    std::ptr::null_mut(),
-                    len,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                    -1,
-                    0,
-                )
-            };
-            if base != libc::MAP_FAILED {
-                // the slots start at the first huge-page boundary inside
-                let start = (base as usize).next_multiple_of(HUGE);
-                // SAFETY: advice on memory this table owns; a refusal changes nothing.
-                unsafe { libc::madvise(start as *mut libc::c_void, size, libc::MADV_HUGEPAGE) };
-                let slots = std::ptr::NonNull::new(start as *mut Slot).expect("mapping not at 0");
-                return Flat { slots, mask: n - 1, mapping: Mapping::Mmap { base, len } };
-            }
-        }
-        let layout = Layout::array::<Slot>(n as usize).expect("perft table size");
-        // SAFETY: the layout is not empty (a slot is 64 bytes, n >= 1).
-        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-        let Some(slots) = std::ptr::NonNull::new(ptr.cast::<Slot>()) else {
-            std::alloc::handle_alloc_error(layout);
-        };
-        Flat { slots, mask: n - 1, mapping: Mapping::Heap(layout) }
+        Flat { slots: Slots::new(n as usize), mask: n - 1 }
     }
 
     fn bytes(&self) -> u64 {
-        (self.mask + 1) * size_of::<Slot>() as u64
+        self.slots.bytes()
     }
 
     #[inline(always)]
-    fn slot(&self, key: u128, r: u32) -> &Slot {
-        // SAFETY: the index is masked to the n slots allocated, all-zero
-        // bytes are a valid (empty) slot, and slots are only shared.
-        unsafe { &*self.slots.as_ptr().add((mix(key, r) & self.mask) as usize) }
+    fn slot(&self, key: u128, r: u32) -> &[AtomicU64; 8] {
+        &self.slots.get((mix(key, r) & self.mask) as usize).0
     }
 
     /// Asks the CPU to bring the slot of (key, r) into its cache.
@@ -303,7 +232,7 @@ impl Flat {
         // SAFETY: a prefetch has no effect but on the cache.
         unsafe {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(self.slot(key, r)).cast());
+            _mm_prefetch::<_MM_HINT_T0>(self.slot(key, r).as_ptr().cast());
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = (key, r);
@@ -313,43 +242,16 @@ impl Flat {
     /// writer changed it meanwhile.
     #[inline(always)]
     fn probe(&self, key: u128, r: u32) -> Option<Small> {
-        let s = self.slot(key, r);
-        let head = s.w[0].load(Ordering::Acquire);
-        if head & 0xff != u64::from(r) || head & 0x100 != 0 {
-            return None;
-        }
-        let (k0, k1) = (s.w[1].load(Ordering::Relaxed), s.w[2].load(Ordering::Relaxed));
-        let data = [3, 4, 5, 6].map(|i| s.w[i].load(Ordering::Relaxed));
-        fence(Ordering::Acquire);
-        if s.w[0].load(Ordering::Relaxed) != head || k0 != key as u64 || k1 != (key >> 64) as u64 {
-            return None;
-        }
-        Some(Small::decode(data))
+        let (tag, [k0, k1, a, b, c, d]) = read_record::<6>(self.slot(key, r), 8)?;
+        (tag == u64::from(r) && k0 == key as u64 && k1 == (key >> 64) as u64).then(|| Small::decode([a, b, c, d]))
     }
 
     /// Stores `t` for (key, r), unless a writer holds the slot or a count
     /// does not fit.
     #[inline(always)]
     fn store(&self, key: u128, r: u32, t: &Small) -> bool {
-        let Some(data) = t.encode() else { return false };
-        let s = self.slot(key, r);
-        let head = s.w[0].load(Ordering::Relaxed);
-        if head & 0x100 != 0 {
-            return false;
-        }
-        let seq = head >> 8;
-        let writing = ((seq + 1) << 8) | u64::from(r);
-        if s.w[0].compare_exchange(head, writing, Ordering::Relaxed, Ordering::Relaxed).is_err() {
-            return false;
-        }
-        fence(Ordering::Release);
-        s.w[1].store(key as u64, Ordering::Relaxed);
-        s.w[2].store((key >> 64) as u64, Ordering::Relaxed);
-        for (i, d) in data.into_iter().enumerate() {
-            s.w[3 + i].store(d, Ordering::Relaxed);
-        }
-        s.w[0].store(((seq + 2) << 8) | u64::from(r), Ordering::Release);
-        true
+        let Some([a, b, c, d]) = t.encode() else { return false };
+        write_record(self.slot(key, r), 8, u64::from(r), &[key as u64, (key >> 64) as u64, a, b, c, d])
     }
 }
 
@@ -371,7 +273,7 @@ impl Table {
     /// run needs only costs the time to clear its pages).
     fn new(memory: u64, r: u32, want: f64) -> Table {
         let share = if r > FLAT_MAX + 1 { memory / 4 * 3 } else { memory };
-        let want = (want.min(1e15) as u64).max(1).next_power_of_two().saturating_mul(size_of::<Slot>() as u64);
+        let want = (want.min(1e15) as u64).max(1).next_power_of_two().saturating_mul(size_of::<Line>() as u64);
         let flat = Flat::new(share.min(want));
         Table {
             limit: memory.saturating_sub(flat.bytes()),
@@ -732,7 +634,7 @@ mod tests {
     /// entry: whatever a probe returns is what was stored for that key.
     #[test]
     fn the_flat_tier_never_returns_a_torn_entry() {
-        let flat = Flat::new(8 * size_of::<Slot>() as u64);
+        let flat = Flat::new(8 * size_of::<Line>() as u64);
         let value = |key: u128| {
             let k = key as u64;
             let mut s = Small::default();
