@@ -226,206 +226,249 @@ impl<G: Keyed> Search<'_, G> {
         let (k, sym) = shape_and_symmetry::<G>(me, opp);
         (k + 1, sym)
     }
+}
 
-    /// The exact value of (me to move, opp) if it lies in `(alpha, beta)`;
-    /// otherwise a bound on the side the window missed.
-    fn pvs(&mut self, me: u64, opp: u64, mut alpha: i32, mut beta: i32) -> i32 {
-        self.nodes += 1;
-        if self.helper && self.shared.stop.load(Ordering::Relaxed) {
-            // a value nobody reads; nothing is stored from here on
-            return 0;
-        }
-        let moves = legal_moves::<G>(me, opp);
-        if moves == 0 {
-            if legal_moves::<G>(opp, me) == 0 {
-                return final_score::<G>(me, opp);
-            }
-            return -self.pvs(opp, me, -beta, -alpha);
-        }
-        let empties = G::SQUARES - (me | opp).count_ones();
-        if empties <= SHALLOW {
-            return self.shallow(me, opp, moves, alpha, beta);
-        }
-        let (key, sym) = Self::key(me, opp);
-        let mut hint = None;
-        let e = self.shared.table.load(key).unwrap_or_default();
-        if e.key == key {
-            let (lower, upper) = (e.lower as i32, e.upper as i32);
-            if lower >= beta {
-                return lower;
-            }
-            if upper <= alpha {
-                return upper;
-            }
-            alpha = alpha.max(lower);
-            beta = beta.min(upper);
-            if alpha >= beta {
-                return alpha;
-            }
-            if e.best != 255 {
-                hint = Some(e.best as u32);
-            }
-        }
-        let (alpha0, beta0) = (alpha, beta);
-        // order: the table's move, then fewest replies, corners first
-        let mut list: [(i32, u32, u64); 64] = [(0, 0, 0); 64];
-        let mut n = 0;
-        let corners = CORNERS(G::N);
-        let mut m = moves;
-        while m != 0 {
-            let sq = m.trailing_zeros();
-            m &= m - 1;
-            let f = flips::<G>(me, opp, sq);
-            let (cme, copp) = (opp & !f, me | f | (1u64 << sq));
-            let replies = legal_moves::<G>(cme, copp).count_ones() as i32;
-            let mut score = -16 * replies;
-            if corners & (1u64 << sq) != 0 {
-                score += 24;
-            }
-            // next to an empty corner: it gives the corner away
-            let near = Self::corner_of(sq);
-            if near != u64::MAX && (me | opp) & near == 0 {
-                score -= X_PENALTY;
-            }
-            // parity: the last move of an odd region
-            if empties <= PARITY_EMPTIES && (Self::quadrant(sq) & !(me | opp)).count_ones() % 2 == 1 {
-                score += PARITY_BONUS;
-            }
-            if hint.is_some_and(|h| map_square::<G>(sq, sym) == h) {
-                score += 10_000;
-            }
-            // enhanced transposition cutoff: a child the table already
-            // bounds low enough refutes the window at once
-            if empties > ETC_EMPTIES {
-                let (ck, _) = Self::key(cme, copp);
-                if let Some(ce) = self.shared.table.load(ck) {
-                    let bound = -(ce.upper as i32);
-                    if bound >= beta {
-                        return bound;
-                    }
-                    // children the table already knows as weak for the opponent come first
-                    score -= ce.upper as i32;
-                }
-            }
-            list[n] = (score, sq, f);
-            n += 1;
-        }
-        list[..n].sort_unstable_by_key(|m| std::cmp::Reverse(m.0));
-        let mut best = i32::MIN;
-        let mut best_sq = 255u8;
-        let mut deferred: [(u32, u64); 64] = [(0, 0); 64];
-        let mut later = 0;
-        for pass in 0..2 {
-            let moves = if pass == 0 { n } else { later };
-            for i in 0..moves {
-                let (sq, f) = if pass == 0 { (list[i].1, list[i].2) } else { deferred[i] };
-                let (cme, copp) = (opp & !f, me | f | (1u64 << sq));
-                let mark = (empties > DEFER_EMPTIES).then(|| self.shared.busy_slot(Self::key(cme, copp).0));
-                if pass == 0
-                    && i > 0
-                    && let Some((slot, h)) = mark
-                    && slot.load(Ordering::Relaxed) == h
-                {
-                    deferred[later] = (sq, f);
-                    later += 1;
-                    continue;
-                }
-                if let Some((slot, h)) = mark {
-                    slot.store(h, Ordering::Relaxed);
-                }
-                let mut v;
-                if pass == 0 && i == 0 {
-                    v = -self.pvs(cme, copp, -beta, -alpha);
-                } else {
-                    v = -self.pvs(cme, copp, -alpha - 1, -alpha);
-                    if v > alpha && v < beta {
-                        v = -self.pvs(cme, copp, -beta, -v);
-                    }
-                }
-                if let Some((slot, h)) = mark {
-                    let _ = slot.compare_exchange(h, 0, Ordering::Relaxed, Ordering::Relaxed);
-                }
-                if v > best {
-                    best = v;
-                    best_sq = sq as u8;
-                    if v > alpha {
-                        alpha = v;
-                    }
-                }
-                if alpha >= beta {
-                    break;
-                }
-            }
-            if alpha >= beta {
-                break;
-            }
-        }
-        let (lower, upper) = if best <= alpha0 {
-            (-(G::SQUARES as i32), best)
-        } else if best >= beta0 {
-            (best, G::SQUARES as i32)
-        } else {
-            (best, best)
-        };
-        // keep the table's bounds of this position when they are tighter
-        let (lower, upper) =
-            if e.key == key { (lower.max(e.lower as i32), upper.min(e.upper as i32)) } else { (lower, upper) };
-        let canonical_best = if best_sq == 255 { 255 } else { map_square::<G>(best_sq as u32, sym) as u8 };
-        if !(self.helper && self.shared.stop.load(Ordering::Relaxed)) {
-            self.shared
-                .table
-                .store(Entry { key, lower: lower as i8, upper: upper as i8, best: canonical_best }, empties);
-        }
-        best
-    }
+/// Defines the module `$module`: the search compiled with the move
+/// generator `$moves`/`$flips` and, in the fast copy, the CPU features
+/// `$features` (see [`crate::perft::fast_level`]).
+macro_rules! searcher {
+    ($module:ident, $moves:ident, $flips:ident $(, $features:literal)?) => {
+        mod $module {
+            use super::*;
+            #[cfg(target_arch = "x86_64")]
+            #[allow(unused_imports)]
+            use crate::board::moves::{flips_avx2, legal_moves_avx2};
 
-    /// Alpha-beta without table or ordering, for the last empties.
-    fn shallow(&mut self, me: u64, opp: u64, moves: u64, mut alpha: i32, beta: i32) -> i32 {
-        let mut best = i32::MIN;
-        let mut m = moves;
-        while m != 0 {
-            let sq = m.trailing_zeros();
-            m &= m - 1;
-            let f = flips::<G>(me, opp, sq);
-            let (cme, copp) = (opp & !f, me | f | (1u64 << sq));
-            self.nodes += 1;
-            let v = match legal_moves::<G>(cme, copp) {
-                0 if legal_moves::<G>(copp, cme) == 0 => -final_score::<G>(cme, copp),
-                0 => {
-                    self.nodes += 1;
-                    let back = legal_moves::<G>(copp, cme);
-                    self.shallow(copp, cme, back, alpha, beta)
+            /// The exact value of (me to move, opp) if it lies in `(alpha, beta)`;
+            /// otherwise a bound on the side the window missed.
+            $(#[target_feature(enable = $features)])?
+            pub(super) fn pvs<G: Keyed>(s: &mut Search<'_, G>, me: u64, opp: u64, mut alpha: i32, mut beta: i32) -> i32 {
+                s.nodes += 1;
+                if s.helper && s.shared.stop.load(Ordering::Relaxed) {
+                    // a value nobody reads; nothing is stored from here on
+                    return 0;
                 }
-                replies => -self.shallow(cme, copp, replies, -beta, -alpha),
-            };
-            if v > best {
-                best = v;
-                if v > alpha {
-                    alpha = v;
+                let moves = $moves::<G>(me, opp);
+                if moves == 0 {
+                    if $moves::<G>(opp, me) == 0 {
+                        return final_score::<G>(me, opp);
+                    }
+                    return -pvs::<G>(s, opp, me, -beta, -alpha);
+                }
+                let empties = G::SQUARES - (me | opp).count_ones();
+                if empties <= SHALLOW {
+                    return shallow::<G>(s, me, opp, moves, alpha, beta);
+                }
+                let (key, sym) = Search::<G>::key(me, opp);
+                let mut hint = None;
+                let e = s.shared.table.load(key).unwrap_or_default();
+                if e.key == key {
+                    let (lower, upper) = (e.lower as i32, e.upper as i32);
+                    if lower >= beta {
+                        return lower;
+                    }
+                    if upper <= alpha {
+                        return upper;
+                    }
+                    alpha = alpha.max(lower);
+                    beta = beta.min(upper);
+                    if alpha >= beta {
+                        return alpha;
+                    }
+                    if e.best != 255 {
+                        hint = Some(e.best as u32);
+                    }
+                }
+                let (alpha0, beta0) = (alpha, beta);
+                // order: the table's move, then fewest replies, corners first
+                let mut list: [(i32, u32, u64); 64] = [(0, 0, 0); 64];
+                let mut n = 0;
+                let corners = CORNERS(G::N);
+                let mut m = moves;
+                while m != 0 {
+                    let sq = m.trailing_zeros();
+                    m &= m - 1;
+                    let f = $flips::<G>(me, opp, sq);
+                    let (cme, copp) = (opp & !f, me | f | (1u64 << sq));
+                    let replies = $moves::<G>(cme, copp).count_ones() as i32;
+                    let mut score = -16 * replies;
+                    if corners & (1u64 << sq) != 0 {
+                        score += 24;
+                    }
+                    // next to an empty corner: it gives the corner away
+                    let near = Search::<G>::corner_of(sq);
+                    if near != u64::MAX && (me | opp) & near == 0 {
+                        score -= X_PENALTY;
+                    }
+                    // parity: the last move of an odd region
+                    if empties <= PARITY_EMPTIES && (Search::<G>::quadrant(sq) & !(me | opp)).count_ones() % 2 == 1 {
+                        score += PARITY_BONUS;
+                    }
+                    if hint.is_some_and(|h| map_square::<G>(sq, sym) == h) {
+                        score += 10_000;
+                    }
+                    // enhanced transposition cutoff: a child the table already
+                    // bounds low enough refutes the window at once
+                    if empties > ETC_EMPTIES {
+                        let (ck, _) = Search::<G>::key(cme, copp);
+                        if let Some(ce) = s.shared.table.load(ck) {
+                            let bound = -(ce.upper as i32);
+                            if bound >= beta {
+                                return bound;
+                            }
+                            // children the table already knows as weak for the opponent come first
+                            score -= ce.upper as i32;
+                        }
+                    }
+                    list[n] = (score, sq, f);
+                    n += 1;
+                }
+                list[..n].sort_unstable_by_key(|m| std::cmp::Reverse(m.0));
+                let mut best = i32::MIN;
+                let mut best_sq = 255u8;
+                let mut deferred: [(u32, u64); 64] = [(0, 0); 64];
+                let mut later = 0;
+                for pass in 0..2 {
+                    let moves = if pass == 0 { n } else { later };
+                    for i in 0..moves {
+                        let (sq, f) = if pass == 0 { (list[i].1, list[i].2) } else { deferred[i] };
+                        let (cme, copp) = (opp & !f, me | f | (1u64 << sq));
+                        let mark = (empties > DEFER_EMPTIES).then(|| s.shared.busy_slot(Search::<G>::key(cme, copp).0));
+                        if pass == 0
+                            && i > 0
+                            && let Some((slot, h)) = mark
+                            && slot.load(Ordering::Relaxed) == h
+                        {
+                            deferred[later] = (sq, f);
+                            later += 1;
+                            continue;
+                        }
+                        if let Some((slot, h)) = mark {
+                            slot.store(h, Ordering::Relaxed);
+                        }
+                        let mut v;
+                        if pass == 0 && i == 0 {
+                            v = -pvs::<G>(s, cme, copp, -beta, -alpha);
+                        } else {
+                            v = -pvs::<G>(s, cme, copp, -alpha - 1, -alpha);
+                            if v > alpha && v < beta {
+                                v = -pvs::<G>(s, cme, copp, -beta, -v);
+                            }
+                        }
+                        if let Some((slot, h)) = mark {
+                            let _ = slot.compare_exchange(h, 0, Ordering::Relaxed, Ordering::Relaxed);
+                        }
+                        if v > best {
+                            best = v;
+                            best_sq = sq as u8;
+                            if v > alpha {
+                                alpha = v;
+                            }
+                        }
+                        if alpha >= beta {
+                            break;
+                        }
+                    }
                     if alpha >= beta {
                         break;
                     }
                 }
+                let (lower, upper) = if best <= alpha0 {
+                    (-(G::SQUARES as i32), best)
+                } else if best >= beta0 {
+                    (best, G::SQUARES as i32)
+                } else {
+                    (best, best)
+                };
+                // keep the table's bounds of this position when they are tighter
+                let (lower, upper) =
+                    if e.key == key { (lower.max(e.lower as i32), upper.min(e.upper as i32)) } else { (lower, upper) };
+                let canonical_best = if best_sq == 255 { 255 } else { map_square::<G>(best_sq as u32, sym) as u8 };
+                if !(s.helper && s.shared.stop.load(Ordering::Relaxed)) {
+                    s.shared
+                        .table
+                        .store(Entry { key, lower: lower as i8, upper: upper as i8, best: canonical_best }, empties);
+                }
+                best
+            }
+
+            /// Alpha-beta without table or ordering, for the last empties.
+            $(#[target_feature(enable = $features)])?
+            fn shallow<G: Keyed>(s: &mut Search<'_, G>, me: u64, opp: u64, moves: u64, mut alpha: i32, beta: i32) -> i32 {
+                let mut best = i32::MIN;
+                let mut m = moves;
+                while m != 0 {
+                    let sq = m.trailing_zeros();
+                    m &= m - 1;
+                    let f = $flips::<G>(me, opp, sq);
+                    let (cme, copp) = (opp & !f, me | f | (1u64 << sq));
+                    s.nodes += 1;
+                    let v = match $moves::<G>(cme, copp) {
+                        0 if $moves::<G>(copp, cme) == 0 => -final_score::<G>(cme, copp),
+                        0 => {
+                            s.nodes += 1;
+                            let back = $moves::<G>(copp, cme);
+                            shallow::<G>(s, copp, cme, back, alpha, beta)
+                        }
+                        replies => -shallow::<G>(s, cme, copp, replies, -beta, -alpha),
+                    };
+                    if v > best {
+                        best = v;
+                        if v > alpha {
+                            alpha = v;
+                            if alpha >= beta {
+                                break;
+                            }
+                        }
+                    }
+                }
+                best
+            }
+
+            /// The exact value of (me to move, opp), narrowing a null window
+            /// around `guess` (MTD(f)).
+            $(#[target_feature(enable = $features)])?
+            pub(super) fn mtdf<G: Keyed>(s: &mut Search<'_, G>, me: u64, opp: u64, guess: i32) -> i32 {
+                let (mut lower, mut upper) = (-(G::SQUARES as i32), G::SQUARES as i32);
+                let mut g = guess;
+                while lower < upper {
+                    let beta = if g == lower { g + 1 } else { g };
+                    g = pvs::<G>(s, me, opp, beta - 1, beta);
+                    if g < beta {
+                        upper = g;
+                    } else {
+                        lower = g;
+                    }
+                }
+                g
             }
         }
-        best
+    };
+}
+
+searcher!(portable, legal_moves, flips);
+#[cfg(target_arch = "x86_64")]
+searcher!(fast, legal_moves_avx2, flips_avx2, "popcnt,lzcnt,bmi1,bmi2,avx2");
+
+impl<G: Keyed> Search<'_, G> {
+    /// [`portable::pvs`], or its fast copy where the CPU has the features.
+    fn pvs(&mut self, me: u64, opp: u64, alpha: i32, beta: i32) -> i32 {
+        #[cfg(target_arch = "x86_64")]
+        if crate::perft::fast_level() >= 1 {
+            // SAFETY: the CPU has the features of the fast copy.
+            return unsafe { fast::pvs::<G>(self, me, opp, alpha, beta) };
+        }
+        portable::pvs::<G>(self, me, opp, alpha, beta)
     }
 
-    /// The exact value of (me to move, opp), narrowing a null window
-    /// around `guess` (MTD(f)).
+    /// [`portable::mtdf`], or its fast copy where the CPU has the features.
     fn mtdf(&mut self, me: u64, opp: u64, guess: i32) -> i32 {
-        let (mut lower, mut upper) = (-(G::SQUARES as i32), G::SQUARES as i32);
-        let mut g = guess;
-        while lower < upper {
-            let beta = if g == lower { g + 1 } else { g };
-            g = self.pvs(me, opp, beta - 1, beta);
-            if g < beta {
-                upper = g;
-            } else {
-                lower = g;
-            }
+        #[cfg(target_arch = "x86_64")]
+        if crate::perft::fast_level() >= 1 {
+            // SAFETY: the CPU has the features of the fast copy.
+            return unsafe { fast::mtdf::<G>(self, me, opp, guess) };
         }
-        g
+        portable::mtdf::<G>(self, me, opp, guess)
     }
 }
 

@@ -69,9 +69,9 @@ pub fn legal_moves<G: Geometry>(me: u64, opp: u64) -> u64 {
     runs & empty
 }
 
-/// [`legal_moves`] on the 8x8 board with AVX2: the four directions
-/// towards higher squares in the four lanes of one vector, then the four
-/// towards lower ones, each grown by the same doubling as [`run_up`].
+/// [`legal_moves`] with AVX2: the four directions towards higher squares
+/// in the four lanes of one vector, then the four towards lower ones, each
+/// grown by the same doubling as [`run_up`].
 ///
 /// # Safety
 ///
@@ -80,43 +80,35 @@ pub fn legal_moves<G: Geometry>(me: u64, opp: u64) -> u64 {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
-pub fn legal_moves_8x8_avx2(me: u64, opp: u64) -> u64 {
+pub fn legal_moves_avx2<G: Geometry>(me: u64, opp: u64) -> u64 {
     use std::arch::x86_64::*;
-    const INNER: i64 = 0x7e7e_7e7e_7e7e_7e7e;
-    // lanes 0..3: shifts 1 (rows), 8 (columns), 9 and 7 (diagonals)
-    let shift = _mm256_set_epi64x(7, 9, 8, 1);
+    let n = G::N as i64;
+    let inner = G::INNER_COLS as i64;
+    // lanes 0..3: shifts 1 (rows), N (columns), N + 1 and N - 1 (diagonals)
+    let shift = _mm256_set_epi64x(n - 1, n + 1, n, 1);
     let shift2 = _mm256_add_epi64(shift, shift);
-    let mask = _mm256_and_si256(_mm256_set1_epi64x(opp as i64), _mm256_set_epi64x(INNER, INNER, -1, INNER));
-    let empty = !(me | opp);
+    let mask = _mm256_and_si256(_mm256_set1_epi64x(opp as i64), _mm256_set_epi64x(inner, inner, -1, inner));
+    let empty = !(me | opp) & G::FULL;
     let me = _mm256_set1_epi64x(me as i64);
+    let reps = (G::N - 4) / 2;
     // towards higher squares
     let mut up = _mm256_and_si256(_mm256_sllv_epi64(me, shift), mask);
     up = _mm256_or_si256(up, _mm256_and_si256(_mm256_sllv_epi64(up, shift), mask));
     let pre = _mm256_and_si256(mask, _mm256_sllv_epi64(mask, shift));
-    up = _mm256_or_si256(up, _mm256_and_si256(pre, _mm256_sllv_epi64(up, shift2)));
-    up = _mm256_or_si256(up, _mm256_and_si256(pre, _mm256_sllv_epi64(up, shift2)));
+    for _ in 0..reps {
+        up = _mm256_or_si256(up, _mm256_and_si256(pre, _mm256_sllv_epi64(up, shift2)));
+    }
     // towards lower squares
     let mut down = _mm256_and_si256(_mm256_srlv_epi64(me, shift), mask);
     down = _mm256_or_si256(down, _mm256_and_si256(_mm256_srlv_epi64(down, shift), mask));
     let pre = _mm256_and_si256(mask, _mm256_srlv_epi64(mask, shift));
-    down = _mm256_or_si256(down, _mm256_and_si256(pre, _mm256_srlv_epi64(down, shift2)));
-    down = _mm256_or_si256(down, _mm256_and_si256(pre, _mm256_srlv_epi64(down, shift2)));
+    for _ in 0..reps {
+        down = _mm256_or_si256(down, _mm256_and_si256(pre, _mm256_srlv_epi64(down, shift2)));
+    }
     let all = _mm256_or_si256(_mm256_sllv_epi64(up, shift), _mm256_srlv_epi64(down, shift));
     let half = _mm_or_si128(_mm256_castsi256_si128(all), _mm256_extracti128_si256(all, 1));
     let runs = (_mm_cvtsi128_si64(half) | _mm_extract_epi64(half, 1)) as u64;
     runs & empty
-}
-
-/// [`legal_moves`] for any size, with AVX2 on the 8x8 board.
-///
-/// # Safety
-///
-/// As [`legal_moves_8x8_avx2`]: the CPU must have AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-#[inline]
-pub fn legal_moves_avx2<G: Geometry>(me: u64, opp: u64) -> u64 {
-    if G::N == 8 { legal_moves_8x8_avx2(me, opp) } else { legal_moves::<G>(me, opp) }
 }
 
 /// The squares seen from each square in each of the eight directions, out
@@ -176,20 +168,19 @@ pub fn flips<G: Geometry>(me: u64, opp: u64, square: u32) -> u64 {
     flipped
 }
 
-/// [`flips`] on the 8x8 board with AVX2: the four rays towards higher
+/// [`flips`] with AVX2: the four rays towards higher
 /// squares in the lanes of one vector, the four towards lower ones in
 /// another (their stopping square found by smearing the bits downwards).
 ///
 /// # Safety
 ///
-/// As [`legal_moves_8x8_avx2`]: the CPU must have AVX2.
+/// As [`legal_moves_avx2`]: the CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
-pub fn flips_8x8_avx2(me: u64, opp: u64, square: u32) -> u64 {
-    use super::geometry::B8;
+pub fn flips_avx2<G: Geometry>(me: u64, opp: u64, square: u32) -> u64 {
     use std::arch::x86_64::*;
-    let rays = &<B8 as Geometry>::rays()[square as usize];
+    let rays = &G::rays()[square as usize];
     // SAFETY: `rays` is eight u64, two unaligned 256-bit loads in bounds.
     let (up_rays, down_rays) = unsafe {
         (
@@ -223,18 +214,6 @@ pub fn flips_8x8_avx2(me: u64, opp: u64, square: u32) -> u64 {
     (_mm_cvtsi128_si64(half) | _mm_extract_epi64(half, 1)) as u64
 }
 
-/// [`flips`] for any size, with AVX2 on the 8x8 board.
-///
-/// # Safety
-///
-/// As [`legal_moves_8x8_avx2`]: the CPU must have AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-#[inline]
-pub fn flips_avx2<G: Geometry>(me: u64, opp: u64, square: u32) -> u64 {
-    if G::N == 8 { flips_8x8_avx2(me, opp, square) } else { flips::<G>(me, opp, square) }
-}
-
 /// The children of (`me`, `opp`) by the moves in `moves` (all legal), as
 /// the opponent's turn: the sum of their mobilities (the opponent's legal
 /// moves in each), and the set of the moves whose child leaves the
@@ -262,7 +241,7 @@ pub fn mobility_sum<G: Geometry>(me: u64, opp: u64, mut moves: u64) -> (u64, u64
 ///
 /// # Safety
 ///
-/// As [`legal_moves_8x8_avx2`]: the CPU must have AVX2.
+/// As [`legal_moves_avx2`]: the CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]
 #[inline]
@@ -293,10 +272,10 @@ pub fn has_avx512() -> bool {
         && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
 }
 
-/// [`mobility_sum`] on the 8x8 board with AVX-512 instructions on 256-bit
+/// [`mobility_sum`] with AVX-512 instructions on 256-bit
 /// vectors, without leaving the vector registers: the flips as in
-/// [`flips_8x8_avx2`] but with the last stopping square found by a
-/// leading-zero count, the child's moves as in [`legal_moves_8x8_avx2`]
+/// [`flips_avx2`] but with the last stopping square found by a
+/// leading-zero count, the child's moves as in [`legal_moves_avx2`]
 /// with three-input logic, the mobilities summed by a vector popcount.
 ///
 /// # Safety
@@ -305,22 +284,23 @@ pub fn has_avx512() -> bool {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512vl,avx512cd,avx512vpopcntdq")]
 #[inline]
-pub fn mobility_sum_8x8_avx512(me: u64, opp: u64, mut moves: u64) -> (u64, u64) {
-    use super::geometry::B8;
+pub fn mobility_sum_avx512<G: Geometry>(me: u64, opp: u64, mut moves: u64) -> (u64, u64) {
     use std::arch::x86_64::*;
-    const INNER: i64 = 0x7e7e_7e7e_7e7e_7e7e;
     // a | (b & c), and a & !b & !c, as three-input logic tables
     const OR_AND: i32 = 0xF8;
     const AND_NOR: i32 = 0x10;
-    let table = <B8 as Geometry>::rays();
+    let table = G::rays();
+    let (n, inner) = (G::N as i64, G::INNER_COLS as i64);
+    let reps = (G::N - 4) / 2;
     let zero = _mm256_setzero_si256();
     let one = _mm256_set1_epi64x(1);
     let c63 = _mm256_set1_epi64x(63);
     let me_v = _mm256_set1_epi64x(me as i64);
     let opp_v = _mm256_set1_epi64x(opp as i64);
-    let shift = _mm256_set_epi64x(7, 9, 8, 1);
+    let shift = _mm256_set_epi64x(n - 1, n + 1, n, 1);
     let shift2 = _mm256_add_epi64(shift, shift);
-    let inner = _mm256_set_epi64x(INNER, INNER, -1, INNER);
+    let inner = _mm256_set_epi64x(inner, inner, -1, inner);
+    let board = _mm256_set1_epi64x(G::FULL as i64);
     // every lane of `x` ORed into every lane
     let spread = |x: __m256i| {
         let x = _mm256_or_si256(x, _mm256_permute4x64_epi64::<0x4E>(x));
@@ -358,15 +338,17 @@ pub fn mobility_sum_8x8_avx512(me: u64, opp: u64, mut moves: u64) -> (u64, u64) 
         let mut up = _mm256_and_si256(_mm256_sllv_epi64(mover, shift), mask);
         up = _mm256_ternarylogic_epi64::<OR_AND>(up, _mm256_sllv_epi64(up, shift), mask);
         let pre = _mm256_and_si256(mask, _mm256_sllv_epi64(mask, shift));
-        up = _mm256_ternarylogic_epi64::<OR_AND>(up, _mm256_sllv_epi64(up, shift2), pre);
-        up = _mm256_ternarylogic_epi64::<OR_AND>(up, _mm256_sllv_epi64(up, shift2), pre);
+        for _ in 0..reps {
+            up = _mm256_ternarylogic_epi64::<OR_AND>(up, _mm256_sllv_epi64(up, shift2), pre);
+        }
         let mut down = _mm256_and_si256(_mm256_srlv_epi64(mover, shift), mask);
         down = _mm256_ternarylogic_epi64::<OR_AND>(down, _mm256_srlv_epi64(down, shift), mask);
         let pre = _mm256_and_si256(mask, _mm256_srlv_epi64(mask, shift));
-        down = _mm256_ternarylogic_epi64::<OR_AND>(down, _mm256_srlv_epi64(down, shift2), pre);
-        down = _mm256_ternarylogic_epi64::<OR_AND>(down, _mm256_srlv_epi64(down, shift2), pre);
+        for _ in 0..reps {
+            down = _mm256_ternarylogic_epi64::<OR_AND>(down, _mm256_srlv_epi64(down, shift2), pre);
+        }
         let runs = spread(_mm256_or_si256(_mm256_sllv_epi64(up, shift), _mm256_srlv_epi64(down, shift)));
-        let m = _mm256_ternarylogic_epi64::<AND_NOR>(runs, mover, other);
+        let m = _mm256_and_si256(_mm256_ternarylogic_epi64::<AND_NOR>(runs, mover, other), board);
         acc = _mm256_add_epi64(acc, _mm256_popcnt_epi64(m));
         if _mm256_test_epi64_mask(m, m) == 0 {
             blocked |= 1u64 << sq;
@@ -376,22 +358,10 @@ pub fn mobility_sum_8x8_avx512(me: u64, opp: u64, mut moves: u64) -> (u64, u64) 
     (_mm_cvtsi128_si64(_mm256_castsi256_si128(acc)) as u64, blocked)
 }
 
-/// [`mobility_sum`] for any size, with AVX-512 on the 8x8 board.
-///
-/// # Safety
-///
-/// The CPU must have the instructions of [`has_avx512`].
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,popcnt,avx512f,avx512vl,avx512cd,avx512vpopcntdq")]
-#[inline]
-pub fn mobility_sum_avx512<G: Geometry>(me: u64, opp: u64, moves: u64) -> (u64, u64) {
-    if G::N == 8 { mobility_sum_8x8_avx512(me, opp, moves) } else { mobility_sum_avx2::<G>(me, opp, moves) }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::{B6, B8};
+    use crate::board::{B4, B6, B8};
 
     #[test]
     fn start_moves_8x8() {
@@ -452,6 +422,20 @@ mod tests {
                 }
                 let moves = legal_moves::<B8>(me, opp);
                 assert_eq!(mobility_sum_avx2::<B8>(me, opp, moves), mobility_sum::<B8>(me, opp, moves));
+                for (m6, o6) in [(me & B6::FULL, opp & B6::FULL), (me >> 20 & B6::FULL, opp >> 20 & B6::FULL)] {
+                    for sq in 0..36 {
+                        if (m6 | o6) >> sq & 1 == 0 {
+                            assert_eq!(flips_avx2::<B6>(m6, o6, sq), flips::<B6>(m6, o6, sq), "6x6 square {sq}");
+                        }
+                    }
+                }
+                let (m4, o4) = (me & B4::FULL, opp & B4::FULL);
+                assert_eq!(legal_moves_avx2::<B4>(m4, o4), legal_moves::<B4>(m4, o4));
+                for sq in 0..16 {
+                    if (m4 | o4) >> sq & 1 == 0 {
+                        assert_eq!(flips_avx2::<B4>(m4, o4, sq), flips::<B4>(m4, o4, sq), "4x4 square {sq}");
+                    }
+                }
             }
         }
     }
@@ -492,6 +476,11 @@ mod tests {
                 // SAFETY: the features are checked just above.
                 let fast = unsafe { mobility_sum_avx512::<B8>(me, opp, moves) };
                 assert_eq!(fast, (sum, blocked), "{me:#x} {opp:#x}");
+                let (me6, opp6) = (me & B6::FULL, opp & B6::FULL);
+                let moves6 = legal_moves::<B6>(me6, opp6);
+                // SAFETY: as above.
+                let fast6 = unsafe { mobility_sum_avx512::<B6>(me6, opp6, moves6) };
+                assert_eq!(fast6, mobility_sum::<B6>(me6, opp6, moves6));
             }
         }
         assert!(blocked_seen > 0, "no child without moves was tried");
