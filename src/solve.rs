@@ -1,8 +1,15 @@
 //! Perfect play: the exact value of a position by negamax alpha-beta with
-//! principal-variation search, a transposition table keyed by the
-//! canonical key (the four symmetries fold transpositions), move ordering
-//! by the opponent's mobility, corners and the table's best move, and a
-//! plain search for the last few empties.
+//! principal-variation search and MTD(f) windows, a transposition table
+//! keyed by the position's shape (the eight symmetries of the square fold
+//! transpositions) and shared by all threads, move ordering by the table's
+//! best move, a short search of each child by mobility and corners (the
+//! opponent's mobility alone nearer the end), corners, X-squares and
+//! parity, and a plain search for the last few empties.
+//!
+//! Threads: every thread searches the whole tree through the shared table;
+//! a position one thread is searching is put last by the others (a
+//! simplified ABDADA), so they spread over the tree. The main thread's
+//! value is the answer; helpers stop when it has it and store nothing after.
 //!
 //! Values are final disc differences from the point of view of the side to
 //! move, empty squares going to the winner (the usual convention); `solve`
@@ -127,7 +134,7 @@ pub struct Solution {
     pub elapsed: Duration,
     /// Threads searching.
     pub threads: usize,
-    /// Bytes of transposition tables (every thread).
+    /// Bytes of the transposition table (shared by every thread).
     pub table_bytes: u64,
 }
 
@@ -175,6 +182,25 @@ const CORNERS: fn(u32) -> u64 = |n| {
     let last = n * n - 1;
     (1 << 0) | (1 << (n - 1)) | (1 << (last - (n - 1))) | (1 << last)
 };
+
+/// Empties from which moves are ordered by a short search ([`eval`] one
+/// ply ahead of the child), from which two plies, and three.
+const PROBE_EMPTIES: u32 = 14;
+const PROBE_DEEPER: u32 = 16;
+const PROBE_DEEPEST: u32 = 20;
+/// Beyond any [`eval`]; and the weight of a disc of a finished game.
+const PROBE_INF: i32 = 1 << 20;
+const PROBE_WIN: i32 = 1 << 10;
+
+/// A guess at the value of (me to move, opp) for move ordering, from the
+/// mobilities (`moves` of the side to move, `replies` of the other) and
+/// the corners held.
+#[inline(always)]
+fn eval<G: Keyed>(me: u64, opp: u64, moves: u64, replies: u64) -> i32 {
+    let corners = CORNERS(G::N);
+    16 * (moves.count_ones() as i32 - replies.count_ones() as i32)
+        + 24 * ((me & corners).count_ones() as i32 - (opp & corners).count_ones() as i32)
+}
 
 /// Ordering weights (tuned by node counts of `examples/solve_bench`).
 const X_PENALTY: i32 = 24;
@@ -290,8 +316,13 @@ macro_rules! searcher {
                     m &= m - 1;
                     let f = $flips::<G>(me, opp, sq);
                     let (cme, copp) = (opp & !f, me | f | (1u64 << sq));
-                    let replies = $moves::<G>(cme, copp).count_ones() as i32;
-                    let mut score = -16 * replies;
+                    let mut score = if empties >= PROBE_EMPTIES {
+                        // a short search of the child, by mobility and corners
+                        let depth = 1 + u32::from(empties >= PROBE_DEEPER) + u32::from(empties >= PROBE_DEEPEST);
+                        -probe::<G>(s, cme, copp, depth, -PROBE_INF, PROBE_INF)
+                    } else {
+                        -16 * $moves::<G>(cme, copp).count_ones() as i32
+                    };
                     if corners & (1u64 << sq) != 0 {
                         score += 24;
                     }
@@ -392,6 +423,41 @@ macro_rules! searcher {
                 best
             }
 
+            /// A short search for move ordering: the value of (me to move,
+            /// opp) `depth` plies ahead by [`eval`], ended games by their
+            /// score, within (alpha, beta) (fail-soft).
+            $(#[target_feature(enable = $features)])?
+            fn probe<G: Keyed>(s: &mut Search<'_, G>, me: u64, opp: u64, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+                let moves = $moves::<G>(me, opp);
+                if depth == 0 {
+                    return eval::<G>(me, opp, moves, $moves::<G>(opp, me));
+                }
+                if moves == 0 {
+                    if $moves::<G>(opp, me) == 0 {
+                        return PROBE_WIN * final_score::<G>(me, opp);
+                    }
+                    return -probe::<G>(s, opp, me, depth, -beta, -alpha);
+                }
+                let mut best = -PROBE_INF;
+                let mut m = moves;
+                while m != 0 {
+                    let sq = m.trailing_zeros();
+                    m &= m - 1;
+                    let f = $flips::<G>(me, opp, sq);
+                    let v = -probe::<G>(s, opp & !f, me | f | (1u64 << sq), depth - 1, -beta, -alpha);
+                    if v > best {
+                        best = v;
+                        if v > alpha {
+                            alpha = v;
+                            if alpha >= beta {
+                                break;
+                            }
+                        }
+                    }
+                }
+                best
+            }
+
             /// Alpha-beta without table or ordering, for the last empties.
             $(#[target_feature(enable = $features)])?
             fn shallow<G: Keyed>(s: &mut Search<'_, G>, me: u64, opp: u64, moves: u64, mut alpha: i32, beta: i32) -> i32 {
@@ -473,7 +539,7 @@ impl<G: Keyed> Search<'_, G> {
 }
 
 /// Solves `p` exactly, on `threads` threads (split at the root) with
-/// `memory` bytes of transposition tables in all.
+/// `memory` bytes of transposition table, shared.
 pub fn solve<G: Keyed>(p: &Position<G>, memory: u64, threads: usize) -> Solution {
     let started = Instant::now();
     let threads = threads.max(1);

@@ -122,11 +122,12 @@ pub struct SolveArgs {
     /// (`X` or `O`); an 8x8 `.obf` line reads too.
     #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub position: Option<String>,
-    /// Threads (default: all cores); the root moves are shared out.
+    /// Threads (default: all cores), sharing one transposition table.
     #[arg(short = 'j', long, value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
-    /// Most memory for the transposition tables, e.g. `1GiB` (default: a
-    /// quarter of the available memory, at most 8 GiB).
+    /// Most memory for the transposition table, e.g. `4GiB` (default: a
+    /// quarter of the available memory, at most 1 GiB; a table is cleared
+    /// page by page as it fills, which a short solve notices).
     #[arg(long, value_name = "LIMIT", value_parser = parse_bytes)]
     pub memory: Option<u64>,
     /// Print one JSON document on stdout instead of text.

@@ -12,12 +12,14 @@ use othello_census::report::group_digits;
 use othello_census::solve::{Solution, parse_position, solve, square_name};
 use othello_census::with_geometry;
 
+/// A quarter of the available memory, at most 1 GiB: enough for the 6x6
+/// start (4 GiB searched the same nodes, 6% slower) and the FFO endgames.
 fn default_table_memory() -> u64 {
-    available_memory().map_or(1 << 30, |a| (a / 4).min(8 << 30))
+    available_memory().map_or(1 << 30, |a| (a / 4).min(1 << 30))
 }
 
 pub fn run(a: &SolveArgs) -> anyhow::Result<ExitCode> {
-    let memory = memory_limit(a.memory, default_table_memory, "the transposition tables", true)?;
+    let memory = memory_limit(a.memory, default_table_memory, "the transposition table", true)?;
     let threads = a.threads.map_or_else(|| std::thread::available_parallelism().map_or(1, |t| t.get()), |t| t as usize);
     let n = a.size.n();
     let (s, shown, side): (Solution, String, Color) = with_geometry!(a.size, G => {
@@ -61,7 +63,7 @@ pub fn run(a: &SolveArgs) -> anyhow::Result<ExitCode> {
         );
         println!("principal variation: {}", pv.join(" "));
         println!(
-            "{} nodes in {secs:.3} s ({} nodes/s) on {} threads, {:.1} MiB of tables",
+            "{} nodes in {secs:.3} s ({} nodes/s) on {} threads, {:.1} MiB of table",
             group_digits(s.nodes as u128),
             group_digits((s.nodes as f64 / secs.max(1e-9)) as u128),
             s.threads,
