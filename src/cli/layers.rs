@@ -187,14 +187,18 @@ pub fn resume_dir(a: &ResumeArgs, ranks: &Ranks) -> anyhow::Result<ExitCode> {
 }
 
 /// Time spent merging a layer, as a share of expanding it (measured on 8x8
-/// ply 12: expand 25.8 s, merge 11.2 s, scan 13.6 s; rounded up). Each
-/// future layer costs its merge and its expansion.
+/// ply 12: expand 25.8 s, merge 11.2 s, scan 13.6 s; rounded up), used
+/// until a merge has been timed in this process. Each future layer costs
+/// its merge and its expansion.
 const MERGE_OVERHEAD: f64 = 1.0;
 
 /// The progress message of a layered run: the phase of the current layer
 /// and, while expanding, the ETA of the layer and of the whole run, from
-/// the measured rate and the growth of the last layer.
-fn layers_message(live: &LayersLive, since: (u64, f64), total_secs: f64) -> String {
+/// the measured rate and the growth of the last layer. `merged` is how
+/// long the merge that made the current layer took, when this process
+/// timed it: merges then cost their measured rate (a compacting expansion
+/// can be 30 times slower than a merge, so expansion rates misprice them).
+fn layers_message(live: &LayersLive, since: (u64, f64), merged: Option<f64>, total_secs: f64) -> String {
     let layer = live.layer.load(Ordering::Relaxed);
     let msg = if live.phase.load(Ordering::Relaxed) == 0 {
         let (done, total) = (live.done.load(Ordering::Relaxed), live.total.load(Ordering::Relaxed).max(1));
@@ -213,17 +217,24 @@ fn layers_message(live: &LayersLive, since: (u64, f64), total_secs: f64) -> Stri
         }
         let run_eta = if previous > 0 {
             let growth = total as f64 / previous as f64;
+            let merge_rate = match merged {
+                Some(secs) if secs > 0.0 => total as f64 / secs,
+                _ => rate / MERGE_OVERHEAD,
+            };
             // every later layer is merged, and expanded unless it is the last
             let mut future = 0.0;
             let mut size = total as f64;
             let later = left.min(400);
             for i in 0..later {
                 size *= growth;
-                future += size * if i + 1 == later { MERGE_OVERHEAD } else { 1.0 + MERGE_OVERHEAD };
+                future += size / merge_rate.max(1.0);
+                if i + 1 < later {
+                    future += size / rate;
+                }
             }
             format!(
                 ", run ETA ~{} (from the growth of the last layer, {growth:.2}x)",
-                human_duration(layer_eta + future / rate)
+                human_duration(layer_eta + future)
             )
         } else {
             String::new()
@@ -258,14 +269,18 @@ fn watch<T: Send>(ranks: &Ranks, live: &LayersLive, out: &OutputArgs, job: impl 
         let h = s.spawn(job);
         // (layer, phase) as last seen, when, and how many classes were done then
         let mut seen = ((u64::MAX, u64::MAX), Instant::now(), 0u64);
+        // how long the last merge took, seen from its start to the next phase
+        let mut merged = None;
         while !h.is_finished() {
             std::thread::sleep(Duration::from_millis(100));
             let key = (live.layer.load(Ordering::Relaxed), live.phase.load(Ordering::Relaxed));
             if key != seen.0 {
+                let was_merge = seen.0.0 != u64::MAX && seen.0.1 != 0;
+                merged = if was_merge && key.1 == 0 { Some(seen.1.elapsed().as_secs_f64()) } else { None };
                 seen = (key, Instant::now(), live.done.load(Ordering::Relaxed));
             }
             progress.update(|| {
-                layers_message(live, (seen.2, seen.1.elapsed().as_secs_f64()), started.elapsed().as_secs_f64())
+                layers_message(live, (seen.2, seen.1.elapsed().as_secs_f64()), merged, started.elapsed().as_secs_f64())
             });
         }
         h.join().expect("layered census panicked")

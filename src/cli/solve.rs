@@ -63,10 +63,11 @@ pub fn run(a: &SolveArgs) -> anyhow::Result<ExitCode> {
         );
         println!("principal variation: {}", pv.join(" "));
         println!(
-            "{} nodes in {secs:.3} s ({} nodes/s) on {} threads, {:.1} MiB of table",
+            "{} nodes in {secs:.3} s ({} nodes/s) on {} thread{}, {:.1} MiB of table",
             group_digits(s.nodes as u128),
             group_digits((s.nodes as f64 / secs.max(1e-9)) as u128),
             s.threads,
+            if s.threads == 1 { "" } else { "s" },
             s.table_bytes as f64 / (1u64 << 20) as f64
         );
     }
