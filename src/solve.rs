@@ -15,7 +15,7 @@
 //! move, empty squares going to the winner (the usual convention); `solve`
 //! reports them for Black.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::board::moves::{flips, legal_moves};
@@ -138,8 +138,42 @@ pub struct Solution {
     pub table_bytes: u64,
 }
 
+/// How far a solve has gone, for another thread to show: positions
+/// searched (added in steps of [`PROGRESS_STEP`] per thread), and the
+/// bounds on the value for the side to move that the main thread's
+/// windows have proven so far.
+#[derive(Debug)]
+pub struct SolveProgress {
+    nodes: AtomicU64,
+    lower: AtomicI32,
+    upper: AtomicI32,
+}
+
+/// Positions a thread searches between two reports to [`SolveProgress`].
+const PROGRESS_STEP: u64 = 1 << 20;
+
+impl Default for SolveProgress {
+    fn default() -> Self {
+        SolveProgress { nodes: AtomicU64::new(0), lower: AtomicI32::new(-64), upper: AtomicI32::new(64) }
+    }
+}
+
+impl SolveProgress {
+    /// A progress with nothing searched yet.
+    pub fn new() -> SolveProgress {
+        SolveProgress::default()
+    }
+
+    /// (positions searched, lower bound, upper bound), the bounds on the
+    /// value for the side to move (empty squares to the winner).
+    pub fn get(&self) -> (u64, i32, i32) {
+        (self.nodes.load(Ordering::Relaxed), self.lower.load(Ordering::Relaxed), self.upper.load(Ordering::Relaxed))
+    }
+}
+
 /// What the threads of one solve share.
-struct Shared {
+struct Shared<'p> {
+    progress: &'p SolveProgress,
     table: Table,
     /// Positions some thread is searching now (see [`DEFER_EMPTIES`]).
     busy: Vec<AtomicU64>,
@@ -148,7 +182,7 @@ struct Shared {
     stop: AtomicBool,
 }
 
-impl Shared {
+impl Shared<'_> {
     #[inline]
     fn busy_slot(&self, key: u128) -> (&AtomicU64, u64) {
         let h = ((key as u64) ^ ((key >> 64) as u64).rotate_left(17)).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
@@ -158,11 +192,13 @@ impl Shared {
 
 /// One thread's search: what the threads share, and its node count.
 struct Search<'t, G: Keyed> {
-    shared: &'t Shared,
+    shared: &'t Shared<'t>,
     /// Whether this thread only helps (its values are not used, and it
     /// stops when the main thread is done).
     helper: bool,
     nodes: u64,
+    /// `nodes` when last reported to the progress.
+    reported: u64,
     geometry: std::marker::PhantomData<G>,
 }
 
@@ -270,6 +306,10 @@ macro_rules! searcher {
             $(#[target_feature(enable = $features)])?
             pub(super) fn pvs<G: Keyed>(s: &mut Search<'_, G>, me: u64, opp: u64, mut alpha: i32, mut beta: i32) -> i32 {
                 s.nodes += 1;
+                if s.nodes - s.reported >= PROGRESS_STEP {
+                    s.shared.progress.nodes.fetch_add(s.nodes - s.reported, Ordering::Relaxed);
+                    s.reported = s.nodes;
+                }
                 if s.helper && s.shared.stop.load(Ordering::Relaxed) {
                     // a value nobody reads; nothing is stored from here on
                     return 0;
@@ -505,6 +545,10 @@ macro_rules! searcher {
                     } else {
                         lower = g;
                     }
+                    if !s.helper {
+                        s.shared.progress.lower.store(lower, Ordering::Relaxed);
+                        s.shared.progress.upper.store(upper, Ordering::Relaxed);
+                    }
                 }
                 g
             }
@@ -541,25 +585,44 @@ impl<G: Keyed> Search<'_, G> {
 /// Solves `p` exactly, on `threads` threads (split at the root) with
 /// `memory` bytes of transposition table, shared.
 pub fn solve<G: Keyed>(p: &Position<G>, memory: u64, threads: usize) -> Solution {
+    solve_with_progress(p, memory, threads, &SolveProgress::new())
+}
+
+/// [`solve`], reporting how far it has gone in `progress`.
+pub fn solve_with_progress<G: Keyed>(
+    p: &Position<G>,
+    memory: u64,
+    threads: usize,
+    progress: &SolveProgress,
+) -> Solution {
     let started = Instant::now();
     let threads = threads.max(1);
     let (me, opp) = (p.mover().0, p.opponent().0);
+    progress.lower.store(-(G::SQUARES as i32), Ordering::Relaxed);
+    progress.upper.store(G::SQUARES as i32, Ordering::Relaxed);
     // a 4x4 game has about a million positions: a larger table would only
     // be touched here and there, a huge page at a time
     let shared = Shared {
+        progress,
         table: Table::new(if G::N <= 4 { memory.min(64 << 20) } else { memory }),
         busy: (0..1 << 16).map(|_| AtomicU64::new(0)).collect(),
         stop: AtomicBool::new(false),
     };
     let nodes = AtomicU64::new(0);
-    let mut search = Search::<G> { shared: &shared, helper: false, nodes: 0, geometry: std::marker::PhantomData };
+    let mut search =
+        Search::<G> { shared: &shared, helper: false, nodes: 0, reported: 0, geometry: std::marker::PhantomData };
     // every thread searches the whole tree through the shared table, the
     // helpers only to fill it; the main thread's value is the answer
     let value_for_mover = std::thread::scope(|scope| {
         for _ in 1..threads {
             scope.spawn(|| {
-                let mut helper =
-                    Search::<G> { shared: &shared, helper: true, nodes: 0, geometry: std::marker::PhantomData };
+                let mut helper = Search::<G> {
+                    shared: &shared,
+                    helper: true,
+                    nodes: 0,
+                    reported: 0,
+                    geometry: std::marker::PhantomData,
+                };
                 helper.mtdf(me, opp, 0);
                 nodes.fetch_add(helper.nodes, Ordering::Relaxed);
             });

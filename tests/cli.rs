@@ -39,6 +39,29 @@ fn perft_methods_agree_and_show_progress() {
     assert!(log.lines().any(|l| l.starts_with('[') && l.contains("perft 6x6 depth 11")), "{log}");
 }
 
+/// `solve` prints its value, in JSON as in the progress lines on stderr;
+/// `--quiet` silences the progress; a bad position is one line and a
+/// non-zero exit.
+#[test]
+fn solve_json_progress_and_errors() {
+    let out = bin().args(["solve", "--size", "4", "--json", "--progress-every", "1ms"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let value = doc["value"].as_i64().unwrap();
+    assert!(value < 0, "White wins 4x4 (known-values.md)");
+    let log = stderr_of(&out);
+    let last = log.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with('[') && last.contains("solving 4x4") && last.contains(&format!("value {value:+}")),
+        "{log}"
+    );
+    let quiet = bin().args(["solve", "--size", "4", "--quiet"]).output().unwrap();
+    assert!(quiet.status.success() && quiet.stderr.is_empty(), "{}", stderr_of(&quiet));
+    let bad = bin().args(["solve", "--size", "4", "--position", "----"]).output().unwrap();
+    assert!(!bad.status.success());
+    assert_eq!(stderr_of(&bad).trim().lines().count(), 1, "{}", stderr_of(&bad));
+}
+
 #[test]
 fn perft_table_4x4() {
     let out = bin().args(["perft", "--size", "4", "--depth", "16"]).output().unwrap();

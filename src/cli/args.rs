@@ -133,6 +133,14 @@ pub struct SolveArgs {
     /// Print one JSON document on stdout instead of text.
     #[arg(long)]
     pub json: bool,
+    /// No progress display on stderr.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Print a timestamped progress line this often, e.g. `30s`, `5m`
+    /// (default when stderr is not a terminal: every minute; on a terminal
+    /// a live status line is shown instead).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub progress_every: Option<std::time::Duration>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -5,11 +5,11 @@ use std::process::ExitCode;
 use serde_json::json;
 
 use super::args::SolveArgs;
-use super::run::memory_limit;
+use super::run::{Progress, human_duration, memory_limit};
 use othello_census::board::{Color, Position};
 use othello_census::engine::memory::available_memory;
 use othello_census::report::group_digits;
-use othello_census::solve::{Solution, parse_position, solve, square_name};
+use othello_census::solve::{Solution, SolveProgress, parse_position, solve_with_progress, square_name};
 use othello_census::with_geometry;
 
 /// A quarter of the available memory, at most 1 GiB: enough for the 6x6
@@ -27,7 +27,34 @@ pub fn run(a: &SolveArgs) -> anyhow::Result<ExitCode> {
             Some(t) => parse_position::<G>(t).map_err(|e| anyhow::anyhow!("--position: {e}"))?,
             None => Position::<G>::start(),
         };
-        (solve(&p, memory, threads), p.to_string(), p.side_to_move())
+        let side = p.side_to_move();
+        let progress = SolveProgress::new();
+        let mut display = Progress::new(a.quiet, a.progress_every);
+        let started = std::time::Instant::now();
+        let line = || {
+            let (nodes, lower, upper) = progress.get();
+            // the bounds for Black
+            let (lo, hi) = if side == Color::Black { (lower, upper) } else { (-upper, -lower) };
+            let value = if lo == hi { format!("value {lo:+}, tracing the variation") } else { format!("value between {lo:+} and {hi:+} (Black - White)") };
+            format!(
+                "solving {}x{}: {} positions, {value}, {}",
+                n,
+                n,
+                group_digits(u128::from(nodes)),
+                human_duration(started.elapsed().as_secs_f64())
+            )
+        };
+        let solution = std::thread::scope(|scope| {
+            let job = scope.spawn(|| solve_with_progress(&p, memory, threads, &progress));
+            while !job.is_finished() {
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                display.update(line);
+            }
+            display.last_line(line);
+            display.finish();
+            job.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
+        });
+        (solution, p.to_string(), side)
     });
     let pv: Vec<String> = s.pv.iter().map(|m| m.map_or("pass".to_string(), |sq| square_name(sq, n))).collect();
     let secs = s.elapsed.as_secs_f64();
