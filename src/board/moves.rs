@@ -222,20 +222,28 @@ pub fn flips_avx2<G: Geometry>(me: u64, opp: u64, square: u32) -> u64 {
 /// This is the inner loop of a perft two plies above its horizon: the
 /// grandchildren counted in bulk.
 #[inline(always)]
-pub fn mobility_sum<G: Geometry>(me: u64, opp: u64, mut moves: u64) -> (u64, u64) {
-    let (mut sum, mut blocked) = (0, 0);
-    while moves != 0 {
-        let sq = moves.trailing_zeros();
-        moves &= moves - 1;
-        let f = flips::<G>(me, opp, sq);
-        let m = legal_moves::<G>(opp ^ f, me | f | (1u64 << sq));
-        sum += u64::from(m.count_ones());
-        if m == 0 {
-            blocked |= 1u64 << sq;
-        }
-    }
-    (sum, blocked)
+pub fn mobility_sum<G: Geometry>(me: u64, opp: u64, moves: u64) -> (u64, u64) {
+    mobility_loop!(G, me, opp, moves, flips, legal_moves)
 }
+
+/// The loop of [`mobility_sum`] over the flips and moves functions named.
+macro_rules! mobility_loop {
+    ($g:ident, $me:ident, $opp:ident, $moves:ident, $flips:ident, $legal:ident) => {{
+        let (mut sum, mut blocked, mut moves) = (0, 0, $moves);
+        while moves != 0 {
+            let sq = moves.trailing_zeros();
+            moves &= moves - 1;
+            let f = $flips::<$g>($me, $opp, sq);
+            let m = $legal::<$g>($opp ^ f, $me | f | (1u64 << sq));
+            sum += u64::from(m.count_ones());
+            if m == 0 {
+                blocked |= 1u64 << sq;
+            }
+        }
+        (sum, blocked)
+    }};
+}
+use mobility_loop;
 
 /// [`mobility_sum`] with the AVX2 copies of flips and moves.
 ///
@@ -245,19 +253,8 @@ pub fn mobility_sum<G: Geometry>(me: u64, opp: u64, mut moves: u64) -> (u64, u64
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]
 #[inline]
-pub fn mobility_sum_avx2<G: Geometry>(me: u64, opp: u64, mut moves: u64) -> (u64, u64) {
-    let (mut sum, mut blocked) = (0, 0);
-    while moves != 0 {
-        let sq = moves.trailing_zeros();
-        moves &= moves - 1;
-        let f = flips_avx2::<G>(me, opp, sq);
-        let m = legal_moves_avx2::<G>(opp ^ f, me | f | (1u64 << sq));
-        sum += u64::from(m.count_ones());
-        if m == 0 {
-            blocked |= 1u64 << sq;
-        }
-    }
-    (sum, blocked)
+pub fn mobility_sum_avx2<G: Geometry>(me: u64, opp: u64, moves: u64) -> (u64, u64) {
+    mobility_loop!(G, me, opp, moves, flips_avx2, legal_moves_avx2)
 }
 
 /// Whether this CPU has the instructions [`mobility_sum_avx512`] is
