@@ -503,20 +503,26 @@ macro_rules! searcher {
             fn shallow<G: Keyed>(s: &mut Search<'_, G>, me: u64, opp: u64, moves: u64, mut alpha: i32, beta: i32) -> i32 {
                 let mut best = i32::MIN;
                 let mut m = moves;
+                // the children's empties: one left is counted without a move generator
+                let last = G::SQUARES - (me | opp).count_ones() == 2;
                 while m != 0 {
                     let sq = m.trailing_zeros();
                     m &= m - 1;
                     let f = $flips::<G>(me, opp, sq);
                     let (cme, copp) = (opp & !f, me | f | (1u64 << sq));
                     s.nodes += 1;
-                    let v = match $moves::<G>(cme, copp) {
-                        0 if $moves::<G>(copp, cme) == 0 => -final_score::<G>(cme, copp),
-                        0 => {
-                            s.nodes += 1;
-                            let back = $moves::<G>(copp, cme);
-                            shallow::<G>(s, copp, cme, back, alpha, beta)
+                    let v = if last {
+                        -last_empty::<G>(s, cme, copp)
+                    } else {
+                        match $moves::<G>(cme, copp) {
+                            0 if $moves::<G>(copp, cme) == 0 => -final_score::<G>(cme, copp),
+                            0 => {
+                                s.nodes += 1;
+                                let back = $moves::<G>(copp, cme);
+                                shallow::<G>(s, copp, cme, back, alpha, beta)
+                            }
+                            replies => -shallow::<G>(s, cme, copp, replies, -beta, -alpha),
                         }
-                        replies => -shallow::<G>(s, cme, copp, replies, -beta, -alpha),
                     };
                     if v > best {
                         best = v;
@@ -529,6 +535,28 @@ macro_rules! searcher {
                     }
                 }
                 best
+            }
+
+            /// The value of (me to move, opp) with one empty square: the
+            /// mover plays it if that flips anything, else the opponent
+            /// does, else the game ends there.
+            $(#[target_feature(enable = $features)])?
+            fn last_empty<G: Keyed>(s: &mut Search<'_, G>, me: u64, opp: u64) -> i32 {
+                let sq = (!(me | opp) & G::FULL).trailing_zeros();
+                let (mine, theirs) = (me.count_ones() as i32, opp.count_ones() as i32);
+                let f = $flips::<G>(me, opp, sq);
+                if f != 0 {
+                    s.nodes += 1;
+                    let n = f.count_ones() as i32;
+                    return mine + n + 1 - (theirs - n);
+                }
+                let f = $flips::<G>(opp, me, sq);
+                if f != 0 {
+                    s.nodes += 2;
+                    let n = f.count_ones() as i32;
+                    return mine - n - (theirs + n + 1);
+                }
+                final_score::<G>(me, opp)
             }
 
             /// The exact value of (me to move, opp), narrowing a null window
