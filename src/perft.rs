@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 #[allow(unused_imports)]
-use crate::board::moves::{flips, legal_moves, mobility_sum};
+use crate::board::moves::{fast_level, flips, has_bit_instructions, legal_moves, mobility_sum};
 use crate::board::{Geometry, Position};
 use crate::census::{GameCount, add_games};
 
@@ -181,43 +181,10 @@ pub fn perft_with_progress<G: Geometry>(depth: u32, progress: &PerftProgress) ->
     top.merge(below).rows()
 }
 
-/// Whether this CPU has the instructions (popcnt, lzcnt, tzcnt, bmi2, and
-/// AVX2 for the 8x8 move generator) the fast copies of the walkers are
-/// compiled for.
-#[inline]
-pub(crate) fn has_bit_instructions() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("popcnt")
-            && std::arch::is_x86_feature_detected!("lzcnt")
-            && std::arch::is_x86_feature_detected!("bmi1")
-            && std::arch::is_x86_feature_detected!("bmi2")
-            && std::arch::is_x86_feature_detected!("avx2")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
-/// Which compiled copy of the walkers this CPU runs: 2 with AVX-512
-/// ([`crate::board::moves::has_avx512`] and [`has_bit_instructions`]), 1
-/// with the bit instructions alone, 0 the portable code.
-#[inline]
-pub(crate) fn fast_level() -> u8 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if has_bit_instructions() {
-            return if crate::board::moves::has_avx512() { 2 } else { 1 };
-        }
-    }
-    0
-}
-
 /// Defines, with the walker macro `$walker`, the modules `fast` and
 /// `fast512`: the copies of a walker compiled for the bit instructions of
-/// [`has_bit_instructions`], and for those with AVX-512 (the one place
-/// they are named).
+/// [`has_bit_instructions`], and for those with AVX-512 (the one place,
+/// with the solver's copy, they are named).
 macro_rules! fast_copy {
     ($walker:ident) => {
         #[cfg(target_arch = "x86_64")]

@@ -139,7 +139,7 @@ pub struct Solution {
 }
 
 /// How far a solve has gone, for another thread to show: positions
-/// searched (added in steps of [`PROGRESS_STEP`] per thread), and the
+/// searched (added in steps of `PROGRESS_STEP` (2^20) per thread), and the
 /// bounds on the value for the side to move that the main thread's
 /// windows have proven so far.
 #[derive(Debug)]
@@ -292,7 +292,7 @@ impl<G: Keyed> Search<'_, G> {
 
 /// Defines the module `$module`: the search compiled with the move
 /// generator `$moves`/`$flips` and, in the fast copy, the CPU features
-/// `$features` (see [`crate::perft::fast_level`]).
+/// `$features` (see [`crate::board::moves::fast_level`]).
 macro_rules! searcher {
     ($module:ident, $moves:ident, $flips:ident $(, $features:literal)?) => {
         mod $module {
@@ -592,7 +592,7 @@ impl<G: Keyed> Search<'_, G> {
     /// [`portable::pvs`], or its fast copy where the CPU has the features.
     fn pvs(&mut self, me: u64, opp: u64, alpha: i32, beta: i32) -> i32 {
         #[cfg(target_arch = "x86_64")]
-        if crate::perft::fast_level() >= 1 {
+        if crate::board::moves::fast_level() >= 1 {
             // SAFETY: the CPU has the features of the fast copy.
             return unsafe { fast::pvs::<G>(self, me, opp, alpha, beta) };
         }
@@ -602,7 +602,7 @@ impl<G: Keyed> Search<'_, G> {
     /// [`portable::mtdf`], or its fast copy where the CPU has the features.
     fn mtdf(&mut self, me: u64, opp: u64, guess: i32) -> i32 {
         #[cfg(target_arch = "x86_64")]
-        if crate::perft::fast_level() >= 1 {
+        if crate::board::moves::fast_level() >= 1 {
             // SAFETY: the CPU has the features of the fast copy.
             return unsafe { fast::mtdf::<G>(self, me, opp, guess) };
         }

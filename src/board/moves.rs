@@ -71,7 +71,7 @@ pub fn legal_moves<G: Geometry>(me: u64, opp: u64) -> u64 {
 
 /// [`legal_moves`] with AVX2: the four directions towards higher squares
 /// in the four lanes of one vector, then the four towards lower ones, each
-/// grown by the same doubling as [`run_up`].
+/// grown by the same doubling as `run_up`.
 ///
 /// # Safety
 ///
@@ -255,6 +255,39 @@ use mobility_loop;
 #[inline]
 pub fn mobility_sum_avx2<G: Geometry>(me: u64, opp: u64, moves: u64) -> (u64, u64) {
     mobility_loop!(G, me, opp, moves, flips_avx2, legal_moves_avx2)
+}
+
+/// Whether this CPU has the instructions (popcnt, lzcnt, tzcnt, bmi2, and
+/// AVX2 for the 8x8 move generator) the fast copies of the perft walkers
+/// and of the solver are compiled for.
+#[inline]
+pub fn has_bit_instructions() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("popcnt")
+            && std::arch::is_x86_feature_detected!("lzcnt")
+            && std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("bmi2")
+            && std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Which compiled copy of a hot loop this CPU runs: 2 with AVX-512
+/// ([`has_avx512`] and [`has_bit_instructions`]), 1
+/// with the bit instructions alone, 0 the portable code.
+#[inline]
+pub fn fast_level() -> u8 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if has_bit_instructions() {
+            return if has_avx512() { 2 } else { 1 };
+        }
+    }
+    0
 }
 
 /// Whether this CPU has the instructions [`mobility_sum_avx512`] is

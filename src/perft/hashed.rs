@@ -35,9 +35,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::{PerftProgress, PerftRow, SPLIT_PLY, Tally, fast_copy, fast_level, frontier};
+use super::{PerftProgress, PerftRow, SPLIT_PLY, Tally, fast_copy, frontier};
 use crate::board::Geometry;
-use crate::board::moves::{flips, legal_moves, mobility_sum};
+use crate::board::moves::{fast_level, flips, legal_moves, mobility_sum};
 use crate::census::{GameCount, add_games};
 use crate::shape::shape_key;
 use crate::slots::{Line, Slots, read_record, write_record};
@@ -48,7 +48,8 @@ pub const MEMO_MIN: u32 = 3;
 /// table, deeper ones to the map tier.
 pub const FLAT_MAX: u32 = 4;
 const SHARDS: usize = 256;
-const _: () = assert!(2 <= MEMO_MIN && MEMO_MIN <= FLAT_MAX);
+// below the memoized plies `walk` counts, and it walks one or two
+const _: () = assert!(2 <= MEMO_MIN && MEMO_MIN <= 3 && MEMO_MIN <= FLAT_MAX);
 
 /// Counts of a subtree of `r` plies, relative to its root, in one slice:
 /// `nodes[1..=r]`, then `passes[1..=r]`, then `ended[0..r]`.
@@ -261,8 +262,6 @@ struct Table {
     shards: Vec<Shard>,
     bytes: AtomicU64,
     limit: u64,
-    hits: AtomicU64,
-    stored: AtomicU64,
 }
 
 impl Table {
@@ -280,8 +279,6 @@ impl Table {
             flat,
             shards: (0..SHARDS).map(|_| Mutex::new(HashMap::default())).collect(),
             bytes: AtomicU64::new(0),
-            hits: AtomicU64::new(0),
-            stored: AtomicU64::new(0),
         }
     }
 
@@ -297,24 +294,25 @@ impl Table {
         match shard.get(&(key, r as u8)) {
             Some(v) => {
                 out.add_shifted(v, off);
-                drop(shard);
-                self.hits.fetch_add(1, Ordering::Relaxed);
                 true
             }
             None => false,
         }
     }
 
+    /// Stores the counts of (key, r), unless the map tier is full; true
+    /// when a new entry was made.
     #[inline]
-    fn store(&self, key: u128, r: u32, v: Vec<GameCount>) {
+    fn store(&self, key: u128, r: u32, v: Vec<GameCount>) -> bool {
         if self.bytes.load(Ordering::Relaxed) + entry_bytes(r) > self.limit {
-            return;
+            return false;
         }
         let mut shard = self.shard(key, r).lock().expect("perft table lock");
-        if shard.insert((key, r as u8), v.into_boxed_slice()).is_none() {
+        let new = shard.insert((key, r as u8), v.into_boxed_slice()).is_none();
+        if new {
             self.bytes.fetch_add(entry_bytes(r), Ordering::Relaxed);
-            self.stored.fetch_add(1, Ordering::Relaxed);
         }
+        new
     }
 }
 
@@ -341,8 +339,8 @@ pub fn perft_hashed<G: Geometry>(depth: u32, memory: u64) -> (Vec<PerftRow>, Has
     perft_hashed_with_progress::<G>(depth, memory, &PerftProgress::new())
 }
 
-/// Counters one worker keeps, summed at the end (shared atomics would
-/// bounce a cache line between cores on every probe).
+/// Counters one worker keeps for both tiers, summed at the end (shared
+/// atomics would bounce a cache line between cores on every probe).
 #[derive(Default, Clone, Copy)]
 struct Counters {
     hits: u64,
@@ -412,8 +410,8 @@ fn counted<G: Geometry>(depth: u32, memory: u64, progress: &PerftProgress, copy:
     let stats = HashedStats {
         split_shapes: shapes.len() as u64,
         split_paths,
-        hits: table.hits.load(Ordering::Relaxed) + counters.hits,
-        stored: table.stored.load(Ordering::Relaxed) + counters.stored,
+        hits: counters.hits,
+        stored: counters.stored,
         table_bytes: table.flat.bytes() + table.bytes.load(Ordering::Relaxed),
     };
     (top.merge(below).rows(), stats)
@@ -473,6 +471,7 @@ macro_rules! hashed_walker {
                 }
                 let key = shape_key::<G>(me, opp);
                 if table.probe(key, r, out, off) {
+                    c.hits += 1;
                     return;
                 }
                 let mut v = vec![0; 3 * r as usize];
@@ -494,7 +493,9 @@ macro_rules! hashed_walker {
                     *sub.ended(0) = 1;
                 }
                 out.add_shifted(&v, off);
-                table.store(key, r, v);
+                if table.store(key, r, v) {
+                    c.stored += 1;
+                }
             }
 
             /// The counts of the subtree of (`me`, `opp`), `1 <= r <=
@@ -503,7 +504,7 @@ macro_rules! hashed_walker {
             $(#[target_feature(enable = $features)])?
             fn small<G: Geometry>(me: u64, opp: u64, r: u32, table: &Table, c: &mut Counters) -> Small {
                 if r < MEMO_MIN {
-                    return if r <= 2 { walk::<G>(me, opp, r) } else { expand::<G>(me, opp, r, table, c) };
+                    return walk::<G>(me, opp, r);
                 }
                 small_keyed::<G>(me, opp, shape_key::<G>(me, opp), r, table, c)
             }
