@@ -249,8 +249,8 @@ pub struct Games {
     /// whose last move placed the layer's last disc.
     pub games: u128,
     /// `games` plus every game that ended in an earlier layer (by ply:
-    /// OEIS A124004).
-    pub games_a124004: u128,
+    /// Aart Bik's perft for reversi; not OEIS A124004, which is `games`).
+    pub games_including_ended: u128,
     /// By ply: of `games`, those whose last ply is a pass (0 by discs).
     pub passes: u128,
     /// Games that end in this layer.
@@ -259,7 +259,7 @@ pub struct Games {
 
 impl Encode for Games {
     fn encode<E: Encoder>(&self, e: &mut E) -> Result<(), EncodeError> {
-        [self.games, self.games_a124004, self.passes, self.ended].iter().try_for_each(|v| v.encode(e))
+        [self.games, self.games_including_ended, self.passes, self.ended].iter().try_for_each(|v| v.encode(e))
     }
 }
 
@@ -267,7 +267,7 @@ impl<C> Decode<C> for Games {
     fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
         Ok(Games {
             games: u128::decode(d)?,
-            games_a124004: u128::decode(d)?,
+            games_including_ended: u128::decode(d)?,
             passes: u128::decode(d)?,
             ended: u128::decode(d)?,
         })
@@ -338,12 +338,12 @@ impl Census {
         self.layers.last().is_some_and(|l| l.counts.classes == l.counts.terminal_classes)
     }
 
-    /// Fills `games_a124004` of every layer from `games` and `ended`.
-    pub fn fill_a124004(layers: &mut [LayerCounts]) {
+    /// Fills `games_including_ended` of every layer from `games` and `ended`.
+    pub fn fill_including_ended(layers: &mut [LayerCounts]) {
         let mut before = 0u128;
         for l in layers {
             if let Some(g) = &mut l.games {
-                g.games_a124004 = add_games(g.games, before);
+                g.games_including_ended = add_games(g.games, before);
                 before = add_games(before, g.ended);
             }
         }
@@ -363,7 +363,8 @@ pub struct Column {
     /// A game count (absent from censuses that count no games).
     pub game: bool,
     /// Meaningful only by ply: by discs a pass stays in its layer, so no
-    /// game enters a layer by a pass, and A124004 counts games by ply.
+    /// game enters a layer by a pass, and games including ended ones are
+    /// counted by ply).
     pub ply_only: bool,
 }
 
@@ -384,6 +385,32 @@ impl Census {
     /// The columns meaningful for this census ([`columns`]).
     pub fn columns(&self) -> Vec<&'static Column> {
         columns(self.by, self.layers.iter().any(|l| l.games.is_some())).collect()
+    }
+}
+
+/// What the game columns of a census by `by` count, in words: the
+/// `conventions` of the JSON documents and the CSV provenance. By ply,
+/// `games` is OEIS A124004 on 8x8 and `games_including_ended` is not.
+pub fn game_conventions(by: LayerBy) -> Vec<(&'static str, &'static str)> {
+    match by {
+        LayerBy::Ply => vec![
+            (
+                "games",
+                "games of exactly n plies from the start, a pass counting as a ply, games that ended earlier \
+                 dropped: OEIS A124004 on 8x8 (Edax's perft)",
+            ),
+            (
+                "games_including_ended",
+                "games plus every game that ended before ply n (Aart Bik's perft for reversi, 2009); \
+                 not an OEIS sequence",
+            ),
+            ("games_passes", "of games, those whose last ply is a pass"),
+            ("games_ended", "of games, those that end at ply n"),
+        ],
+        LayerBy::Discs => vec![
+            ("games", "games whose last move placed the layer's last disc (passes stay in their layer)"),
+            ("games_ended", "of games, those that end in this layer"),
+        ],
     }
 }
 
@@ -423,7 +450,7 @@ pub const COLUMNS: [Column; 15] = [
     count_col!("pass_positions", "pass", pass_positions),
     count_col!("pass_classes", "pass.classes", pass_classes),
     game_col!("games", "games", games, false),
-    game_col!("games_a124004", "games (A124004)", games_a124004, true),
+    game_col!("games_including_ended", "incl. ended", games_including_ended, true),
     game_col!("games_passes", "game passes", passes, true),
     game_col!("games_ended", "ended", ended, false),
 ];
@@ -441,10 +468,10 @@ mod tests {
     }
 
     #[test]
-    fn totals_a124004_and_completeness() {
+    fn totals_including_ended_and_completeness() {
         let mut layers = vec![layer(0, 1, 0, Some((1, 0))), layer(1, 3, 1, Some((4, 2))), layer(2, 2, 2, Some((5, 5)))];
-        Census::fill_a124004(&mut layers);
-        let a: Vec<u128> = layers.iter().map(|l| l.games.unwrap().games_a124004).collect();
+        Census::fill_including_ended(&mut layers);
+        let a: Vec<u128> = layers.iter().map(|l| l.games.unwrap().games_including_ended).collect();
         assert_eq!(a, [1, 4, 7]);
         let c = Census { size: 4, by: LayerBy::Ply, limit: 9, layers };
         assert_eq!(c.totals().classes, 6);
@@ -465,7 +492,7 @@ mod tests {
         let l = LayerCounts {
             layer: 7,
             counts: Counts { positions: 1, classes: 2, boards: 3, pass_classes: 8, outcomes, ..Counts::default() },
-            games: Some(Games { games: 9, games_a124004: 10, passes: 11, ended: 12 }),
+            games: Some(Games { games: 9, games_including_ended: 10, passes: 11, ended: 12 }),
         };
         let config = bincode::config::standard().with_fixed_int_encoding();
         let bytes = bincode::encode_to_vec(l, config).unwrap();

@@ -15,6 +15,28 @@ use xxhash_rust::xxh3::Xxh3;
 /// The end marker section.
 pub const TAG_END: [u8; 4] = *b"END.";
 
+/// The magic of a DFS checkpoint.
+pub const MAGIC_CHECKPOINT: [u8; 8] = *b"OTHCKPT\0";
+/// The magic of a part of a layer of a layered run.
+pub const MAGIC_PART: [u8; 8] = *b"OTHLAYR\0";
+/// The magic of a bucket (sorted runs of children) of a layered run.
+pub const MAGIC_BUCKET: [u8; 8] = *b"OTHBUCK\0";
+/// The magic of a layered run's manifest.
+pub const MAGIC_MANIFEST: [u8; 8] = *b"OTHLMAN\0";
+
+/// The kind of othello-census file a magic names, for messages.
+pub fn kind_of_magic(magic: &[u8]) -> Option<&'static str> {
+    [
+        (MAGIC_CHECKPOINT, "DFS checkpoint"),
+        (MAGIC_PART, "layer file (a part of a layered run)"),
+        (MAGIC_BUCKET, "bucket file (sorted runs of a layered run)"),
+        (MAGIC_MANIFEST, "layered run's manifest"),
+    ]
+    .into_iter()
+    .find(|(m, _)| m.as_slice() == magic)
+    .map(|(_, k)| k)
+}
+
 /// What kind of file a reader expects.
 #[derive(Clone, Copy, Debug)]
 pub struct FileKind {
@@ -30,13 +52,12 @@ pub struct FileKind {
 /// line and names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum FrameError {
-    #[error("{path}: not an othello-census {kind} (bad magic bytes)", path = .0.display(), kind = .1)]
-    WrongKind(PathBuf, &'static str),
-    #[error(
-        "{}: {kind} format version {found}, this build reads version {expected}; it was written by another \
-         version of othello-census: continue it with that version, or start the run again",
-        path.display()
-    )]
+    #[error("{}: {}", .0.display(), match kind_of_magic(.2) {
+        Some(other) => format!("a {other}, not a {}", .1),
+        None => format!("not an othello-census {} (bad magic bytes)", .1),
+    })]
+    WrongKind(PathBuf, &'static str, Vec<u8>),
+    #[error("{}: {}", path.display(), version_problem(kind, *found, *expected))]
     Version { path: PathBuf, kind: &'static str, found: u32, expected: u32 },
     #[error("{}: truncated {kind} (the file ends early)", .0.display(), kind = .1)]
     Truncated(PathBuf, &'static str),
@@ -117,6 +138,27 @@ pub fn write_end<W: Write>(w: &mut W) -> io::Result<()> {
     write_section(w, TAG_END, 0, |_| Ok(()))
 }
 
+/// What a version field that differs from this build's says: an older
+/// version; a newer one (or damage); or, beyond any version that could
+/// exist, damage.
+fn version_problem(kind: &str, found: u32, expected: u32) -> String {
+    if found > 0 && found < expected {
+        format!(
+            "{kind} format version {found}, written by an older othello-census (this build reads version \
+             {expected}): continue it with that version, or start the run again"
+        )
+    } else if found > expected && found <= expected + 16 {
+        format!(
+            "{kind} format version {found}, newer than this build reads ({expected}): a newer othello-census wrote \
+             it (use that one), or its header is damaged"
+        )
+    } else {
+        format!(
+            "damaged: the {kind}'s version field reads {found}, which no othello-census wrote (this build reads {expected})"
+        )
+    }
+}
+
 /// Reads a framed file section by section.
 pub struct FramedReader {
     path: PathBuf,
@@ -132,8 +174,10 @@ impl FramedReader {
         let mut magic = [0u8; 8];
         match r.r.read_exact(&mut magic) {
             Ok(()) if magic == kind.magic => {}
-            Ok(()) => return Err(FrameError::WrongKind(r.path, kind.name)),
-            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Err(FrameError::WrongKind(r.path, kind.name)),
+            Ok(()) => return Err(FrameError::WrongKind(r.path, kind.name, magic.to_vec())),
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+                return Err(FrameError::WrongKind(r.path, kind.name, Vec::new()));
+            }
             Err(e) => return Err(r.io(e)),
         }
         let version = r.u32()?;

@@ -10,11 +10,13 @@ pub mod framed;
 pub mod key;
 pub mod legacy;
 pub mod perft;
+pub mod published;
 pub mod report;
 pub mod shape;
 pub mod slots;
 pub mod solve;
 pub mod symmetry;
+pub mod text;
 
 /// `othello-census <version>`: the writer named in every file and result.
 pub fn software() -> String {

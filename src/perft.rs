@@ -2,10 +2,11 @@
 //!
 //! A pass counts as a ply. For ply `n`:
 //! - `games`: paths of exactly `n` plies from the start; a game that ended
-//!   earlier is dropped (the convention of Edax and of OEIS A124005's
-//!   position counts).
-//! - `games_a124004`: OEIS A124004, where a game that ended before ply `n`
-//!   still counts as one game at ply `n` and at every later ply.
+//!   earlier is dropped. On 8x8 this is OEIS A124004 (Edax's perft; the
+//!   convention of the position counts of A124005).
+//! - `games_including_ended`: a game that ended before ply `n` still counts
+//!   as one game at ply `n` and at every later ply (Aart Bik's perft for
+//!   reversi; not an OEIS sequence).
 //!
 //! Two methods count the same rows. [`perft`] walks every game (the brute
 //! force, kept as the independent check); [`hashed::perft_hashed`] counts
@@ -34,10 +35,10 @@ pub struct PerftRow {
     /// Ply number, from 1.
     pub ply: u32,
     /// Games of exactly `ply` plies still going or just ended (finished
-    /// games dropped).
+    /// games dropped): OEIS A124004 on 8x8.
     pub games: GameCount,
-    /// OEIS A124004: games, with finished games carried forward.
-    pub games_a124004: GameCount,
+    /// `games` plus the games that ended before this ply (Bik's perft).
+    pub games_including_ended: GameCount,
     /// Of `games`, how many reached this ply by a pass.
     pub passes: GameCount,
     /// Of `games`, how many end at this ply (neither side can move). Not
@@ -84,7 +85,7 @@ impl Tally {
             rows.push(PerftRow {
                 ply,
                 games: self.nodes[i],
-                games_a124004: add_games(self.nodes[i], finished_before),
+                games_including_ended: add_games(self.nodes[i], finished_before),
                 passes: self.passes[i],
                 ended: (ply < depth).then_some(self.ended[i]),
             });

@@ -713,11 +713,15 @@ pub fn parse_position<G: Keyed>(text: &str) -> Result<Position<G>, String> {
     let squares = G::SQUARES as usize;
     let cells: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
     if cells.len() != squares + 1 {
+        let side = |c: &char| matches!(c, 'X' | 'x' | '*' | 'B' | 'b' | 'O' | 'o' | 'W' | 'w');
+        let found = match cells.last() {
+            Some(c) if side(c) => format!("{} squares and the side to move", cells.len() - 1),
+            _ => format!("{} squares and no side to move at the end", cells.len()),
+        };
         return Err(format!(
-            "a {0}x{0} position is {1} squares (X, O, -) and the side to move (X or O); found {2} characters",
+            "a {0}x{0} position is {1} squares (X, O, -) and the side to move (X or O); found {found}",
             G::N,
             squares,
-            cells.len()
         ));
     }
     let (mut black, mut white) = (0u64, 0u64);

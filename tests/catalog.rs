@@ -19,7 +19,7 @@ fn result_of(dir: &Path, out: &str, args: &[&str]) -> PathBuf {
 }
 
 fn add(dir: &Path, runs: &[&Path]) -> std::process::Output {
-    Command::new(bin()).args(["catalog", "add", "--dir", "cat"]).args(runs).current_dir(dir).output().unwrap()
+    Command::new(bin()).args(["catalog", "add", "--new", "--dir", "cat"]).args(runs).current_dir(dir).output().unwrap()
 }
 
 #[test]
@@ -49,12 +49,13 @@ fn runs_enter_the_catalogue_and_the_tables_equal_them() {
         let checks = cells[col("checks")];
         assert!(checks.contains("engines") && checks.contains("oracle") && checks.contains("published"));
     }
-    // by discs, no by-ply column (A124004, passes entering a layer)
+    // by discs, no by-ply column (games including ended ones, passes
+    // entering a layer)
     let header = csv.lines().find(|l| !l.starts_with('#')).unwrap();
     assert!(header.ends_with(",games,games_ended,checks,runs"), "{header}");
     let by_ply = std::fs::read_to_string(d.join("cat/8x8-by-ply.csv")).unwrap();
     let header = by_ply.lines().find(|l| !l.starts_with('#')).unwrap();
-    assert!(header.ends_with(",games,games_a124004,games_passes,games_ended,checks,runs"), "{header}");
+    assert!(header.ends_with(",games,games_including_ended,games_passes,games_ended,checks,runs"), "{header}");
     assert!(by_ply.lines().any(|l| l.starts_with("8,269352,") && l.contains("perft")), "{by_ply}");
     let readme = std::fs::read_to_string(d.join("cat/README.md")).unwrap();
     for r in [&dfs, &lay, &ply] {
@@ -69,7 +70,7 @@ fn runs_enter_the_catalogue_and_the_tables_equal_them() {
         assert!(text.matches("<polyline").count() + text.matches("<path").count() >= 6, "{svg}");
     }
     // a run cannot be added twice
-    fails_with(d, &["catalog", "add", "--dir", "cat", &dfs.to_string_lossy()], "in the catalogue already");
+    fails_with(d, &["catalog", "add", "--new", "--dir", "cat", &dfs.to_string_lossy()], "in the catalogue already");
 }
 
 #[test]
@@ -90,22 +91,28 @@ fn incomplete_or_inconsistent_runs_are_refused_and_nothing_is_written() {
     let cut = variant("cut.json", &|v| {
         v["layers"].as_array_mut().unwrap().pop();
     });
-    fails_with(d, &["catalog", "add", "--dir", "cat", &cut], "incomplete");
-    // a count that disagrees with perft
+    fails_with(d, &["catalog", "add", "--new", "--dir", "cat", &cut], "incomplete");
+    // a count that disagrees with perft and with OEIS A124004
     let games = variant("games.json", &|v| {
         v["layers"][5]["games"] = Value::from(v["layers"][5]["games"].as_u64().unwrap() + 1);
-        v["layers"][5]["games_a124004"] = Value::from(v["layers"][5]["games_a124004"].as_u64().unwrap() + 1);
+        v["layers"][5]["games_including_ended"] =
+            Value::from(v["layers"][5]["games_including_ended"].as_u64().unwrap() + 1);
     });
-    fails_with(d, &["catalog", "add", "--dir", "cat", &games], "perft");
+    fails_with(d, &["catalog", "add", "--new", "--dir", "cat", &games], "published value");
+    // a count that no published value covers but perft does
+    let passes = variant("passes.json", &|v| {
+        v["layers"][5]["games_passes"] = Value::from(v["layers"][5]["games_passes"].as_u64().unwrap() + 1);
+    });
+    fails_with(d, &["catalog", "add", "--new", "--dir", "cat", &passes], "perft");
     // counts inconsistent with one another
     let odd = variant("odd.json", &|v| v["layers"][3]["boards"] = Value::from(1_000_000u64));
-    fails_with(d, &["catalog", "add", "--dir", "cat", &odd], "inconsistent");
+    fails_with(d, &["catalog", "add", "--new", "--dir", "cat", &odd], "inconsistent");
     // results of the terminal positions that do not add up to them
     let results = variant("results.json", &|v| v["layers"][2]["terminal_draws"] = Value::from(3u64));
-    fails_with(d, &["catalog", "add", "--dir", "cat", &results], "do not add up");
+    fails_with(d, &["catalog", "add", "--new", "--dir", "cat", &results], "do not add up");
     // not a result file at all
     let other = variant("other.json", &|v| v["schema"] = Value::from("something else"));
-    fails_with(d, &["catalog", "add", "--dir", "cat", &other], "not a finished run");
+    fails_with(d, &["catalog", "add", "--new", "--dir", "cat", &other], "not a finished run");
     assert!(!d.join("cat").exists(), "nothing was written");
 
     // a row that disagrees with the catalogue: the good run goes in, then a
@@ -122,4 +129,103 @@ fn incomplete_or_inconsistent_runs_are_refused_and_nothing_is_written() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("layer 6") && err.contains("nothing was added"), "{err}");
     assert_eq!(std::fs::read(d.join("cat/catalog.json")).unwrap(), before, "the catalogue is unchanged");
+}
+
+/// The game columns by ply: `games` is OEIS A124004 (finished games
+/// dropped), `games_including_ended` keeps counting them. A run whose two
+/// columns are swapped is refused; a result of the old schema (which called
+/// the second column `games_a124004`) and a catalogue of the old version are
+/// read with the column mapped to its new name.
+#[test]
+fn game_columns_by_ply_are_held_to_their_published_conventions() {
+    use othello_census::published::{GAMES_4X4, GAMES_INCLUDING_ENDED_4X4};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let good = result_of(d, "a", &["--engine", "layers", "--size", "4", "--by", "ply", "--work-dir", "w"]);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&good).unwrap()).unwrap();
+    assert_eq!(doc["schema_version"], 3);
+    let col = |v: &Value, name: &str| -> Vec<u128> {
+        v["layers"].as_array().unwrap().iter().take(17).map(|l| l[name].as_u64().unwrap() as u128).collect()
+    };
+    assert_eq!(col(&doc, "games"), GAMES_4X4);
+    assert_eq!(col(&doc, "games_including_ended"), GAMES_INCLUDING_ENDED_4X4);
+    assert!(doc["conventions"]["games"].as_str().unwrap().contains("A124004"));
+    assert!(doc["conventions"]["games_including_ended"].as_str().unwrap().contains("not an OEIS"));
+    let csv = std::fs::read_to_string(good.with_extension("csv")).unwrap();
+    assert!(csv.lines().any(|l| l.starts_with("# games: ") && l.contains("A124004")), "{csv}");
+
+    let write = |name: &str, v: &Value| {
+        let p = d.join(name);
+        std::fs::write(&p, serde_json::to_string(v).unwrap()).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    // swapped columns (totals untouched: they hold no such column)
+    let mut swapped = doc.clone();
+    for l in swapped["layers"].as_array_mut().unwrap() {
+        let (a, b) = (l["games"].clone(), l["games_including_ended"].clone());
+        l["games"] = b;
+        l["games_including_ended"] = a;
+    }
+    let swapped = write("swapped.json", &swapped);
+    fails_with(d, &["catalog", "add", "--new", "--dir", "cat", &swapped], "published value");
+    assert!(!d.join("cat").exists(), "nothing was written");
+
+    // a result of schema 2, where the column was called games_a124004
+    let mut old = doc.clone();
+    old["schema_version"] = Value::from(2);
+    for l in old["layers"].as_array_mut().unwrap() {
+        let v = l.as_object_mut().unwrap().remove("games_including_ended").unwrap();
+        l["games_a124004"] = v;
+    }
+    let old = write("old.json", &old);
+    let out = add(d, &[Path::new(&old)]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let table = std::fs::read_to_string(d.join("cat/4x4-by-ply.csv")).unwrap();
+    assert!(!table.contains("a124004"), "{table}");
+    let header: Vec<&str> = table.lines().find(|l| !l.starts_with('#')).unwrap().split(',').collect();
+    let at = header.iter().position(|h| *h == "games_including_ended").unwrap();
+    let checks = header.iter().position(|h| *h == "checks").unwrap();
+    for row in table.lines().filter(|l| !l.starts_with('#')).skip(1).take(17) {
+        let cells: Vec<&str> = row.split(',').collect();
+        let ply: usize = cells[0].parse().unwrap();
+        assert_eq!(cells[at], GAMES_INCLUDING_ENDED_4X4[ply].to_string());
+        assert!(cells[checks].contains("published"), "{row}");
+    }
+
+    // a catalogue of version 1 (the old column name) is read and rewritten
+    let mut cat: Value = serde_json::from_str(&std::fs::read_to_string(d.join("cat/catalog.json")).unwrap()).unwrap();
+    cat["schema_version"] = Value::from(1);
+    for row in cat["tables"]["4x4-by-ply"].as_array_mut().unwrap() {
+        let v = row.as_object_mut().unwrap().remove("games_including_ended").unwrap();
+        row["games_a124004"] = v;
+    }
+    std::fs::write(d.join("cat/catalog.json"), serde_json::to_string(&cat).unwrap()).unwrap();
+    std::fs::remove_file(d.join("cat/4x4-by-ply.csv")).unwrap();
+    let out = Command::new(bin()).args(["catalog", "regenerate", "--dir", "cat"]).current_dir(d).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(d.join("cat/4x4-by-ply.csv")).unwrap(), table);
+    let cat = std::fs::read_to_string(d.join("cat/catalog.json")).unwrap();
+    assert!(!cat.contains("a124004") && cat.contains("\"schema_version\": 2"));
+    // regenerating a catalogue that is not there is an error
+    fails_with(d, &["catalog", "regenerate", "--dir", "nowhere"], "no catalogue");
+}
+
+/// A run is known by its content, not its file name: a copy is refused.
+/// A missing catalogue directory is an error for `plot`, and for `catalog
+/// add` unless a new catalogue is asked for.
+#[test]
+fn copies_and_missing_catalogues_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let run = result_of(d, "a", &["--size", "4"]);
+    let copy = d.join("copy.json");
+    std::fs::copy(&run, &copy).unwrap();
+    fails_with(d, &["catalog", "add", "--dir", "cat", &run.to_string_lossy()], "add --new");
+    assert!(!d.join("cat").exists());
+    fails_with(d, &["plot", "--dir", "nowhere"], "holds no catalogue");
+    let out = add(d, &[&run]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let before = std::fs::read(d.join("cat/catalog.json")).unwrap();
+    fails_with(d, &["catalog", "add", "--dir", "cat", &copy.to_string_lossy()], "in the catalogue already as");
+    assert_eq!(std::fs::read(d.join("cat/catalog.json")).unwrap(), before);
 }

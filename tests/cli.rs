@@ -13,11 +13,22 @@ fn stderr_of(out: &std::process::Output) -> String {
 
 #[test]
 fn perft_json_reproduces_a124004() {
-    let out = bin().args(["perft", "--size", "8", "--depth", "9", "--json"]).output().unwrap();
+    use othello_census::published::{A124004, BIK_PERFT};
+    let out = bin().args(["perft", "--size", "8", "--depth", "10", "--json"]).output().unwrap();
     assert!(out.status.success());
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let a: Vec<u64> = doc["plies"].as_array().unwrap().iter().map(|r| r["games_a124004"].as_u64().unwrap()).collect();
-    assert_eq!(a, [4, 12, 56, 244, 1396, 8200, 55092, 390216, 3005288]);
+    let col = |name: &str| -> Vec<u128> {
+        doc["plies"].as_array().unwrap().iter().map(|r| r[name].as_u64().unwrap() as u128).collect()
+    };
+    // `games` is A124004 a(1..10); the other column is Bik's, 24,571,284 at 10
+    assert_eq!(col("games"), A124004[1..=10]);
+    assert_eq!(col("games_including_ended")[9], BIK_PERFT.iter().find(|(p, _)| *p == 10).unwrap().1);
+    assert!(doc["conventions"]["games"].as_str().unwrap().contains("A124004"));
+    assert!(doc["conventions"]["games_including_ended"].as_str().unwrap().contains("not an OEIS"));
+    // the table says which column is which
+    let out = bin().args(["perft", "--size", "8", "--depth", "10"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("24,571,056") && text.contains("24,571,284") && text.contains("OEIS A124004"), "{text}");
 }
 
 #[test]
@@ -52,7 +63,7 @@ fn solve_json_progress_and_errors() {
     let log = stderr_of(&out);
     let last = log.lines().last().unwrap_or_default();
     assert!(
-        last.starts_with('[') && last.contains("solving 4x4") && last.contains(&format!("value {value:+}")),
+        last.starts_with('[') && last.contains("solved 4x4") && last.contains(&format!("value {value:+}")),
         "{log}"
     );
     let quiet = bin().args(["solve", "--size", "4", "--quiet"]).output().unwrap();
@@ -104,7 +115,7 @@ fn count_4x4_json_and_result_files() {
     assert_eq!(cells[10..12], ["8988", "2279"]);
     let hist: u64 = cells[12].split(' ').map(|p| p.split_once(':').unwrap().1.parse::<u64>().unwrap()).sum();
     assert_eq!(hist, 6168);
-    assert!(csv.starts_with("# schema: othello-census-results 2\n"), "{csv}");
+    assert!(csv.starts_with("# schema: othello-census-results 3\n"), "{csv}");
     assert!(
         csv.lines().any(|l| l.starts_with("# engine: dfs; board: 4x4; layer_by: discs; limit: 16; complete: true"))
     );

@@ -85,8 +85,15 @@ fn by_ply_reproduces_a124004_and_a124005_on_8x8() {
     let lay = layered::<B8>(LayerBy::Ply, 9, 16, 1 << 30);
     let a124005: Vec<u64> = lay[1..].iter().map(|s| s.counts.positions).collect();
     assert_eq!(a124005, [4, 12, 54, 236, 1288, 7092, 42614, 269352, 1743560]);
-    let a124004: Vec<u128> = lay[1..].iter().map(|s| s.games.unwrap().games_a124004).collect();
-    assert_eq!(a124004, [4, 12, 56, 244, 1396, 8200, 55092, 390216, 3005288]);
+    let a124004: Vec<u128> = lay.iter().map(|s| s.games.unwrap().games).collect();
+    assert_eq!(a124004, othello_census::published::A124004[..=9]);
+    // on 4x4 the two game conventions part at ply 8: `games` drops ended
+    // games, `games_including_ended` keeps them (swapping them fails here)
+    let four = layered::<B4>(LayerBy::Ply, 16, 3, 1 << 20);
+    let games: Vec<u128> = four.iter().map(|s| s.games.unwrap().games).collect();
+    let kept: Vec<u128> = four.iter().map(|s| s.games.unwrap().games_including_ended).collect();
+    assert_eq!(games, othello_census::published::GAMES_4X4);
+    assert_eq!(kept, othello_census::published::GAMES_INCLUDING_ENDED_4X4);
     // a tiny memory and another partition count change nothing, nor do
     // compactions and a last layer counted unstored
     assert_eq!(layered::<B8>(LayerBy::Ply, 9, 3, 1 << 18), lay);
@@ -102,7 +109,7 @@ fn games_by_ply_equal_perft() {
         for (s, r) in lay[1..].iter().zip(&p) {
             let g = s.games.unwrap();
             assert_eq!((s.layer, g.games, g.passes), (r.ply, r.games, r.passes));
-            assert_eq!(g.games_a124004, r.games_a124004);
+            assert_eq!(g.games_including_ended, r.games_including_ended);
         }
     }
     check::<B4>(17);

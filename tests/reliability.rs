@@ -100,7 +100,8 @@ fn an_unwritable_out_is_refused_before_any_work() {
     for cmd in ["resume", "inspect"] {
         let out = run(d, &[cmd, "missing.ckpt"]);
         let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
+        assert_eq!(err.matches("does not exist").count(), 1, "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
     }
     assert!(!d.join("checkpoints").exists(), "nothing created");
 }
@@ -205,8 +206,25 @@ fn a_layer_that_cannot_fit_on_disk_stops_resumably() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let want = counts(&json_of(d, &["count", "--size", "6", "--max-discs", "13", "--json", "-q", "--out", "r"]));
-    let args =
-        ["count", "--engine", "layers", "--size", "6", "--max-discs", "13", "--work-dir", "w", "--disk", "200KiB"];
+    let args = [
+        "count",
+        "--engine",
+        "layers",
+        "--size",
+        "6",
+        "--max-discs",
+        "13",
+        "--work-dir",
+        "w",
+        "--disk",
+        "200KiB",
+        "--force",
+    ];
+    // without --force the run is refused before it starts, nothing written
+    let refused = run(d, &args[..args.len() - 1]);
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("fits here") && !d.join("w").exists(), "{err}");
+    // forced, it stops at the first layer that does not fit
     let out = run(d, &args);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
@@ -216,7 +234,7 @@ fn a_layer_that_cannot_fit_on_disk_stops_resumably() {
     let (mut a, mut b) = (counts(&doc), want);
     // the dfs engine counts no games
     for l in a["layers"].as_array_mut().unwrap().iter_mut().chain(b["layers"].as_array_mut().unwrap()) {
-        for f in ["games", "games_a124004", "games_passes", "games_ended"] {
+        for f in ["games", "games_including_ended", "games_passes", "games_ended"] {
             l.as_object_mut().unwrap().remove(f);
         }
     }
@@ -310,7 +328,11 @@ fn inspect_checks_every_layer_file_and_versions_are_named() {
     old[8] = 1;
     std::fs::write(d.join("old.ckpt"), &old).unwrap();
     for cmd in ["resume", "inspect"] {
-        fails_with(d, &[cmd, "old.ckpt"], "format version 1, this build reads version 3");
+        fails_with(
+            d,
+            &[cmd, "old.ckpt"],
+            "format version 1, written by an older othello-census (this build reads version 3)",
+        );
     }
     assert_eq!(std::fs::read(d.join("old.ckpt")).unwrap(), old);
 
@@ -320,7 +342,7 @@ fn inspect_checks_every_layer_file_and_versions_are_named() {
     old[8] = 2;
     std::fs::write(&manifest, &old).unwrap();
     for cmd in ["resume", "inspect"] {
-        fails_with(d, &[cmd, "w"], "format version 2, this build reads version 3");
+        fails_with(d, &[cmd, "w"], "format version 2, written by an older othello-census (this build reads version 3)");
     }
     assert_eq!(std::fs::read(&manifest).unwrap(), old);
 }
@@ -342,11 +364,11 @@ fn both_engines_write_one_schema() {
     let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
     assert_eq!(keys(&dfs), keys(&lay));
     assert_eq!(dfs["schema"], "othello-census-results");
-    assert_eq!(dfs["schema_version"], 2);
+    assert_eq!(dfs["schema_version"], 3);
     // only meaningful columns: no game columns where no game is counted,
     // and by discs none of the by-ply game columns
     let games = ["games", "games_ended"];
-    let by_ply = ["games_a124004", "games_passes"];
+    let by_ply = ["games_including_ended", "games_passes"];
     for (a, b) in dfs["layers"].as_array().unwrap().iter().zip(lay["layers"].as_array().unwrap()) {
         for f in games.iter().chain(&by_ply) {
             assert!(a.get(f).is_none(), "dfs layer has {f}");
@@ -373,7 +395,7 @@ fn both_engines_write_one_schema() {
                          terminal_black_wins,terminal_draws,terminal_white_wins,pass_positions,pass_classes";
     assert_eq!(header("a"), format!("{count_columns},terminal_disc_differences"));
     assert_eq!(header("b"), format!("{count_columns},games,games_ended,terminal_disc_differences"));
-    // by ply, the A124004 and pass columns are there
+    // by ply, the column of games including ended ones and the pass column are there
     let ply = json_of(
         d,
         &[
@@ -395,11 +417,11 @@ fn both_engines_write_one_schema() {
     assert_eq!(
         header("c"),
         format!(
-            "{},games,games_a124004,games_passes,games_ended,terminal_disc_differences",
+            "{},games,games_including_ended,games_passes,games_ended,terminal_disc_differences",
             count_columns.replacen("discs", "ply", 1)
         )
     );
-    assert!(ply["layers"][3]["games_a124004"].is_u64());
+    assert!(ply["layers"][3]["games_including_ended"].is_u64());
 }
 
 #[test]

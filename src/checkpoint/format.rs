@@ -14,7 +14,7 @@ use crate::framed::{FileKind, FrameError, FramedReader, encode, write_end, write
 use crate::key::dense::dense_bytes;
 
 /// The first eight bytes of every checkpoint file.
-pub const MAGIC: [u8; 8] = *b"OTHCKPT\0";
+pub const MAGIC: [u8; 8] = crate::framed::MAGIC_CHECKPOINT;
 /// The format version this build reads and writes.
 pub const FORMAT_VERSION: u32 = 3;
 /// Largest header section accepted (a corrupt length must not allocate).

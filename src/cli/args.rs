@@ -65,6 +65,17 @@ pub enum CatalogAction {
         /// The catalogue directory.
         #[arg(long, value_name = "DIR", default_value = "results")]
         dir: PathBuf,
+        /// Start a new catalogue in DIR if it holds none (without it, only
+        /// the default results/ may be started anew).
+        #[arg(long)]
+        new: bool,
+    },
+    /// Rewrite every file of an existing catalogue from its catalog.json
+    /// (after an upgrade of the catalogue's format or of its checks).
+    Regenerate {
+        /// The catalogue directory.
+        #[arg(long, value_name = "DIR", default_value = "results")]
+        dir: PathBuf,
     },
 }
 
@@ -95,6 +106,11 @@ pub struct PerftArgs {
     /// game walked, the independent check.
     #[arg(long, value_enum, default_value = "hashed")]
     pub method: PerftMethod,
+    /// Start even a run estimated to be far beyond reach (without it such
+    /// a run is refused up front, with the estimate).
+    #[arg(long)]
+    pub force: bool,
+
     /// hashed: most memory for the transposition table, e.g. `4GiB`
     /// (default: a quarter of the available memory, at most 8 GiB).
     #[arg(long, value_name = "LIMIT", value_parser = parse_bytes)]
@@ -115,8 +131,12 @@ pub struct PerftArgs {
 #[derive(Debug, Args)]
 pub struct SolveArgs {
     /// Board size: 4, 6 or 8.
-    #[arg(short, long, value_name = "N", default_value = "6", value_parser = parse_size)]
+    #[arg(short, long, value_name = "N", default_value = "4", value_parser = parse_size)]
     pub size: BoardSize,
+    /// Start even a run estimated to be far beyond reach (without it such
+    /// a run is refused up front, with the estimate).
+    #[arg(long)]
+    pub force: bool,
     /// The position (default: the start): N*N squares row by row from the
     /// top left, `X` Black, `O` White, `-` empty, then the side to move
     /// (`X` or `O`); an 8x8 `.obf` line reads too.
@@ -208,6 +228,10 @@ pub struct CountArgs {
     /// An existing file is never overwritten: continue it with `resume`.
     #[arg(long, value_name = "FILE")]
     pub checkpoint: Option<PathBuf>,
+    /// Start even a run estimated to be far beyond reach (without it such
+    /// a run is refused up front, with the estimate).
+    #[arg(long)]
+    pub force: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }

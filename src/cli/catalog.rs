@@ -1,4 +1,4 @@
-//! `othello-census catalog add` and `othello-census plot`.
+//! `othello-census catalog add`, `catalog regenerate` and `othello-census plot`.
 
 use std::process::ExitCode;
 
@@ -10,7 +10,14 @@ use othello_census::report::catalog::Catalog;
 
 pub fn run(a: &CatalogArgs) -> anyhow::Result<ExitCode> {
     match &a.action {
-        CatalogAction::Add { runs, dir } => {
+        CatalogAction::Add { runs, dir, new } => {
+            if !Catalog::exists(dir) && !*new && dir != std::path::Path::new("results") {
+                anyhow::bail!(
+                    "{} holds no catalogue ({} is missing); check --dir, or add --new to start a new catalogue there",
+                    dir.display(),
+                    othello_census::report::catalog::CATALOG_FILE
+                );
+            }
             let mut catalog = Catalog::load(dir)?;
             for path in runs {
                 let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -20,21 +27,44 @@ pub fn run(a: &CatalogArgs) -> anyhow::Result<ExitCode> {
                 note(format!("{}: added to {table}", path.display()));
             }
             // only once every run passed: nothing is written on a refusal
-            let written = catalog.save(dir)?;
-            let plotted = othello_census::report::plot::plot(&catalog, &dir.join("census.svg"));
-            for p in &written {
-                note(format!("wrote {}", p.display()));
+            write(&catalog, dir)
+        }
+        CatalogAction::Regenerate { dir } => {
+            let file = dir.join(othello_census::report::catalog::CATALOG_FILE);
+            if !file.is_file() {
+                anyhow::bail!(
+                    "{} does not exist: there is no catalogue to regenerate in {}",
+                    file.display(),
+                    dir.display()
+                );
             }
-            match plotted {
-                Ok(_) => note(format!("wrote {}", dir.join("census.svg").display())),
-                Err(e) => note(format!("no plot: {e}")),
-            }
-            Ok(ExitCode::SUCCESS)
+            write(&Catalog::load(dir)?, dir)
         }
     }
 }
 
+/// Writes the catalogue's files and its plot into `dir`.
+fn write(catalog: &Catalog, dir: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let written = catalog.save(dir)?;
+    let plotted = othello_census::report::plot::plot(catalog, &dir.join("census.svg"));
+    for p in &written {
+        note(format!("wrote {}", p.display()));
+    }
+    match plotted {
+        Ok(_) => note(format!("wrote {}", dir.join("census.svg").display())),
+        Err(e) => note(format!("no plot: {e}")),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn plot(a: &PlotArgs) -> anyhow::Result<ExitCode> {
+    if !Catalog::exists(&a.dir) {
+        anyhow::bail!(
+            "{} holds no catalogue ({} is missing); give the catalogue's directory with --dir",
+            a.dir.display(),
+            othello_census::report::catalog::CATALOG_FILE
+        );
+    }
     let catalog = Catalog::load(&a.dir)?;
     let out = a.out.clone().unwrap_or_else(|| a.dir.join("census.svg"));
     let n = othello_census::report::plot::plot(&catalog, &out).map_err(anyhow::Error::msg)?;

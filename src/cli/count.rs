@@ -1,5 +1,6 @@
 //! `othello-census count` and `othello-census resume` with the DFS engine.
 
+use othello_census::text::shell_path;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -9,7 +10,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::{Context, bail};
 
 use super::args::{ByChoice, CountArgs, OutputArgs, ResumeArgs};
-use super::run::{EXIT_INTERRUPTED, Progress, check_out_dir, memory_limit, note, report};
+use super::run::{EXIT_INTERRUPTED, Progress, check_out_dir, memory_limit, note, report, watched};
 use super::signals::stop_flag;
 use othello_census::atomic::check_writable_dir;
 use othello_census::board::BoardSize;
@@ -17,14 +18,16 @@ use othello_census::checkpoint::read_header;
 use othello_census::engine::dfs::{
     CheckpointPlan, Control, DfsConfig, DfsError, Live, Resume, SaveReport, census_with,
 };
-use othello_census::engine::memory::{cache_bytes_per_class_worst, default_dfs_memory, estimate_classes};
+use othello_census::engine::memory::{cache_bytes_per_class_worst, default_dfs_memory, estimate_classes, total_memory};
+use othello_census::engine::reach;
+use othello_census::engine::resources::free_disk;
 use othello_census::key::Keyed;
 use othello_census::report::census::RunInfo;
 use othello_census::report::files::{fresh_path, peak_rss_bytes, timestamp_now};
 use othello_census::report::group_digits;
+use othello_census::text::human_bytes;
 use othello_census::{software, with_geometry};
 
-const GIB: f64 = (1u64 << 30) as f64;
 const MIB: f64 = (1u64 << 20) as f64;
 /// Time between two checkpoints unless `--checkpoint-every` says otherwise.
 const DEFAULT_EVERY: Duration = Duration::from_secs(30 * 60);
@@ -183,16 +186,17 @@ fn refuse_existing(path: &Path, size: BoardSize, max_discs: u32) -> anyhow::Resu
         return Ok(());
     }
     let shown = path.display();
+    let quoted = shell_path(path);
     match read_header(path) {
         Ok(h) if h.size != size.n() || h.max_discs != max_discs => bail!(
             "{shown} holds a {0}x{0} checkpoint to {1} discs, which conflicts with --size {2} --max-discs {max_discs}; \
-             continue it with `othello-census resume {shown}` or choose another --checkpoint",
+             continue it with `othello-census resume {quoted}` or choose another --checkpoint",
             h.size,
             h.max_discs,
             size.n()
         ),
         Ok(_) => bail!(
-            "{shown} already holds a checkpoint of this census; continue it with `othello-census resume {shown}` \
+            "{shown} already holds a checkpoint of this census; continue it with `othello-census resume {quoted}` \
              (count never overwrites a checkpoint)"
         ),
         Err(e) => bail!(
@@ -226,10 +230,10 @@ fn drive<G: Keyed>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> any
     let control = Control { stop, checkpoint: Some(job.plan.clone()), on_save: &on_save };
     let started = Instant::now();
     let explored_at_start = AtomicU64::new(u64::MAX);
-    let result = std::thread::scope(|s| {
-        let handle = s.spawn(|| census_with::<G>(&job.config, &live, &control, resume));
-        while !handle.is_finished() {
-            std::thread::sleep(Duration::from_millis(100));
+    let result = watched(
+        Duration::from_millis(100),
+        || census_with::<G>(&job.config, &live, &control, resume),
+        || {
             progress.lock().expect("progress lock").update(|| {
                 let secs = started.elapsed().as_secs_f64().max(1e-9);
                 let classes = live.classes.load(Ordering::Relaxed);
@@ -243,24 +247,24 @@ fn drive<G: Keyed>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> any
                     v => v,
                 };
                 format!(
-                    "{} classes, {} positions, {} classes/s, cache ~{:.2} GiB, {:.0} s",
+                    "{} classes, {} positions, {} classes/s, cache ~{}, {:.0} s",
                     group_digits(classes),
                     group_digits(live.positions.load(Ordering::Relaxed)),
                     group_digits(((explored - first) as f64 / secs) as u64),
-                    classes as f64 * cache_bytes_per_class_worst::<G>() / GIB,
+                    human_bytes(classes as f64 * cache_bytes_per_class_worst::<G>()),
                     secs,
                 )
             });
-        }
-        handle.join().expect("census thread panicked")
-    });
+        },
+    );
     progress.lock().expect("progress lock").finish();
     let outcome = match result {
         Ok(o) => o,
         Err(DfsError::Interrupted(path)) => {
             note(format!(
-                "interrupted: checkpoint saved to {0}; continue with: othello-census resume {0}",
-                path.display()
+                "interrupted: checkpoint saved to {}; continue with: othello-census resume {}",
+                path.display(),
+                shell_path(&path)
             ));
             return Ok(ExitCode::from(EXIT_INTERRUPTED));
         }
@@ -268,7 +272,7 @@ fn drive<G: Keyed>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> any
             note(format!(
                 "interrupted: the checkpoint could not be updated ({why}), but the previous one is intact; \
                  continue with: othello-census resume {}",
-                job.plan.path.display()
+                shell_path(&job.plan.path)
             ));
             return Ok(ExitCode::from(EXIT_INTERRUPTED));
         }
@@ -301,21 +305,41 @@ fn drive<G: Keyed>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> any
     Ok(code)
 }
 
-/// Refuses a run whose cache cannot fit in `memory`.
+/// Refuses a run whose cache cannot fit in `memory`, with advice that
+/// leads to a command that works: on a resume (`classes_now` > 0, the
+/// checkpoint's own limit) a larger --memory; on a new run fewer discs,
+/// more memory, or the layered engine where its disk is within reach.
 fn check_fits<G: Keyed>(size: BoardSize, max_discs: u32, memory: u64, classes_now: u64) -> anyhow::Result<()> {
     let per_class = cache_bytes_per_class_worst::<G>();
     let need = estimate_classes(size, max_discs).max(classes_now as f64) * per_class;
     if need <= memory as f64 {
         return Ok(());
     }
-    let fits = (4..max_discs).rev().find(|&k| estimate_classes(size, k) * per_class <= memory as f64);
-    bail!(
-        "a DFS census of {size} to {max_discs} discs needs an estimated {:.1} GiB of cache ({:.2e} classes at \
-         {per_class:.0} bytes each), over the limit of {:.1} GiB; {}raise --memory if the machine has it, \
-         or use the out-of-core layered engine (--engine layers)",
-        need / GIB,
+    let head = format!(
+        "a DFS census of {size} to {max_discs} discs needs an estimated {} of cache ({:.2e} classes at {per_class:.0} \
+         bytes each), over the limit of {}",
+        human_bytes(need),
         need / per_class,
-        memory as f64 / GIB,
-        fits.map_or(String::new(), |k| format!("use --max-discs {k} or lower, "))
+        human_bytes(memory as f64)
+    );
+    if classes_now > 0 {
+        let total = total_memory().map_or(String::new(), |t| format!(" (this machine has {})", human_bytes(t as f64)));
+        bail!(
+            "{head}; resume it with --memory of at least {}{total}, or count it again with the layered engine \
+             (--engine layers)",
+            human_bytes(need)
+        );
+    }
+    let fits = (4..max_discs).rev().find(|&k| estimate_classes(size, k) * per_class <= memory as f64);
+    let fewer = fits.map_or(String::new(), |k| format!("use --max-discs {k} or lower, "));
+    let free = free_disk(Path::new(".")).map_or(f64::INFINITY, |b| b as f64);
+    if reach::layered_peak_disk(size, max_discs) <= 4.0 * free {
+        bail!(
+            "{head}; {fewer}raise --memory if the machine has it, or use the out-of-core layered engine (--engine layers)"
+        )
+    }
+    bail!(
+        "{head}; the layered engine would need far more disk than this machine has, so {}",
+        fits.map_or("this census is beyond reach here".to_string(), |k| format!("use --max-discs {k} or lower"))
     )
 }

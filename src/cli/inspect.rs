@@ -12,6 +12,28 @@ use othello_census::report::files::timestamp;
 use othello_census::report::group_digits;
 
 pub fn run(a: &InspectArgs) -> anyhow::Result<ExitCode> {
+    // a file of a layered run: say what it is and where its run is
+    let mut magic = [0u8; 8];
+    let read = std::fs::File::open(&a.file).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic));
+    if read.is_ok()
+        && magic != othello_census::framed::MAGIC_CHECKPOINT
+        && let Some(kind) = othello_census::framed::kind_of_magic(&magic)
+    {
+        let run = a.file.ancestors().skip(1).find(|d| d.join("run.manifest").is_file());
+        match run {
+            Some(dir) => anyhow::bail!(
+                "{} is a {kind}, not a DFS checkpoint; inspect its run, which checks every file of it: \
+                 `othello-census inspect {}`",
+                a.file.display(),
+                othello_census::text::shell_path(dir)
+            ),
+            None => anyhow::bail!(
+                "{} is a {kind}, not a DFS checkpoint, and no run.manifest is beside it: inspect the run's work \
+                 directory",
+                a.file.display()
+            ),
+        }
+    }
     let v = verify(&a.file)?;
     let h = &v.header;
     let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
@@ -50,13 +72,13 @@ pub fn run(a: &InspectArgs) -> anyhow::Result<ExitCode> {
             "stack_depths": h.stack_lens,
             "waiting": stacks_total,
         });
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        crate::outln!("{}", serde_json::to_string_pretty(&doc)?)?;
     } else {
         let depths: Vec<String> = h.stack_lens.iter().map(|d| group_digits(*d)).collect();
-        println!(
+        crate::outln!(
             "checkpoint {}\n\
              format version {FORMAT_VERSION}, {} bytes, written by {}\n\
-             census: {}x{} {} engine, {} rules, layers 4..={} discs, memory limit {:.1} GiB, {} threads\n\
+             census: {}x{} {} engine, {} rules, layers 4..={} discs, memory limit {}, {}\n\
              command: {}\n\
              started {}, saved {} ({} s ago), {:.1} s of work so far\n\
              expanded: {} classes ({} positions); explored {}, repeated {}\n\
@@ -70,8 +92,8 @@ pub fn run(a: &InspectArgs) -> anyhow::Result<ExitCode> {
             h.engine,
             h.rules,
             h.max_discs,
-            h.memory_limit as f64 / (1u64 << 30) as f64,
-            h.threads,
+            othello_census::text::human_bytes(h.memory_limit as f64),
+            othello_census::text::plural(h.threads, "thread"),
             h.command,
             timestamp(h.started_unix),
             timestamp(h.saved_unix),
@@ -88,7 +110,7 @@ pub fn run(a: &InspectArgs) -> anyhow::Result<ExitCode> {
                 SectionCheck::Ok => "ok".to_string(),
                 SectionCheck::Failed(m) => format!("FAILED: {m}"),
             }
-        );
+        )?;
     }
     if let SectionCheck::Failed(m) = &v.check {
         eprintln!("error: {m}");

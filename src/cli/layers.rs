@@ -1,5 +1,6 @@
 //! `count --engine layers`, `resume DIR` and `inspect DIR`.
 
+use othello_census::text::shell_path;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
@@ -9,7 +10,7 @@ use anyhow::bail;
 
 use super::args::{ByChoice, CountArgs, InspectArgs, OutputArgs, ResumeArgs};
 use super::ranks::Ranks;
-use super::run::{EXIT_INTERRUPTED, Progress, check_out_dir, human_duration, memory_limit, note, report};
+use super::run::{EXIT_INTERRUPTED, Progress, check_out_dir, human_duration, memory_limit, note, report, watched};
 use super::signals::stop_flag;
 use othello_census::board::BoardSize;
 use othello_census::census::LayerBy;
@@ -19,6 +20,7 @@ use othello_census::engine::layers::{
     CompactionMode, LayersError, LayersLive, LayersOutcome, LayersPlan, LayersSettings, WorkDir, resume, start,
 };
 use othello_census::engine::memory::default_layers_memory;
+use othello_census::engine::reach;
 use othello_census::report::census::RunInfo;
 use othello_census::report::files::{peak_rss_bytes, timestamp_now};
 use othello_census::report::group_digits;
@@ -28,7 +30,6 @@ use othello_census::{software, with_geometry};
 const MAX_PLIES: u32 = 256;
 /// Partitions per layer unless `--partitions` says otherwise.
 const DEFAULT_PARTITIONS: u32 = 16;
-const MIB: f64 = (1u64 << 20) as f64;
 
 fn threads(t: Option<u32>) -> usize {
     t.map_or_else(|| std::thread::available_parallelism().map_or(1, |t| t.get()), |t| t as usize)
@@ -79,12 +80,13 @@ pub fn count(a: &CountArgs, command_line: &str, ranks: &Ranks) -> anyhow::Result
                 "{} already holds a layered run; continue it with `{}othello-census resume {}`",
                 work_dir.display(),
                 launcher(ranks),
-                work_dir.display()
+                shell_path(&work_dir)
             );
         }
         check_out_dir(&a.output.out)?;
         othello_census::atomic::check_writable_dir(&work_dir.join("run.manifest"))
             .map_err(|e| anyhow::anyhow!("cannot write the work directory {} ({e})", work_dir.display()))?;
+        check_reach(a, by, limit, &work_dir, ranks.size() as usize)?;
     }
     let settings = LayersSettings {
         disk_limit: a.disk,
@@ -119,6 +121,38 @@ fn launcher(ranks: &Ranks) -> String {
     if ranks.distributed() { format!("mpirun -np {} ", ranks.size()) } else { String::new() }
 }
 
+/// Refuses a run whose disk is far beyond what the machine (or the ranks'
+/// machines, counted alike) holds: four times the free disk or the --disk
+/// budget, against an optimistic estimate of the run's peak disk.
+fn check_reach(a: &CountArgs, by: LayerBy, limit: u32, work_dir: &Path, ranks: usize) -> anyhow::Result<()> {
+    let discs = match by {
+        LayerBy::Discs => limit,
+        LayerBy::Ply => limit.saturating_add(4),
+    };
+    let free = othello_census::engine::resources::free_disk(work_dir).map_or(f64::INFINITY, |b| b as f64);
+    let room = a.disk.map_or(free, |d| d as f64).min(free) * ranks.max(1) as f64;
+    let need = reach::layered_peak_disk(a.size, discs);
+    if a.force || need <= 4.0 * room {
+        return Ok(());
+    }
+    let within = reach::layered_discs_within(a.size, room);
+    let (what, fits) = match by {
+        LayerBy::Discs => (format!("to {limit} discs"), format!("--max-discs {within}")),
+        LayerBy::Ply => (
+            if limit == MAX_PLIES { "to the end of every game".to_string() } else { format!("to ply {limit}") },
+            format!("--plies {}", within.saturating_sub(4).max(1)),
+        ),
+    };
+    bail!(
+        "a layered census of {} {what} needs an estimated {} of disk at its largest layer, but {} is \
+         at hand; {fits} fits here (docs/distributed.md sizes larger runs over MPI ranks), or add --force to \
+         start it anyway",
+        a.size,
+        othello_census::text::human_bytes(need),
+        othello_census::text::human_bytes(room)
+    )
+}
+
 pub fn resume_dir(a: &ResumeArgs, ranks: &Ranks) -> anyhow::Result<ExitCode> {
     let stop = stop_flag();
     if a.output.checkpoint_every.is_some() {
@@ -131,7 +165,7 @@ pub fn resume_dir(a: &ResumeArgs, ranks: &Ranks) -> anyhow::Result<ExitCode> {
             "{} was made by {n} MPI ranks; resume it with `mpirun -np {n} othello-census resume {}` \
              (a build with --features mpi)",
             a.file.display(),
-            a.file.display()
+            shell_path(&a.file)
         );
     }
     // rank 0 holds the manifest; the others learn the run's size and layering
@@ -265,25 +299,20 @@ fn watch<T: Send>(ranks: &Ranks, live: &LayersLive, out: &OutputArgs, job: impl 
     }
     let mut progress = Progress::new(out.quiet, out.progress_every);
     let started = Instant::now();
-    let result = std::thread::scope(|s| {
-        let h = s.spawn(job);
-        // (layer, phase) as last seen, when, and how many classes were done then
-        let mut seen = ((u64::MAX, u64::MAX), Instant::now(), 0u64);
-        // how long the last merge took, seen from its start to the next phase
-        let mut merged = None;
-        while !h.is_finished() {
-            std::thread::sleep(Duration::from_millis(100));
-            let key = (live.layer.load(Ordering::Relaxed), live.phase.load(Ordering::Relaxed));
-            if key != seen.0 {
-                let was_merge = seen.0.0 != u64::MAX && seen.0.1 != 0;
-                merged = if was_merge && key.1 == 0 { Some(seen.1.elapsed().as_secs_f64()) } else { None };
-                seen = (key, Instant::now(), live.done.load(Ordering::Relaxed));
-            }
-            progress.update(|| {
-                layers_message(live, (seen.2, seen.1.elapsed().as_secs_f64()), merged, started.elapsed().as_secs_f64())
-            });
+    // (layer, phase) as last seen, when, and how many classes were done then
+    let mut seen = ((u64::MAX, u64::MAX), Instant::now(), 0u64);
+    // how long the last merge took, seen from its start to the next phase
+    let mut merged = None;
+    let result = watched(Duration::from_millis(100), job, || {
+        let key = (live.layer.load(Ordering::Relaxed), live.phase.load(Ordering::Relaxed));
+        if key != seen.0 {
+            let was_merge = seen.0.0 != u64::MAX && seen.0.1 != 0;
+            merged = if was_merge && key.1 == 0 { Some(seen.1.elapsed().as_secs_f64()) } else { None };
+            seen = (key, Instant::now(), live.done.load(Ordering::Relaxed));
         }
-        h.join().expect("layered census panicked")
+        progress.update(|| {
+            layers_message(live, (seen.2, seen.1.elapsed().as_secs_f64()), merged, started.elapsed().as_secs_f64())
+        });
     });
     progress.finish();
     result
@@ -310,17 +339,23 @@ fn finish(
         Ok(o) => o,
         Err(LayersError::Interrupted(dir)) => {
             note(format!(
-                "interrupted: complete layers are kept in {0}; continue with: {1}othello-census resume {0}",
+                "interrupted: complete layers are kept in {}; continue with: {}othello-census resume {}",
                 dir.display(),
-                launcher(ranks)
+                launcher(ranks),
+                shell_path(&dir)
             ));
             return Ok(ExitCode::from(EXIT_INTERRUPTED));
         }
-        Err(e @ LayersError::Disk { .. }) => return Err(e.into()),
+        // these say what to do themselves
+        Err(e @ (LayersError::Disk { .. } | LayersError::WorkDir { .. })) => return Err(e.into()),
+        Err(e) if e.damaged_file() => bail!(
+            "{e}; resuming cannot get past a damaged file: restore it from a copy and resume, or start the run \
+             again in a new work directory"
+        ),
         Err(e) if read_state(&WorkDir::new(work_dir)).is_ok() => bail!(
             "{e}; what was complete is kept: continue with `{}othello-census resume {}` once the cause is fixed",
             launcher(ranks),
-            work_dir.display()
+            shell_path(work_dir)
         ),
         Err(e) => return Err(e.into()),
     };
@@ -369,9 +404,9 @@ fn finish(
     let code = report(&out.out, out.json, out.quiet, &run, &outcome.census)?;
     if !out.quiet && outcome.last_layer_stored {
         note(format!(
-            "the last layer stays in {} ({:.1} MiB); delete the directory when you no longer need it",
+            "the last layer stays in {} ({}); delete the directory when you no longer need it",
             work_dir.display(),
-            WorkDir::new(work_dir).bytes() as f64 / MIB
+            othello_census::text::human_bytes(WorkDir::new(work_dir).bytes() as f64)
         ));
     }
     Ok(code)
@@ -435,11 +470,11 @@ pub fn inspect_dir(a: &InspectArgs) -> anyhow::Result<ExitCode> {
             "checksums_ok": problems.is_empty(),
             "problems": problems,
         });
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        crate::outln!("{}", serde_json::to_string_pretty(&doc)?)?;
     } else {
-        println!(
+        crate::outln!(
             "layered run in {dir}, last written by {sw}\n{n}x{n} by {by} up to {limit}, {parts} partitions\n\
-             command: {cmd}\nstate: {state}; {counted} layers counted, {secs:.1} s of work, {mib:.1} MiB on disk\n\
+             command: {cmd}\nstate: {state}; {counted}, {secs:.1} s of work, {disk} on disk\n\
              checksums: {check}",
             dir = a.file.display(),
             sw = m.software,
@@ -447,15 +482,25 @@ pub fn inspect_dir(a: &InspectArgs) -> anyhow::Result<ExitCode> {
             limit = m.run.limit,
             parts = m.run.partitions,
             cmd = m.run.command,
-            counted = m.stats.len(),
+            counted = match (m.stats.first(), m.stats.last()) {
+                (Some(f), Some(l)) if m.phase == 0 => format!(
+                    "counts final for layers {}..{} ({}; layer {} is counted as it is expanded)",
+                    f.layer,
+                    l.layer,
+                    m.stats.len(),
+                    m.layer
+                ),
+                (Some(f), Some(l)) => format!("counts final for layers {}..{} ({})", f.layer, l.layer, m.stats.len()),
+                _ => "no layer counted yet".to_string(),
+            },
             secs = m.elapsed_seconds,
-            mib = bytes as f64 / MIB,
+            disk = othello_census::text::human_bytes(bytes as f64),
             check = if problems.is_empty() {
                 format!("ok ({checked} parts of layer {layer})")
             } else {
                 format!("FAILED ({} of {checked} parts)", problems.len())
             }
-        );
+        )?;
     }
     if let Some(first) = problems.first() {
         bail!(

@@ -47,7 +47,9 @@ pub fn main() -> ExitCode {
             }
         },
     };
-    let command_line = std::env::args().collect::<Vec<_>>().join(" ");
+    // as a user would type it again: the program's name, each word quoted
+    // where a shell needs it (not the path of the binary that ran)
+    let command_line = format!("othello-census {}", othello_census::text::shell_words(std::env::args().skip(1)));
     let ranks = match ranks::Ranks::init() {
         Ok(r) => r,
         Err(e) => {
@@ -67,6 +69,14 @@ pub fn main() -> ExitCode {
         Command::Count(a) if a.engine == args::EngineChoice::Layers => layers::count(&a, &command_line, &ranks),
         Command::Count(a) => count::run(&a, &command_line),
         // a directory is a layered run (one without a manifest gets a clear error), a file a checkpoint
+        Command::Resume(a) if !a.file.exists() => Err(anyhow::anyhow!(
+            "{} does not exist; give the checkpoint file (dfs) or the work directory (layers) of a run",
+            a.file.display()
+        )),
+        Command::Inspect(a) if !a.file.exists() => Err(anyhow::anyhow!(
+            "{} does not exist; give a checkpoint file, a work directory, or a file of one",
+            a.file.display()
+        )),
         Command::Resume(a) if a.file.is_dir() => layers::resume_dir(&a, &ranks),
         Command::Resume(a) => count::resume(&a),
         Command::Inspect(a) if a.file.is_dir() => layers::inspect_dir(&a),

@@ -6,8 +6,9 @@ use std::time::Instant;
 use serde_json::json;
 
 use super::args::{PerftArgs, PerftMethod};
-use super::run::{Progress, human_duration, memory_limit};
+use super::run::{Progress, human_duration, memory_limit, watched};
 use othello_census::engine::memory::available_memory;
+use othello_census::engine::reach;
 use othello_census::perft::hashed::perft_hashed_with_progress;
 use othello_census::perft::{PerftProgress, PerftRow, perft_with_progress};
 use othello_census::report::{Table, group_digits};
@@ -19,11 +20,28 @@ pub fn run(a: &PerftArgs) -> anyhow::Result<ExitCode> {
         PerftMethod::Brute if a.memory.is_some() => anyhow::bail!("--memory is for --method hashed"),
         PerftMethod::Brute => None,
     };
+    let hashed = a.method == PerftMethod::Hashed;
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    if let Some(secs) = reach::perft_seconds(a.size, a.depth, hashed, threads)
+        && secs > reach::MAX_SECONDS
+        && !a.force
+    {
+        anyhow::bail!(
+            "perft {} to depth {} would take at least {} on {} (an optimistic estimate from OEIS A124004); depth \
+             {} is within a month here; add --force to start it anyway",
+            a.size,
+            a.depth,
+            human_duration(secs),
+            othello_census::text::plural(threads as u32, "thread"),
+            reach::perft_depth_within_reach(a.size, hashed, threads)
+        );
+    }
     let started = Instant::now();
     let progress = PerftProgress::new();
     let mut display = Progress::new(a.quiet, a.progress_every);
-    let (rows, stats): (Vec<PerftRow>, _) = std::thread::scope(|scope| {
-        let job = scope.spawn(|| {
+    let (rows, stats): (Vec<PerftRow>, _) = watched(
+        std::time::Duration::from_millis(200),
+        || {
             with_geometry!(a.size, G => match memory {
                 Some(m) => {
                     let (rows, stats) = perft_hashed_with_progress::<G>(a.depth, m, &progress);
@@ -31,18 +49,16 @@ pub fn run(a: &PerftArgs) -> anyhow::Result<ExitCode> {
                 }
                 None => (perft_with_progress::<G>(a.depth, &progress), None),
             })
-        });
-        while !job.is_finished() {
-            std::thread::sleep(std::time::Duration::from_millis(200));
-            display.update(|| progress_line(a, &progress, started.elapsed().as_secs_f64()));
-        }
-        display.last_line(|| progress_line(a, &progress, started.elapsed().as_secs_f64()));
-        display.finish();
-        job.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
-    });
+        },
+        || display.update(|| progress_line(a, &progress, started.elapsed().as_secs_f64())),
+    );
     let elapsed = started.elapsed().as_secs_f64();
+    display.last_line(|| progress_line(a, &progress, elapsed));
+    display.finish();
     let method = if stats.is_some() { "hashed" } else { "brute" };
-    let leaves = rows.last().map_or(0, |r| r.games);
+    // every game the walk counted: those alive at the last ply and those
+    // that ended before it (a deep 4x4 perft has no game left at the end)
+    let leaves = rows.last().map_or(0, |r| r.games_including_ended);
     if a.json {
         let doc = json!({
             "tool": "othello-census",
@@ -50,10 +66,12 @@ pub fn run(a: &PerftArgs) -> anyhow::Result<ExitCode> {
             "command": "perft",
             "size": a.size.n(),
             "depth": a.depth,
-            "conventions": {
-                "games": "paths of exactly n plies, a pass is a ply, finished games dropped",
-                "games_a124004": "OEIS A124004: a game that ended before ply n still counts at ply n",
-            },
+            // the row fields `passes` and `ended` are the census's
+            // `games_passes` and `games_ended`
+            "conventions": othello_census::census::game_conventions(othello_census::census::LayerBy::Ply)
+                .into_iter()
+                .map(|(k, v)| (k.strip_prefix("games_").filter(|k| *k != "including_ended").unwrap_or(k).to_string(), json!(v)))
+                .collect::<serde_json::Map<_, _>>(),
             "plies": rows,
             "method": method,
             "table": stats.map(|s| json!({
@@ -67,32 +85,34 @@ pub fn run(a: &PerftArgs) -> anyhow::Result<ExitCode> {
             "elapsed_seconds": elapsed,
             "games_per_second": leaves as f64 / elapsed.max(1e-9),
         });
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        crate::outln!("{}", serde_json::to_string_pretty(&doc)?)?;
     } else {
-        println!("perft {}, plies 1..{} (a pass counts as a ply)\n", a.size, a.depth);
-        let mut t = Table::new(["ply", "games", "games (A124004)", "passes", "ended here"]);
+        crate::outln!("perft {}, plies 1..{} (a pass counts as a ply)\n", a.size, a.depth)?;
+        let mut t = Table::new(["ply", "games", "incl. ended", "passes", "ended here"]);
         for r in &rows {
             t.row([
                 r.ply.to_string(),
                 group_digits(r.games),
-                group_digits(r.games_a124004),
+                group_digits(r.games_including_ended),
                 group_digits(r.passes),
                 r.ended.map_or("-".to_string(), group_digits),
             ]);
         }
-        print!("{}", t.render());
-        println!(
-            "\ngames: finished games dropped; games (A124004): finished games keep counting.\n\
-             {method} method: {:.3} s, {} games counted per second{}",
+        crate::out!("{}", t.render())?;
+        crate::outln!(
+            "\ngames: finished games dropped (OEIS A124004 on 8x8); incl. ended: finished games keep counting \
+             (Bik's perft).\n\
+             {method} method: {:.3} s, {} counted, {} per second{}",
             elapsed,
+            othello_census::text::plural(leaves, "game"),
             group_digits((leaves as f64 / elapsed.max(1e-9)) as u64),
             stats.map_or(String::new(), |s| format!(
-                "; table: {} subtrees stored ({:.1} MiB), {} found again",
-                group_digits(s.stored),
-                s.table_bytes as f64 / (1u64 << 20) as f64,
-                group_digits(s.hits)
+                "; table: {} stored, {} found again, {} reserved (memory is used only as the table fills)",
+                othello_census::text::plural(s.stored, "subtree"),
+                group_digits(s.hits),
+                othello_census::text::human_bytes(s.table_bytes as f64),
             ))
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

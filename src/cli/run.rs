@@ -18,6 +18,32 @@ const GIB: f64 = (1u64 << 30) as f64;
 /// Exit code of a run stopped by a signal with its state saved.
 pub const EXIT_INTERRUPTED: u8 = 130;
 
+/// Writes to standard output, as `print!`, but returns an error (one line
+/// in the end, a non-zero exit) where `print!` would panic: a full disk, a
+/// closed pipe, `/dev/full`.
+#[macro_export]
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::cli::run::write_stdout(format_args!($($arg)*))
+    };
+}
+
+/// [`out!`] with a newline.
+#[macro_export]
+macro_rules! outln {
+    () => { $crate::out!("\n") };
+    ($($arg:tt)*) => {
+        $crate::cli::run::write_stdout(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// Writes `args` on stdout and flushes it; an error says that the output
+/// did not reach its destination.
+pub fn write_stdout(args: std::fmt::Arguments) -> anyhow::Result<()> {
+    let mut o = std::io::stdout().lock();
+    o.write_fmt(args).and_then(|_| o.flush()).context("the output could not be written to standard output")
+}
+
 /// Writes a line on stderr. A broken or full stderr is ignored: output
 /// trouble never stops or hangs a run.
 pub fn note(line: impl AsRef<str>) {
@@ -71,22 +97,50 @@ pub fn report(out: &Path, json: bool, quiet: bool, run: &RunInfo, census: &Censu
     } else {
         write!(o, "{}", census_table(run, census))
     };
-    let _ = shown.and_then(|_| o.flush());
-    match written {
-        Ok((j, c)) => {
+    let shown = shown.and_then(|_| o.flush());
+    drop(o);
+    let kept = run.run_files.as_deref().map_or(String::new(), |f| format!("; the run's data stays in {f}"));
+    match (written, shown) {
+        (Ok((j, c)), Ok(())) => {
             if !quiet {
                 note(format!("results: {} and {}", j.display(), c.display()));
             }
             Ok(ExitCode::SUCCESS)
         }
-        Err(e) => {
-            let kept = run.run_files.as_deref().map_or(String::new(), |f| format!("; the run's data stays in {f}"));
-            bail!(
-                "the result files could not be written into {} ({e}); the result is on stdout above{kept}",
-                out.display()
-            )
-        }
+        (Ok((j, c)), Err(e)) => bail!(
+            "the result could not be written to standard output ({e}); it is in {} and {}",
+            j.display(),
+            c.display()
+        ),
+        (Err(e), Ok(())) => bail!(
+            "the result files could not be written into {} ({e}); the result is on stdout above{kept}",
+            out.display()
+        ),
+        (Err(e), Err(o)) => bail!(
+            "neither the result files could be written into {} ({e}) nor standard output ({o}){kept}",
+            out.display()
+        ),
     }
+}
+
+/// Runs `work` on a thread of its own and calls `tick` every `every` until
+/// it ends; returns as soon as it ends (the waiting thread is woken then,
+/// not at the next tick), so a run's wall time is its own. A panic in
+/// `work` goes on in the caller.
+pub fn watched<T: Send>(every: std::time::Duration, work: impl FnOnce() -> T + Send, mut tick: impl FnMut()) -> T {
+    use std::sync::mpsc::{RecvTimeoutError, channel};
+    std::thread::scope(|scope| {
+        let (done, ended) = channel::<()>();
+        let job = scope.spawn(move || {
+            let out = work();
+            let _ = done.send(());
+            out
+        });
+        while let Err(RecvTimeoutError::Timeout) = ended.recv_timeout(every) {
+            tick();
+        }
+        job.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
+    })
 }
 
 /// Progress on stderr: a spinner line on a terminal; elsewhere (a batch
@@ -161,7 +215,9 @@ impl Progress {
 /// `seconds` in words: `45 s`, `12 min`, `3.5 h`, `4.0 days`.
 pub fn human_duration(seconds: f64) -> String {
     match seconds {
-        s if !s.is_finite() || s > 3.0e7 => "over a year".to_string(),
+        s if !s.is_finite() => "forever".to_string(),
+        s if s > 3.2e11 => format!("{:.1e} years", s / 3.156e7),
+        s if s > 6.3e7 => format!("{:.0} years", s / 3.156e7),
         s if s < 90.0 => format!("{s:.0} s"),
         s if s < 5400.0 => format!("{:.0} min", s / 60.0),
         s if s < 172_800.0 => format!("{:.1} h", s / 3600.0),

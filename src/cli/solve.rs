@@ -5,11 +5,12 @@ use std::process::ExitCode;
 use serde_json::json;
 
 use super::args::SolveArgs;
-use super::run::{Progress, human_duration, memory_limit};
+use super::run::{Progress, human_duration, memory_limit, watched};
 use othello_census::board::{Color, Position};
 use othello_census::engine::memory::available_memory;
 use othello_census::report::group_digits;
 use othello_census::solve::{Solution, SolveProgress, parse_position, solve_with_progress, square_name};
+use othello_census::text::plural;
 use othello_census::with_geometry;
 
 /// A quarter of the available memory, at most 1 GiB: enough for the 6x6
@@ -27,6 +28,15 @@ pub fn run(a: &SolveArgs) -> anyhow::Result<ExitCode> {
             Some(t) => parse_position::<G>(t).map_err(|e| anyhow::anyhow!("--position: {e}"))?,
             None => Position::<G>::start(),
         };
+        let empties = (n * n).saturating_sub(p.discs());
+        if empties > othello_census::engine::reach::SOLVE_MAX_EMPTIES && !a.force {
+            anyhow::bail!(
+                "an exact solve from {empties} empty squares is far beyond reach (the 6x6 start, 32 empties, takes \
+                 a minute or two, and each further empty square multiplies the work); solve a position with at \
+                 most {} empties (--position), or add --force to start it anyway",
+                othello_census::engine::reach::SOLVE_MAX_EMPTIES
+            );
+        }
         let side = p.side_to_move();
         let progress = SolveProgress::new();
         let mut display = Progress::new(a.quiet, a.progress_every);
@@ -44,16 +54,22 @@ pub fn run(a: &SolveArgs) -> anyhow::Result<ExitCode> {
                 human_duration(started.elapsed().as_secs_f64())
             )
         };
-        let solution = std::thread::scope(|scope| {
-            let job = scope.spawn(|| solve_with_progress(&p, memory, threads, &progress));
-            while !job.is_finished() {
-                std::thread::sleep(std::time::Duration::from_millis(200));
-                display.update(line);
-            }
-            display.last_line(line);
-            display.finish();
-            job.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
+        let solution: Solution = watched(
+            std::time::Duration::from_millis(200),
+            || solve_with_progress(&p, memory, threads, &progress),
+            || display.update(line),
+        );
+        // the last line from the solution itself: the live counter lags
+        // behind the workers' batches
+        display.last_line(|| {
+            format!(
+                "solved {n}x{n}: {}, value {:+} (Black - White), {}",
+                plural(solution.nodes, "position"),
+                solution.value,
+                human_duration(solution.elapsed.as_secs_f64())
+            )
         });
+        display.finish();
         (solution, p.to_string(), side)
     });
     let pv: Vec<String> = s.pv.iter().map(|m| m.map_or("pass".to_string(), |sq| square_name(sq, n))).collect();
@@ -80,23 +96,23 @@ pub fn run(a: &SolveArgs) -> anyhow::Result<ExitCode> {
             "threads": s.threads,
             "table_bytes": s.table_bytes,
         });
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        crate::outln!("{}", serde_json::to_string_pretty(&doc)?)?;
     } else {
-        print!("{shown}");
-        println!(
+        crate::out!("{shown}")?;
+        crate::outln!(
             "\nperfect play: {outcome}, {:+} (Black - White, empty squares to the winner); the variation ends {:+} on \
              the board",
-            s.value, s.raw_difference
-        );
-        println!("principal variation: {}", pv.join(" "));
-        println!(
-            "{} nodes in {secs:.3} s ({} nodes/s) on {} thread{}, {:.1} MiB of table",
-            group_digits(s.nodes as u128),
+            s.value,
+            s.raw_difference
+        )?;
+        crate::outln!("principal variation: {}", pv.join(" "))?;
+        crate::outln!(
+            "{} in {secs:.3} s ({} nodes/s) on {}, {} of table",
+            plural(s.nodes, "node"),
             group_digits((s.nodes as f64 / secs.max(1e-9)) as u128),
-            s.threads,
-            if s.threads == 1 { "" } else { "s" },
-            s.table_bytes as f64 / (1u64 << 20) as f64
-        );
+            plural(s.threads as u64, "thread"),
+            othello_census::text::human_bytes(s.table_bytes as f64)
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

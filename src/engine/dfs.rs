@@ -169,10 +169,11 @@ impl<G: Keyed> Resume<G> {
 #[derive(Debug, thiserror::Error)]
 pub enum DfsError {
     #[error(
-        "the DFS cache reached the memory limit ({limit_gib:.2} GiB) after {classes} classes; \
-         lower --max-discs, raise --memory, or use the out-of-core layered engine (--engine layers)"
+        "the DFS cache reached the memory limit ({}) after {classes} classes; \
+         lower --max-discs, raise --memory, or use the out-of-core layered engine (--engine layers)",
+        crate::text::human_bytes(*limit as f64)
     )]
-    MemoryLimit { classes: u64, limit_gib: f64 },
+    MemoryLimit { classes: u64, limit: u64 },
     #[error("interrupted; checkpoint saved to {}", .0.display())]
     Interrupted(PathBuf),
     #[error("interrupted before the first checkpoint could be saved: {0}")]
@@ -583,7 +584,7 @@ pub fn census_with<G: Keyed>(
     if shared.abort.load(Ordering::Relaxed) {
         return Err(DfsError::MemoryLimit {
             classes: live.classes.load(Ordering::Relaxed),
-            limit_gib: config.memory_limit as f64 / (1u64 << 30) as f64,
+            limit: config.memory_limit,
         });
     }
     for w in &walkers {

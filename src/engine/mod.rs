@@ -4,4 +4,5 @@ pub mod dfs;
 pub mod hash;
 pub mod layers;
 pub mod memory;
+pub mod reach;
 pub mod resources;

@@ -16,11 +16,26 @@ use serde_json::{Map, Value, json};
 use super::census::{SCHEMA, SCHEMA_VERSION};
 use crate::atomic::atomic_write;
 use crate::census::{COLUMNS, LayerBy, columns};
+use crate::published;
 
 /// The catalogue file inside the catalogue directory.
 pub const CATALOG_FILE: &str = "catalog.json";
 const CATALOG_SCHEMA: &str = "othello-census-catalog";
-const CATALOG_VERSION: u64 = 1;
+/// Version 2 renamed the column `games_a124004` (a mislabel: the
+/// keep-counting convention is not OEIS A124004) to
+/// `games_including_ended`; version 1 files are read and renamed.
+const CATALOG_VERSION: u64 = 2;
+
+/// The name versions 1 and 2 of the results schema, and version 1 of the
+/// catalogue, gave the column `games_including_ended`.
+const OLD_INCLUDING_ENDED: &str = "games_a124004";
+
+/// Renames the old column name in a row or layer object.
+fn rename_old_columns(row: &mut Map<String, Value>) {
+    if let Some(v) = row.remove(OLD_INCLUDING_ENDED) {
+        row.insert("games_including_ended".into(), v);
+    }
+}
 
 /// Why a run cannot enter the catalogue.
 #[derive(Debug, thiserror::Error)]
@@ -45,6 +60,11 @@ pub struct Catalog {
 }
 
 impl Catalog {
+    /// Whether `dir` holds a catalogue.
+    pub fn exists(dir: &Path) -> bool {
+        dir.join(CATALOG_FILE).is_file()
+    }
+
     /// Reads `dir/catalog.json` (an empty catalogue where there is none).
     pub fn load(dir: &Path) -> Result<Catalog, CatalogError> {
         let path = dir.join(CATALOG_FILE);
@@ -54,15 +74,18 @@ impl Catalog {
             Err(e) => return Err(CatalogError::Io { path, error: e }),
         };
         let doc: Value = serde_json::from_str(&text).map_err(|e| refuse(&path, format!("not JSON: {e}")))?;
-        if doc["schema"] != CATALOG_SCHEMA || doc["schema_version"] != CATALOG_VERSION {
-            return Err(refuse(&path, format!("not a {CATALOG_SCHEMA} {CATALOG_VERSION} file")));
+        let version = doc["schema_version"].as_u64();
+        if doc["schema"] != CATALOG_SCHEMA || !version.is_some_and(|v| (1..=CATALOG_VERSION).contains(&v)) {
+            return Err(refuse(&path, format!("not a {CATALOG_SCHEMA} file of version 1 to {CATALOG_VERSION}")));
         }
         let mut c = Catalog { runs: doc["runs"].as_array().cloned().unwrap_or_default(), ..Catalog::default() };
         for (name, rows) in doc["tables"].as_object().into_iter().flatten() {
             let table = c.tables.entry(name.clone()).or_default();
             for row in rows.as_array().into_iter().flatten() {
                 let layer = row["layer"].as_u64().ok_or_else(|| refuse(&path, "a row without a layer"))?;
-                table.insert(layer as u32, row.as_object().cloned().unwrap_or_default());
+                let mut row = row.as_object().cloned().unwrap_or_default();
+                rename_old_columns(&mut row);
+                table.insert(layer as u32, row);
             }
         }
         Ok(c)
@@ -70,10 +93,23 @@ impl Catalog {
 
     /// Adds the finished run of result document `doc` (read from `path`).
     pub fn add(&mut self, path: &Path, doc: &Value) -> Result<String, CatalogError> {
+        let doc = &upgrade(doc);
         let layers = validate(path, doc)?;
         let id = path.file_stem().map_or("run".into(), |s| s.to_string_lossy().into_owned());
         if self.runs.iter().any(|r| r["id"] == id) {
             return Err(refuse(path, format!("run {id} is in the catalogue already")));
+        }
+        let entry = run_entry(&id, doc, layers);
+        // a run is its content, whatever its file is called: a copy has the
+        // same command, commit, machine, timings and layers
+        if let Some(same) = self.runs.iter().find(|r| same_run(r, &entry)) {
+            return Err(refuse(
+                path,
+                format!(
+                    "this run is in the catalogue already as {} (same command, commit, machine, timings and layers)",
+                    same["id"].as_str().unwrap_or("?")
+                ),
+            ));
         }
         let name = table_name(doc);
         let table = self.tables.entry(name.clone()).or_default();
@@ -108,28 +144,27 @@ impl Catalog {
             row["runs"].as_array_mut().expect("a list").push(json!(id));
         }
         *table = merged;
-        self.runs.push(json!({
-            "id": id,
-            "table": name,
-            "command": doc["command"],
-            "version": doc["version"],
-            "commit": doc["commit"],
-            "engine": doc["engine"],
-            "machine": doc["machine"],
-            "threads": doc["threads"],
-            "memory_limit_bytes": doc["memory_limit_bytes"],
-            "elapsed_seconds": doc["elapsed_seconds"],
-            "peak_rss_bytes": doc["peak_rss_bytes"],
-            "peak_disk_bytes": doc["engine_stats"]["peak_disk_bytes"],
-            "layers": [layers.first().map(|l| l["layer"].clone()), layers.last().map(|l| l["layer"].clone())],
-            "complete": doc["complete"],
-            "perft_checked_to": perft_checked_to(doc),
-        }));
+        self.runs.push(entry);
         Ok(name)
     }
 
     /// Writes `catalog.json`, the CSV tables and `README.md` into `dir`.
+    /// Refuses (writing nothing) when a row disagrees with a published value.
     pub fn save(&self, dir: &Path) -> Result<Vec<PathBuf>, CatalogError> {
+        for (name, rows) in &self.tables {
+            for (layer, row) in rows {
+                for (col, want) in published::layer_values(name, *layer) {
+                    if let Some(v) = row.get(col).and_then(count)
+                        && v != want
+                    {
+                        return Err(refuse(
+                            &dir.join(CATALOG_FILE),
+                            format!("{name} layer {layer}: {col} is {v} but the published value is {want}"),
+                        ));
+                    }
+                }
+            }
+        }
         let io = |path: &Path| {
             let path = path.to_path_buf();
             move |e| CatalogError::Io { path, error: e }
@@ -209,9 +244,8 @@ impl Catalog {
         if oracle_covers(name, layer) {
             out.push("oracle");
         }
-        if let Some(known) = known_value(name, layer)
-            && row.get(known.0).and_then(Value::as_u64) == Some(known.1)
-        {
+        let known = published::layer_values(name, layer);
+        if !known.is_empty() && known.iter().all(|&(col, v)| row.get(col).and_then(count) == Some(v)) {
             out.push("published");
         }
         let perft = row["runs"].as_array().into_iter().flatten().any(|id| {
@@ -239,10 +273,15 @@ impl Catalog {
              - `engines`: the DFS engine and the layered engine gave this row, equal in every column both count.\n\
              - `oracle`: the layer is compared with the naive oracle (`tests/oracle/`, no code shared with the\n  \
                engines) by the test suite: every 4x4 layer, 6x6 to 12 discs, 8x8 to 10 discs, 8x8 to 9 plies.\n\
-             - `published`: equals a published value of `shared/reference/known-values.md` (4x4 per disc count;\n  \
-               OEIS A124005 and A124004 a(1..9) on 8x8).\n\
-             - `perft`: by ply, `games`, `games_passes` and `games_a124004` equal an independent perft walk,\n  \
-               recomputed when the run was added.\n\n",
+             - `published`: equals every published value for the row (`src/published.rs`): 4x4 positions per\n  \
+               disc count and games per ply in both conventions; on 8x8 by ply, positions against OEIS A124005\n  \
+               a(0..9), `games` against OEIS A124004 a(0..21) and `games_including_ended` against Aart Bik's perft\n  \
+               (plies 0-10, 14, 15). A run that disagrees with a published value is refused.\n\
+             - `perft`: by ply, `games`, `games_passes` and `games_including_ended` equal an independent perft walk,\n  \
+               recomputed when the run was added.\n\n\
+             Game columns by ply: `games` counts games of exactly n plies (a pass is a ply; games that ended earlier\n\
+             are dropped): on 8x8 this is OEIS A124004. `games_including_ended` keeps counting a game that ended\n\
+             earlier (Bik's convention); it is not an OEIS sequence.\n\n",
         );
         if !self.tables.is_empty() {
             out.push_str("![classes, positions and terminal positions per layer](census.svg)\n\n");
@@ -285,6 +324,40 @@ fn human_bytes(bytes: f64) -> String {
     }
 }
 
+/// The catalogue's record of a run.
+fn run_entry(id: &str, doc: &Value, layers: &[Value]) -> Value {
+    json!({
+        "id": id,
+        "table": table_name(doc),
+        "command": doc["command"],
+        "version": doc["version"],
+        "commit": doc["commit"],
+        "engine": doc["engine"],
+        "machine": doc["machine"],
+        "threads": doc["threads"],
+        "memory_limit_bytes": doc["memory_limit_bytes"],
+        "elapsed_seconds": doc["elapsed_seconds"],
+        "peak_rss_bytes": doc["peak_rss_bytes"],
+        "peak_disk_bytes": doc["engine_stats"]["peak_disk_bytes"],
+        "layers": [layers.first().map(|l| l["layer"].clone()), layers.last().map(|l| l["layer"].clone())],
+        "complete": doc["complete"],
+        "perft_checked_to": perft_checked_to(doc),
+        "layers_digest": format!("{:016x}", xxhash_rust::xxh3::xxh3_64(doc["layers"].to_string().as_bytes())),
+    })
+}
+
+/// Whether two run records describe the same run: every field but the id
+/// (the file name) is equal, and so are the digests of their layers where
+/// both have one (runs catalogued before the digest existed have none).
+fn same_run(a: &Value, b: &Value) -> bool {
+    const DIGEST: &str = "layers_digest";
+    fn fields(v: &Value) -> Option<Vec<(&String, &Value)>> {
+        v.as_object().map(|m| m.iter().filter(|(k, _)| *k != "id" && *k != DIGEST).collect())
+    }
+    let digests_differ = !a[DIGEST].is_null() && !b[DIGEST].is_null() && a[DIGEST] != b[DIGEST];
+    fields(a) == fields(b) && !digests_differ
+}
+
 /// `<N>x<N>-by-<discs|ply>`.
 fn table_name(doc: &Value) -> String {
     format!("{0}x{0}-by-{1}", doc["size"], doc["layer_by"].as_str().unwrap_or("?"))
@@ -298,17 +371,6 @@ fn oracle_covers(name: &str, layer: u32) -> bool {
         "8x8-by-discs" => layer <= 10,
         "8x8-by-ply" => layer <= 9,
         _ => false,
-    }
-}
-
-/// A published value of a row: (column, value).
-fn known_value(name: &str, layer: u32) -> Option<(&'static str, u64)> {
-    const POS_4X4: [u64; 13] = [1, 4, 12, 42, 124, 400, 1124, 2792, 6716, 12442, 17962, 16118, 5052];
-    const A124005: [u64; 9] = [4, 12, 54, 236, 1288, 7092, 42614, 269352, 1743560];
-    match name {
-        "4x4-by-discs" => POS_4X4.get(layer.checked_sub(4)? as usize).map(|&v| ("positions", v)),
-        "8x8-by-ply" => A124005.get(layer.checked_sub(1)? as usize).map(|&v| ("positions", v)),
-        _ => None,
     }
 }
 
@@ -327,7 +389,27 @@ fn perft_checked_to(doc: &Value) -> Option<u64> {
     Some(last.min(cap))
 }
 
-/// Checks a result document; returns its layers.
+/// A count in a row or layer: a JSON number of any size.
+fn count(v: &Value) -> Option<u128> {
+    v.as_u64().map(u128::from).or_else(|| v.is_number().then(|| v.to_string().parse().ok()).flatten())
+}
+
+/// A result document with the columns of the current schema: versions 1
+/// and 2 called `games_including_ended` `games_a124004`.
+fn upgrade(doc: &Value) -> Value {
+    let mut doc = doc.clone();
+    if doc["schema_version"].as_u64().is_some_and(|v| v < 3)
+        && let Some(layers) = doc.get_mut("layers").and_then(Value::as_array_mut)
+    {
+        for l in layers.iter_mut().filter_map(Value::as_object_mut) {
+            rename_old_columns(l);
+        }
+    }
+    doc
+}
+
+/// Checks a result document (of the current schema, [`upgrade`]); returns
+/// its layers.
 fn validate<'a>(path: &Path, doc: &'a Value) -> Result<&'a Vec<Value>, CatalogError> {
     // version 1 wrote every column (by-ply ones empty or meaningless by
     // discs); the tables take the meaningful ones from either
@@ -384,8 +466,15 @@ fn validate<'a>(path: &Path, doc: &'a Value) -> Result<&'a Vec<Value>, CatalogEr
                 ));
             }
         }
+        for (col, want) in published::layer_values(&table_name(doc), layer as u32) {
+            if let Some(v) = num(l, col)?
+                && v != want
+            {
+                return Err(refuse(path, format!("layer {layer}: {col} is {v} but the published value is {want}")));
+            }
+        }
         if let Some(games) = num(l, "games")? {
-            let a = num(l, "games_a124004")?;
+            let a = num(l, "games_including_ended")?;
             let ended = num(l, "games_ended")?.unwrap_or(0);
             if a.is_some_and(|a| a != games + ended_before) || ended > games {
                 return Err(refuse(path, format!("layer {layer}: the game counts are inconsistent")));
@@ -428,7 +517,7 @@ fn check_perft(path: &Path, size: u32, layers: &[Value], to: u32) -> Result<(), 
     );
     for r in rows {
         let l = &layers[r.ply as usize];
-        let want = [("games", r.games), ("games_passes", r.passes), ("games_a124004", r.games_a124004)];
+        let want = [("games", r.games), ("games_passes", r.passes), ("games_including_ended", r.games_including_ended)];
         for (f, v) in want {
             if l[f].to_string().parse::<u128>().ok() != Some(v) {
                 return Err(refuse(path, format!("ply {}: {f} is {} but perft counts {v}", r.ply, l[f])));

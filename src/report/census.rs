@@ -16,7 +16,7 @@ use crate::census::{Census, Column, LayerCounts, Outcomes};
 pub const SCHEMA: &str = "othello-census-results";
 /// Version of the result schema; it changes whenever a field changes
 /// meaning, is renamed or removed.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// How a census was run (everything in a report besides the counts).
 #[derive(Clone, Debug)]
@@ -127,9 +127,17 @@ pub fn census_json(run: &RunInfo, c: &Census) -> Value {
         "run_files": run.run_files,
         "resumed": run.resumed,
         "engine_stats": run.engine_stats,
+        "conventions": conventions(c).into_iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<Map<_, _>>(),
         "totals": t,
         "layers": c.layers.iter().map(|l| layer_json(c, l)).collect::<Vec<_>>(),
     })
+}
+
+/// What the run's game columns count ([`crate::census::game_conventions`]):
+/// none where the engine counts no games.
+fn conventions(c: &Census) -> Vec<(&'static str, &'static str)> {
+    let names: Vec<&str> = c.columns().iter().filter(|col| col.game).map(|col| col.name).collect();
+    crate::census::game_conventions(c.by).into_iter().filter(|(k, _)| names.contains(k)).collect()
 }
 
 /// The machine a run ran on: cores and memory.
@@ -161,6 +169,9 @@ pub fn census_csv(run: &RunInfo, c: &Census) -> String {
         limit = c.limit,
         complete = c.complete()
     );
+    for (k, v) in conventions(c) {
+        out.push_str(&format!("# {k}: {v}\n"));
+    }
     let columns = c.columns();
     out.push_str(c.by.name());
     for col in &columns {
@@ -198,6 +209,24 @@ pub fn census_csv(run: &RunInfo, c: &Census) -> String {
     out
 }
 
+/// What the columns of the human table mean, in a few lines under it.
+fn legend(c: &Census) -> String {
+    let mut out = String::from(
+        "\npositions: discs and side to move; classes: positions up to the 4 symmetries of the start; boards: \
+         discs only;\nterminal: neither side can move (term.classes, term.boards likewise; Black wins, draws, White \
+         wins by\ndiscs); pass: the side to move must pass",
+    );
+    let shown = c.columns();
+    if shown.iter().any(|col| col.game) {
+        for (name, meaning) in crate::census::game_conventions(c.by) {
+            let title = shown.iter().find(|col| col.name == name).map_or(name, |col| col.title);
+            out.push_str(&format!(";\n{title}: {meaning}"));
+        }
+    }
+    out.push('\n');
+    out
+}
+
 /// The human-readable report: the layer table and a summary.
 pub fn census_table(run: &RunInfo, c: &Census) -> String {
     let shown = c.columns();
@@ -215,7 +244,8 @@ pub fn census_table(run: &RunInfo, c: &Census) -> String {
     let mut out =
         format!("census {0}x{0}, {1} engine by {2}, standard rules: {3}\n\n", c.size, run.engine, c.by.name(), note(c));
     out.push_str(&t.render());
-    out.push_str(&format!("\n{:.3} s on {} threads", run.elapsed_seconds, run.threads));
+    out.push_str(&legend(c));
+    out.push_str(&format!("\n{:.3} s on {}", run.elapsed_seconds, crate::text::plural(run.threads as u64, "thread")));
     for (k, v) in &run.engine_stats {
         if let Some(s) = v.as_str().map(str::to_string).or_else(|| v.is_number().then(|| v.to_string())) {
             out.push_str(&format!("; {}: {s}", k.replace('_', " ")));
@@ -266,7 +296,7 @@ mod tests {
                 terminal_boards: 1,
                 ..Counts::default()
             },
-            games: Some(Games { games: big, games_a124004: big, passes: 0, ended: big }),
+            games: Some(Games { games: big, games_including_ended: big, passes: 0, ended: big }),
         };
         let c = Census { size: 8, by: LayerBy::Ply, limit: 0, layers: vec![layer] };
         let run = RunInfo {

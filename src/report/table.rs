@@ -1,17 +1,6 @@
 //! Plain-text tables with right-aligned numeric columns.
 
-/// `1234567` -> `"1,234,567"`.
-pub fn group_digits(n: impl Into<u128>) -> String {
-    let s = n.into().to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::text::group_digits;
 
 /// A table: a header row and rows of cells, rendered with every column
 /// right-aligned except the first.

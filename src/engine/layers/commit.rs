@@ -46,7 +46,12 @@ pub fn set_limit(work: &WorkDir, limit: u32) -> Result<(), LayersError> {
     if limit < reached {
         return Err(LayersError::WorkDir {
             path: work.root().to_path_buf(),
-            detail: format!("the run has already reached layer {reached}; it cannot stop at {limit}"),
+            detail: format!(
+                "the run has already reached layer {reached}, so it cannot stop at {limit}: resume it with a limit \
+                 of {reached} or more, or without one to finish its own limit ({}); the counts of layers up to \
+                 {limit} are the first rows of its result",
+                m.run.limit
+            ),
         });
     }
     if limit != m.run.limit {

@@ -320,6 +320,7 @@ pub fn start<G: Keyed>(
 ) -> Result<LayersOutcome, LayersError> {
     let root = WorkDir::new(&plan.work_dir);
     let mine = root.for_rank(cluster.rank, cluster.size);
+    cluster.agree(if cluster.rank == 0 { root.check_fresh() } else { Ok(()) }, root.root())?;
     let locks = cluster.agree(lock_both(cluster, &root, &mine, true), root.root())?;
     let begun = begin::<G>(cluster, &root, &mine, plan, settings);
     let m = cluster.agree(begun, root.root())?;
@@ -387,7 +388,7 @@ fn lock_both(
             path: root.root().to_path_buf(),
             detail: format!(
                 "already holds a layered run; continue it with `mpirun -np N othello-census resume {}`",
-                root.root().display()
+                crate::text::shell_path(root.root())
             ),
         });
     }
@@ -516,7 +517,7 @@ fn drive_phases<G: Keyed>(
         if m.phase == PHASE_COUNTED {
             let peak = cluster.max(watch.session.load(Ordering::Relaxed));
             let mut layers = m.stats;
-            Census::fill_a124004(&mut layers);
+            Census::fill_including_ended(&mut layers);
             return Ok(LayersOutcome {
                 census: Census { size: G::N, by, limit: m.run.limit, layers },
                 elapsed: Duration::from_secs_f64(m.elapsed_seconds),
@@ -580,7 +581,7 @@ fn drive_phases<G: Keyed>(
                 m.phase = PHASE_COUNTED; // reported just above, not committed
                 let peak = cluster.max(watch.session.load(Ordering::Relaxed));
                 let mut layers = m.stats;
-                Census::fill_a124004(&mut layers);
+                Census::fill_including_ended(&mut layers);
                 return Ok(LayersOutcome {
                     census: Census { size: G::N, by, limit: m.run.limit, layers },
                     elapsed: Duration::from_secs_f64(m.elapsed_seconds),
@@ -641,7 +642,7 @@ fn drive_phases<G: Keyed>(
             check_mass(by, k, ex.mass, m.entering.games).map_err(bad)?;
             m.stats.push(layer_counts(k, &ex, m.entering));
             if ex.emitted == 0 {
-                let _ = std::fs::remove_dir_all(mine.bucket_dir(k + 1));
+                super::workdir::remove_run_dir(&mine.bucket_dir(k + 1));
                 m.elapsed_seconds = elapsed(started);
                 m.phase = PHASE_COUNTED;
                 continue;

@@ -24,8 +24,6 @@ use crate::key::dense::side_weight;
 use crate::key::{Keyed, PackedKey, canonical_key};
 use crate::software;
 
-const GIB: f64 = (1u64 << 30) as f64;
-
 /// Sorted runs written while expanding a layer without compaction, as a
 /// multiple of the layer they merge into (measured: 2.6 on 8x8 ply 14 with
 /// 8 GiB of buffers; rounded up).
@@ -42,7 +40,7 @@ pub fn begin<G: Keyed>(work: &WorkDir, plan: &LayersPlan, settings: &LayersSetti
             path: work.root().to_path_buf(),
             detail: format!(
                 "already holds a layered run; continue it with `othello-census resume {}`",
-                work.root().display()
+                crate::text::shell_path(work.root())
             ),
         });
     }
@@ -157,7 +155,7 @@ fn drive_phases<G: Keyed>(
     let mut phases: Vec<PhaseStat> = Vec::new();
     let finished = |m: Manifest, largest, phases| {
         let mut layers = m.stats;
-        Census::fill_a124004(&mut layers);
+        Census::fill_including_ended(&mut layers);
         LayersOutcome {
             census: Census { size: G::N, by, limit: m.run.limit, layers },
             elapsed: Duration::from_secs_f64(m.elapsed_seconds),
@@ -226,7 +224,7 @@ fn drive_phases<G: Keyed>(
             check_mass(by, k, ex.mass, m.entering.games).map_err(bad)?;
             m.stats.push(layer_counts(k, &ex, m.entering));
             if last || ex.emitted == 0 {
-                let _ = std::fs::remove_dir_all(work.bucket_dir(k + 1));
+                super::workdir::remove_run_dir(&work.bucket_dir(k + 1));
                 m.elapsed_seconds = elapsed(started);
                 return Ok(finished(m, largest, phases));
             }
@@ -331,7 +329,12 @@ pub(super) fn layer_counts(k: u32, ex: &Expansion, entering: Entering) -> LayerC
     LayerCounts {
         layer: k,
         counts: ex.counts,
-        games: Some(Games { games: entering.games, games_a124004: 0, passes: entering.passes, ended: ex.ended }),
+        games: Some(Games {
+            games: entering.games,
+            games_including_ended: 0,
+            passes: entering.passes,
+            ended: ex.ended,
+        }),
     }
 }
 
@@ -413,10 +416,10 @@ pub(super) fn check_disk(
     let need = runs + parts;
     Err(LayersError::Disk {
         layer: m.layer + 1,
-        need_gib: need / GIB,
-        runs_gib: runs / GIB,
-        layer_gib: next_layer / GIB,
-        free_gib: room / GIB,
+        need,
+        runs,
+        layer_bytes: next_layer,
+        free: room,
         what,
         dir: work.root().to_path_buf(),
     })

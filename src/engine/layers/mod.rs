@@ -42,6 +42,7 @@ use std::time::Duration;
 use crate::census::{Census, LayerBy};
 use crate::framed::FrameError;
 use crate::key::Keyed;
+use crate::text::{human_bytes, shell_path};
 
 pub use shuffle::{LocalBuckets, ShuffleSink};
 pub use workdir::WorkDir;
@@ -154,13 +155,34 @@ pub enum LayersError {
     #[error("interrupted; layers up to the last complete one are kept in {}", .0.display())]
     Interrupted(PathBuf),
     #[error(
-        "layer {layer} needs an estimated {need_gib:.2} GiB of disk in {} ({runs_gib:.2} GiB of sorted runs, then \
-         a {layer_gib:.2} GiB layer that replaces them partition by partition), but only {free_gib:.2} GiB {what}; make room (or raise --disk), then continue \
-         with `othello-census resume {}`",
+        "layer {layer} needs an estimated {} of disk in {} ({} of sorted runs, then a {} layer that replaces \
+         them partition by partition), but only {} {what}; make room (or raise --disk), then continue with \
+         `othello-census resume {}`",
+        human_bytes(*need),
         dir.display(),
-        dir.display()
+        human_bytes(*runs),
+        human_bytes(*layer_bytes),
+        human_bytes(*free),
+        shell_path(dir)
     )]
-    Disk { layer: u32, need_gib: f64, runs_gib: f64, layer_gib: f64, free_gib: f64, what: &'static str, dir: PathBuf },
+    Disk { layer: u32, need: f64, runs: f64, layer_bytes: f64, free: f64, what: &'static str, dir: PathBuf },
+}
+
+impl LayersError {
+    /// Whether a file of the run is damaged (truncated, a checksum that
+    /// fails, corrupt contents, or not a file of its kind): resuming cannot
+    /// get past it until the file is restored.
+    pub fn damaged_file(&self) -> bool {
+        matches!(
+            self,
+            LayersError::File(
+                FrameError::Truncated(..)
+                    | FrameError::Checksum { .. }
+                    | FrameError::Corrupt { .. }
+                    | FrameError::WrongKind(..)
+            )
+        )
+    }
 }
 
 /// A finished layered census.
@@ -214,6 +236,7 @@ pub fn start<G: Keyed>(
     live: &LayersLive,
 ) -> Result<LayersOutcome, LayersError> {
     let work = WorkDir::new(&plan.work_dir);
+    work.check_fresh()?;
     let lock = work.lock()?;
     driver::begin::<G>(&work, plan, settings)?;
     let ctx = RunContext { settings, stop, live, work_dir: work.root() };

@@ -73,7 +73,7 @@ impl LocalBuckets {
     /// Removes the buckets (after a failed expansion).
     pub fn discard(self) {
         drop(self.writers);
-        let _ = std::fs::remove_dir_all(&self.dir);
+        super::workdir::remove_run_dir(&self.dir);
     }
 
     /// The bucket directory.

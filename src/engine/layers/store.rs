@@ -34,9 +34,10 @@ use crate::framed::{
 /// A stored key (see [`to_stored`]) and its multiplicity.
 pub type Record = (u128, u128);
 
-pub const PART_KIND: FileKind = FileKind { magic: *b"OTHLAYR\0", version: 2, name: "layer file" };
-pub const BUCKET_KIND: FileKind = FileKind { magic: *b"OTHBUCK\0", version: 2, name: "bucket file" };
-pub const MANIFEST_KIND: FileKind = FileKind { magic: *b"OTHLMAN\0", version: 3, name: "layer manifest" };
+pub const PART_KIND: FileKind = FileKind { magic: crate::framed::MAGIC_PART, version: 2, name: "layer file" };
+pub const BUCKET_KIND: FileKind = FileKind { magic: crate::framed::MAGIC_BUCKET, version: 2, name: "bucket file" };
+pub const MANIFEST_KIND: FileKind =
+    FileKind { magic: crate::framed::MAGIC_MANIFEST, version: 3, name: "layer manifest" };
 
 /// The stored form of canonical dense key `k` on a board whose side weight
 /// (the value of the side-to-move digit) is `w`: `2 * board + side`.

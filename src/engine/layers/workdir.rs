@@ -76,6 +76,23 @@ impl WorkDir {
         })
     }
 
+    /// Refuses a directory that holds anything but what a run writes (a
+    /// new run starts only in a new or empty directory, or one left by a
+    /// start of the same run that stopped before its first manifest).
+    pub fn check_fresh(&self) -> Result<(), LayersError> {
+        let foreign = foreign_entries(&self.root);
+        match foreign.first() {
+            None => Ok(()),
+            Some(first) => Err(LayersError::WorkDir {
+                path: self.root.clone(),
+                detail: format!(
+                    "not empty and not a layered run (it holds {first}{}); give a new or empty work directory",
+                    if foreign.len() > 1 { format!(" and {} more", foreign.len() - 1) } else { String::new() }
+                ),
+            }),
+        }
+    }
+
     /// Whether `path` looks like a work directory (it holds a manifest).
     pub fn is_work_dir(path: &Path) -> bool {
         path.is_dir() && WorkDir::new(path).manifest().is_file()
@@ -110,7 +127,7 @@ impl WorkDir {
     /// any left from an interrupted expansion.
     pub fn fresh_bucket_dir(&self, k: u32) -> Result<PathBuf, LayersError> {
         let d = self.bucket_dir(k);
-        let _ = fs::remove_dir_all(&d);
+        remove_run_dir(&d);
         create_dir_synced(&d)?;
         Ok(d)
     }
@@ -139,7 +156,7 @@ impl WorkDir {
                     _ => false,
                 };
                 if stale {
-                    let _ = fs::remove_dir_all(e.path());
+                    remove_run_dir(&e.path());
                 }
             }
         }
@@ -154,6 +171,74 @@ impl WorkDir {
     pub fn layer_bytes(&self, k: u32) -> u64 {
         dir_bytes(&self.layer_dir(k))
     }
+}
+
+/// What in `dir` a run did not write, as paths relative to `dir`: entries
+/// not named as a run names them at the top, and files in its layer and
+/// bucket directories (and those of its ranks) not named as its own.
+fn foreign_entries(dir: &Path) -> Vec<String> {
+    let Ok(entries) = fs::read_dir(dir) else { return Vec::new() };
+    let mut out = Vec::new();
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+        let dir_name = ["layer-", "buckets-", "rank-"].iter().any(|p| name.starts_with(p));
+        if !own_entry(&name) || is_dir != dir_name {
+            out.push(name);
+        } else if name.starts_with("rank-") {
+            out.extend(foreign_entries(&e.path()).into_iter().map(|f| format!("{name}/{f}")));
+        } else if is_dir {
+            let files = fs::read_dir(e.path()).into_iter().flatten().flatten();
+            out.extend(
+                files
+                    .map(|f| f.file_name().to_string_lossy().into_owned())
+                    .filter(|f| !own_file(f))
+                    .map(|f| format!("{name}/{f}")),
+            );
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Whether `name` is an entry a run makes at the top of its work directory.
+fn own_entry(name: &str) -> bool {
+    let numbered =
+        |prefix: &str| name.strip_prefix(prefix).is_some_and(|k| k.len() >= 3 && k.bytes().all(|b| b.is_ascii_digit()));
+    matches!(name, "run.manifest" | "run.lock")
+        || (name.starts_with(".run.manifest.tmp-"))
+        || numbered("layer-")
+        || numbered("buckets-")
+        || name
+            .strip_prefix("rank-")
+            .and_then(|r| r.split_once("-of-"))
+            .is_some_and(|(a, b)| a.bytes().all(|c| c.is_ascii_digit()) && b.bytes().all(|c| c.is_ascii_digit()))
+}
+
+/// Whether `name` is a file a run writes in a layer or bucket directory:
+/// `part-JJJJ.lyr` and `.bkt`, a bucket's `.compact` and `.passK` scratch
+/// files, and the temporaries of atomic writes (`.part-JJJJ.lyr.tmp-PID`).
+fn own_file(name: &str) -> bool {
+    let name = name.strip_prefix('.').map_or(name, |n| n.split_once(".tmp-").map_or(n, |(f, _)| f));
+    let Some((stem, ext)) = name.strip_prefix("part-").and_then(|n| n.split_once('.')) else { return false };
+    stem.len() >= 4
+        && stem.bytes().all(|b| b.is_ascii_digit())
+        && (matches!(ext, "lyr" | "bkt" | "compact")
+            || ext.strip_prefix("pass").is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())))
+}
+
+/// Removes the files a run wrote in a layer or bucket directory, then the
+/// directory if that left it empty. Anything else in it (a file a user put
+/// there) stays, and so does the directory.
+pub(super) fn remove_run_dir(dir: &Path) {
+    if let Ok(entries) = fs::read_dir(dir) {
+        for e in entries.flatten() {
+            if e.file_type().is_ok_and(|t| t.is_file()) && own_file(&e.file_name().to_string_lossy()) {
+                let _ = fs::remove_file(e.path());
+            }
+        }
+    }
+    let _ = fs::remove_dir(dir);
 }
 
 fn dir_bytes(dir: &Path) -> u64 {
@@ -191,4 +276,33 @@ fn create_dir_synced(dir: &Path) -> Result<(), LayersError> {
     }
     let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     WorkDir::sync_dir(parent)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_runs_own_files_are_removed() {
+        for name in ["part-0003.lyr", "part-0015.bkt", "part-0001.compact", "part-0002.pass3", ".part-0001.lyr.tmp-42"]
+        {
+            assert!(own_file(name), "{name}");
+        }
+        for name in
+            ["keep.txt", "README", "part-1.lyr", "part-0001.txt", "part-0001.pass", ".keep.tmp-1", "part-00a1.lyr"]
+        {
+            assert!(!own_file(name), "{name}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("layer-005");
+        fs::create_dir(&d).unwrap();
+        fs::write(d.join("part-0000.lyr"), b"x").unwrap();
+        fs::write(d.join("keep.txt"), b"mine").unwrap();
+        remove_run_dir(&d);
+        assert!(!d.join("part-0000.lyr").exists());
+        assert_eq!(fs::read(d.join("keep.txt")).unwrap(), b"mine");
+        fs::remove_file(d.join("keep.txt")).unwrap();
+        remove_run_dir(&d);
+        assert!(!d.exists());
+    }
 }

@@ -1,0 +1,94 @@
+//! Small helpers for text meant for people: byte sizes in units that fit
+//! the number, words in the plural, and shell quoting for commands a user
+//! may copy and paste. Every layer may use them (they depend on nothing).
+
+/// A byte count in the unit that fits it: `512 B`, `3.4 KiB`, `160 MiB`,
+/// `2.25 GiB`, `1.50 TiB`; beyond 1024 TiB a power of ten (`2.1e22 bytes`).
+/// Never rounds a non-zero size to zero, and keeps three significant digits.
+pub fn human_bytes(bytes: f64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if !bytes.is_finite() {
+        return "an unbounded number of bytes".into();
+    }
+    if bytes < 1024.0 {
+        return format!("{bytes:.0} B");
+    }
+    let mut v = bytes;
+    for unit in UNITS {
+        v /= 1024.0;
+        if v < 1024.0 {
+            return match v {
+                v if v < 10.0 => format!("{v:.2} {unit}"),
+                v if v < 100.0 => format!("{v:.1} {unit}"),
+                v => format!("{v:.0} {unit}"),
+            };
+        }
+    }
+    format!("{bytes:.1e} bytes")
+}
+
+/// `1234567` -> `"1,234,567"`.
+pub fn group_digits(n: impl Into<u128>) -> String {
+    let s = n.into().to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `n` and the word, in the plural unless `n` is 1: `1 thread`, `2 threads`.
+pub fn plural(n: impl Into<u128>, word: &str) -> String {
+    let n = n.into();
+    if n == 1 { format!("1 {word}") } else { format!("{} {word}s", group_digits(n)) }
+}
+
+/// `s` quoted for a POSIX shell where it needs to be: `resume 'my dir'`.
+pub fn shell_quote(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.bytes().all(|b| {
+            b.is_ascii_alphanumeric()
+                || matches!(b, b'-' | b'_' | b'.' | b'/' | b',' | b':' | b'=' | b'+' | b'@' | b'%')
+        });
+    if plain { s.to_string() } else { format!("'{}'", s.replace('\'', r"'\''")) }
+}
+
+/// A path quoted for a shell ([`shell_quote`]).
+pub fn shell_path(p: &std::path::Path) -> String {
+    shell_quote(&p.to_string_lossy())
+}
+
+/// A command line from its words, each quoted where needed.
+pub fn shell_words<S: AsRef<str>>(words: impl IntoIterator<Item = S>) -> String {
+    words.into_iter().map(|w| shell_quote(w.as_ref())).collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_keep_their_meaning() {
+        assert_eq!(human_bytes(1.0), "1 B");
+        assert_eq!(human_bytes(0.0), "0 B");
+        assert_eq!(human_bytes(160.0 * 1024.0 * 1024.0), "160 MiB");
+        assert_eq!(human_bytes(1536.0), "1.50 KiB");
+        assert_eq!(human_bytes(2.5 * (1u64 << 30) as f64), "2.50 GiB");
+        assert_eq!(human_bytes(3.0 * (1u64 << 40) as f64), "3.00 TiB");
+        assert_eq!(human_bytes(2.1e22), "2.1e22 bytes");
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(shell_quote("checkpoints/6x6-layers"), "checkpoints/6x6-layers");
+        assert_eq!(shell_quote("sp wd"), "'sp wd'");
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+        assert_eq!(shell_quote(""), "''");
+        assert_eq!(shell_words(["resume", "a b", "--plies", "12"]), "resume 'a b' --plies 12");
+        assert_eq!(plural(1u32, "thread"), "1 thread");
+        assert_eq!(plural(1234u32, "node"), "1,234 nodes");
+    }
+}
