@@ -17,11 +17,11 @@ use std::sync::{Arc, Mutex};
 use super::shuffle::ShuffleSink;
 use super::store::{Entering, PartId, PartReader, Record, from_stored, partition_of, to_stored};
 use super::{LayersError, RunContext};
-use crate::board::Status;
+use crate::board::Color;
 use crate::census::{Counts, LayerBy, add_games};
 use crate::framed::FrameError;
-use crate::key::dense::{side_weight, unpack};
-use crate::key::{Keyed, PackedKey, canonical_and_orbit, canonical_key};
+use crate::key::dense::{child_image_keys, image_keys, side_weight, unpack};
+use crate::key::{Keyed, PackedKey, canonical_key};
 
 /// One parent part to expand.
 #[derive(Clone, Debug)]
@@ -201,6 +201,9 @@ struct Worker<'a, G: Keyed> {
     split: Vec<Vec<Record>>,
     sink: &'a dyn ShuffleSink,
     found: Expansion,
+    /// Whether this CPU runs the copy compiled for AVX2 and the bit
+    /// instructions.
+    fast: bool,
     geometry: std::marker::PhantomData<G>,
 }
 
@@ -219,6 +222,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
             split: (0..parts).map(|_| Vec::with_capacity(each)).collect(),
             sink,
             found: Expansion::default(),
+            fast: crate::board::moves::has_bit_instructions(),
             geometry: std::marker::PhantomData,
         }
     }
@@ -237,7 +241,45 @@ impl<'a, G: Keyed> Worker<'a, G> {
         Ok(())
     }
 
+    /// Classifies the parents of `chunk` and generates their children, with
+    /// the copy compiled for this CPU: the AVX2 move generator after a
+    /// run-time check, the portable one elsewhere (the same counts).
     fn chunk(&mut self, chunk: &[Record], part: &std::path::Path) -> Result<(), LayersError> {
+        #[cfg(target_arch = "x86_64")]
+        if self.fast {
+            // SAFETY: `fast` is set only when the CPU has the instructions.
+            return unsafe { self.chunk_fast(chunk, part) };
+        }
+        self.chunk_with::<false>(chunk, part)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt,lzcnt,bmi1,bmi2,avx2")]
+    fn chunk_fast(&mut self, chunk: &[Record], part: &std::path::Path) -> Result<(), LayersError> {
+        self.chunk_with::<true>(chunk, part)
+    }
+
+    #[inline(always)]
+    fn chunk_with<const FAST: bool>(&mut self, chunk: &[Record], part: &std::path::Path) -> Result<(), LayersError> {
+        #[inline(always)]
+        fn moves<G: Keyed, const FAST: bool>(me: u64, opp: u64) -> u64 {
+            #[cfg(target_arch = "x86_64")]
+            if FAST {
+                // SAFETY: FAST only in the copy compiled for AVX2, called
+                // after the run-time check.
+                return unsafe { crate::board::moves::legal_moves_avx2::<G>(me, opp) };
+            }
+            crate::board::moves::legal_moves::<G>(me, opp)
+        }
+        #[inline(always)]
+        fn flips<G: Keyed, const FAST: bool>(me: u64, opp: u64, sq: u32) -> u64 {
+            #[cfg(target_arch = "x86_64")]
+            if FAST {
+                // SAFETY: as in `moves`.
+                return unsafe { crate::board::moves::flips_avx2::<G>(me, opp, sq) };
+            }
+            crate::board::moves::flips::<G>(me, opp, sq)
+        }
         for (i, &(stored, m)) in chunk.iter().enumerate() {
             let p = unpack::<G>(G::Key::from_u128(from_stored(stored, Self::SIDE))).map_err(|e| {
                 LayersError::File(FrameError::Corrupt {
@@ -248,8 +290,12 @@ impl<'a, G: Keyed> Worker<'a, G> {
             })?;
             // the second position of a board already counted
             let twin = stored & 1 == 1 && i > 0 && chunk[i - 1].0 == stored - 1;
-            let (_, orbit) = canonical_and_orbit(&p);
-            let orbit = orbit as u64;
+            // the parent is its class's representative: its own key is the
+            // least of its images' keys; the images give its orbit and,
+            // by additions, every child's keys
+            let keys = image_keys(&p).map(PackedKey::to_u128);
+            let fixed = 1 + (keys[1] == keys[0]) as u64 + (keys[2] == keys[0]) as u64 + (keys[3] == keys[0]) as u64;
+            let orbit = 4 / fixed;
             let f = &mut self.found;
             f.counts.classes += 1;
             f.counts.positions += orbit;
@@ -257,41 +303,59 @@ impl<'a, G: Keyed> Worker<'a, G> {
                 f.counts.boards += orbit;
             }
             f.mass = add_games(f.mass, m);
-            match p.status() {
-                Status::Moves(moves) => {
-                    let n = moves.count() as u128;
-                    let games = m.checked_mul(n).expect("game count overflow (more than 2^128 games)");
-                    f.entering.games = add_games(f.entering.games, games);
-                    if self.generate {
-                        for sq in moves {
-                            let c = p.play(sq);
-                            self.push(canonical_key(&c), m)?;
-                            if self.by == LayerBy::Discs && c.legal_moves().is_empty() && c.opponent_can_move() {
-                                self.push(canonical_key(&c.pass()), m)?;
+            let (me, opp) = (p.mover().0, p.opponent().0);
+            let black = p.side_to_move() == Color::Black;
+            // the side term of a key: a board with the other side to move
+            // is `SIDE` away (White to move adds it)
+            let other_side = |k: u128, to_white: bool| if to_white { k + Self::SIDE } else { k - Self::SIDE };
+            let legal = moves::<G, FAST>(me, opp);
+            if legal != 0 {
+                let n = legal.count_ones() as u128;
+                let games = m.checked_mul(n).expect("game count overflow (more than 2^128 games)");
+                f.entering.games = add_games(f.entering.games, games);
+                if self.generate {
+                    let mut left = legal;
+                    while left != 0 {
+                        let sq = left.trailing_zeros();
+                        left &= left - 1;
+                        let flipped = flips::<G, FAST>(me, opp, sq);
+                        let ck = child_image_keys(&p, &keys, sq, flipped);
+                        let canon = ck[0].min(ck[1]).min(ck[2].min(ck[3]));
+                        debug_assert_eq!(canon, canonical_key(&p.play(sq)).to_u128());
+                        self.push(G::Key::from_u128(canon), m)?;
+                        if self.by == LayerBy::Discs {
+                            let (c_me, c_opp) = (opp ^ flipped, me | flipped | (1u64 << sq));
+                            if moves::<G, FAST>(c_me, c_opp) == 0 && moves::<G, FAST>(c_opp, c_me) != 0 {
+                                // the child must pass: the same board with
+                                // the parent's side to move again
+                                let passed = other_side(canon, !black);
+                                debug_assert_eq!(passed, canonical_key(&p.play(sq).pass()).to_u128());
+                                self.push(G::Key::from_u128(passed), m)?;
                             }
                         }
                     }
                 }
-                Status::Pass => {
-                    f.counts.pass_classes += 1;
-                    f.counts.pass_positions += orbit;
-                    if self.by == LayerBy::Ply {
-                        f.entering.games = add_games(f.entering.games, m);
-                        f.entering.passes = add_games(f.entering.passes, m);
-                        if self.generate {
-                            self.push(canonical_key(&p.pass()), m)?;
-                        }
+            } else if moves::<G, FAST>(opp, me) != 0 {
+                f.counts.pass_classes += 1;
+                f.counts.pass_positions += orbit;
+                if self.by == LayerBy::Ply {
+                    f.entering.games = add_games(f.entering.games, m);
+                    f.entering.passes = add_games(f.entering.passes, m);
+                    if self.generate {
+                        // every image shifts by the side term alike
+                        let passed = other_side(keys[0], black);
+                        debug_assert_eq!(passed, canonical_key(&p.pass()).to_u128());
+                        self.push(G::Key::from_u128(passed), m)?;
                     }
                 }
-                Status::Terminal => {
-                    f.counts.terminal_classes += 1;
-                    f.counts.terminal_positions += orbit;
-                    f.counts.outcomes.record(p.disc_difference(), orbit);
-                    if !twin {
-                        f.counts.terminal_boards += orbit;
-                    }
-                    f.ended = add_games(f.ended, m);
+            } else {
+                f.counts.terminal_classes += 1;
+                f.counts.terminal_positions += orbit;
+                f.counts.outcomes.record(p.disc_difference(), orbit);
+                if !twin {
+                    f.counts.terminal_boards += orbit;
                 }
+                f.ended = add_games(f.ended, m);
             }
         }
         Ok(())
@@ -367,5 +431,87 @@ impl<G: Keyed> Counter<G> {
     pub fn finish(mut self) -> Result<Expansion, LayersError> {
         self.flush()?;
         Ok(self.worker.found)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::{B4, B6, B8, Position};
+    use crate::key::canonical_key;
+
+    /// Collects what a worker sends, partition by partition.
+    struct Collect(Mutex<Vec<(u32, Vec<Record>)>>);
+
+    impl ShuffleSink for Collect {
+        fn partitions(&self) -> u32 {
+            3
+        }
+        fn send(&self, partition: u32, run: &[Record]) -> Result<(), LayersError> {
+            self.0.lock().unwrap().push((partition, run.to_vec()));
+            Ok(())
+        }
+    }
+
+    /// The classes of the first plies as stored records, in key order.
+    fn layer<G: Keyed>(plies: u32) -> Vec<Record> {
+        let mut ps = vec![Position::<G>::start()];
+        let mut all = Vec::new();
+        for _ in 0..plies {
+            ps = ps.iter().flat_map(|p| p.children()).collect();
+            all.extend(ps.iter().map(|p| to_stored(canonical_key(p).to_u128(), side_weight(G::N))));
+        }
+        all.sort_unstable();
+        all.dedup();
+        all.into_iter().map(|s| (s, 3)).collect()
+    }
+
+    /// The portable copy and the AVX2 copy (where the CPU has it) count the
+    /// same and send the same children, by discs and by ply; both equal
+    /// children packed one by one.
+    #[test]
+    fn both_copies_count_and_send_the_same() {
+        fn check<G: Keyed>(plies: u32) {
+            let records = layer::<G>(plies);
+            for by in [LayerBy::Discs, LayerBy::Ply] {
+                let run = |fast: bool| {
+                    let sink = Collect(Mutex::new(Vec::new()));
+                    let mut w = Worker::<G>::new(by, true, 1 << 20, &sink);
+                    w.fast = fast;
+                    w.chunk(&records, std::path::Path::new("test")).unwrap();
+                    w.spill().unwrap();
+                    let found = format!("{:?}", w.found);
+                    (found, sink.0.into_inner().unwrap())
+                };
+                let portable = run(false);
+                // children packed one by one, with the worker's multiplicity
+                let mut want: Vec<u128> = Vec::new();
+                for &(s, _) in &records {
+                    let p = unpack::<G>(G::Key::from_u128(from_stored(s, side_weight(G::N)))).unwrap();
+                    for c in p.children() {
+                        want.push(to_stored(canonical_key(&c).to_u128(), side_weight(G::N)));
+                        if by == LayerBy::Discs && c.legal_moves().is_empty() && c.opponent_can_move() {
+                            want.push(to_stored(canonical_key(&c.pass()).to_u128(), side_weight(G::N)));
+                        }
+                        if by == LayerBy::Discs && p.legal_moves().is_empty() {
+                            want.pop(); // a pass stays in its layer by discs
+                        }
+                    }
+                }
+                want.sort_unstable();
+                want.dedup();
+                let mut sent: Vec<u128> = portable.1.iter().flat_map(|(_, r)| r.iter().map(|x| x.0)).collect();
+                sent.sort_unstable();
+                assert_eq!(sent, want, "{} by {by:?}", G::N);
+                if crate::board::moves::has_bit_instructions() {
+                    assert_eq!(run(true), portable, "{} by {by:?}", G::N);
+                } else {
+                    eprintln!("skipped: this CPU has no AVX2, the fast copy is not compared");
+                }
+            }
+        }
+        check::<B4>(9);
+        check::<B6>(6);
+        check::<B8>(6);
     }
 }
