@@ -118,6 +118,106 @@ impl Outcomes {
     }
 }
 
+/// The positions of a layer by the number of games that reach them, in
+/// powers of two: bucket `b` holds the positions reached by `g` games with
+/// `2^b <= g < 2^(b+1)`, and the sum of those games. Bucket 0 is the
+/// positions reached by exactly one game (by ply on 8x8: OEIS A124006);
+/// the games of all buckets add up to the games reaching the layer.
+/// Encoded in files as a u64 count k of the non-empty buckets, then k
+/// triples (bucket u8, positions u64, games u128), least bucket first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameSpread {
+    positions: [u64; GameSpread::LEN],
+    games: [u128; GameSpread::LEN],
+}
+
+impl Default for GameSpread {
+    fn default() -> GameSpread {
+        GameSpread { positions: [0; GameSpread::LEN], games: [0; GameSpread::LEN] }
+    }
+}
+
+impl GameSpread {
+    const LEN: usize = 128;
+
+    /// Counts `positions` positions, each reached by `games_each` games.
+    #[inline]
+    pub fn record(&mut self, games_each: u128, positions: u64) {
+        assert!(games_each > 0, "a position of a layer is reached by a game");
+        let b = (127 - games_each.leading_zeros()) as usize;
+        self.positions[b] += positions;
+        self.games[b] = add_games(self.games[b], games_each * positions as u128);
+    }
+
+    /// Adds `other`.
+    pub fn add(&mut self, other: &GameSpread) {
+        for b in 0..Self::LEN {
+            self.positions[b] += other.positions[b];
+            self.games[b] = add_games(self.games[b], other.games[b]);
+        }
+    }
+
+    /// Positions reached by exactly one game.
+    pub fn unique(&self) -> u64 {
+        self.positions[0]
+    }
+
+    /// The non-empty buckets: (b, positions, games), least first.
+    pub fn buckets(&self) -> impl Iterator<Item = (u32, u64, u128)> + '_ {
+        (0..Self::LEN).filter(|&b| self.positions[b] > 0).map(|b| (b as u32, self.positions[b], self.games[b]))
+    }
+
+    /// A bucket's name: `1`, `2-3`, `4-7`, ...
+    pub fn label(b: u32) -> String {
+        if b == 0 { "1".into() } else { format!("{}-{}", 1u128 << b, (1u128 << b) + ((1u128 << b) - 1)) }
+    }
+
+    /// Every position counted, and every game.
+    pub fn totals(&self) -> (u64, u128) {
+        (self.positions.iter().sum(), self.games.iter().fold(0, |a, &g| add_games(a, g)))
+    }
+}
+
+impl Encode for GameSpread {
+    fn encode<E: Encoder>(&self, e: &mut E) -> Result<(), EncodeError> {
+        (self.buckets().count() as u64).encode(e)?;
+        self.buckets().try_for_each(|(b, n, g)| {
+            (b as u8).encode(e)?;
+            n.encode(e)?;
+            g.encode(e)
+        })
+    }
+}
+
+impl<C> Decode<C> for GameSpread {
+    fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
+        let k = u64::decode(d)?;
+        if k > GameSpread::LEN as u64 {
+            return Err(DecodeError::Other("more game buckets than exist"));
+        }
+        let mut s = GameSpread::default();
+        let mut last: i32 = -1;
+        for _ in 0..k {
+            let (b, n, g) = (u8::decode(d)?, u64::decode(d)?, u128::decode(d)?);
+            let lo = 1u128 << b.min(127);
+            if (b as i32) <= last
+                || b as usize >= GameSpread::LEN
+                || n == 0
+                || g < lo.saturating_mul(n as u128)
+                || (b < 127 && g > (2 * lo - 1).saturating_mul(n as u128))
+            {
+                return Err(DecodeError::Other("game buckets out of order, out of range or inconsistent"));
+            }
+            s.positions[b as usize] = n;
+            s.games[b as usize] = g;
+            last = b as i32;
+        }
+        Ok(s)
+    }
+}
+
+bincode::impl_borrow_decode!(GameSpread);
+
 /// Class and position counts of one layer, or of a sum of layers.
 /// Encoded in files as eight little-endian u64 in field order, then the
 /// [`Outcomes`] of the terminal positions.
@@ -241,8 +341,9 @@ pub fn add_games(a: GameCount, b: GameCount) -> GameCount {
 }
 
 /// Game counts of one layer, from engines that count paths (the layered
-/// engine). Encoded in files as four little-endian u128 in field order.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+/// engine). Encoded in files as four little-endian u128 in field order,
+/// then the [`GameSpread`] of the layer's positions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Games {
     /// Game prefixes ending in this layer: by ply, games of exactly this
     /// many plies (finished games dropped; Edax's perft); by discs, games
@@ -255,11 +356,14 @@ pub struct Games {
     pub passes: u128,
     /// Games that end in this layer.
     pub ended: u128,
+    /// The layer's positions by the games that reach them.
+    pub spread: GameSpread,
 }
 
 impl Encode for Games {
     fn encode<E: Encoder>(&self, e: &mut E) -> Result<(), EncodeError> {
-        [self.games, self.games_including_ended, self.passes, self.ended].iter().try_for_each(|v| v.encode(e))
+        [self.games, self.games_including_ended, self.passes, self.ended].iter().try_for_each(|v| v.encode(e))?;
+        self.spread.encode(e)
     }
 }
 
@@ -270,6 +374,7 @@ impl<C> Decode<C> for Games {
             games_including_ended: u128::decode(d)?,
             passes: u128::decode(d)?,
             ended: u128::decode(d)?,
+            spread: GameSpread::decode(d)?,
         })
     }
 }
@@ -406,10 +511,12 @@ pub fn game_conventions(by: LayerBy) -> Vec<(&'static str, &'static str)> {
             ),
             ("games_passes", "of games, those whose last ply is a pass"),
             ("games_ended", "of games, those that end at ply n"),
+            ("positions_unique", "positions reached by exactly one game of n plies: OEIS A124006 on 8x8"),
         ],
         LayerBy::Discs => vec![
             ("games", "games whose last move placed the layer's last disc (passes stay in their layer)"),
             ("games_ended", "of games, those that end in this layer"),
+            ("positions_unique", "positions reached by exactly one game (one path from the start)"),
         ],
     }
 }
@@ -437,7 +544,7 @@ macro_rules! game_col {
 }
 
 /// Every column after the layer index, in the order of the tables.
-pub const COLUMNS: [Column; 15] = [
+pub const COLUMNS: [Column; 16] = [
     count_col!("positions", "positions", positions),
     count_col!("classes", "classes", classes),
     count_col!("boards", "boards", boards),
@@ -453,6 +560,13 @@ pub const COLUMNS: [Column; 15] = [
     game_col!("games_including_ended", "incl. ended", games_including_ended, true),
     game_col!("games_passes", "game passes", passes, true),
     game_col!("games_ended", "ended", ended, false),
+    Column {
+        name: "positions_unique",
+        title: "unique",
+        value: |l| l.games.map(|g| g.spread.unique() as u128),
+        game: true,
+        ply_only: false,
+    },
 ];
 
 #[cfg(test)]
@@ -486,13 +600,17 @@ mod tests {
 
     #[test]
     fn encoding_is_pinned() {
+        let mut spread = GameSpread::default();
+        spread.record(1, 3);
+        spread.record(5, 1);
+        spread.record(6, 1);
         let mut outcomes = Outcomes::default();
         outcomes.record(2, 13);
         outcomes.record(-64, 5);
         let l = LayerCounts {
             layer: 7,
             counts: Counts { positions: 1, classes: 2, boards: 3, pass_classes: 8, outcomes, ..Counts::default() },
-            games: Some(Games { games: 9, games_including_ended: 10, passes: 11, ended: 12 }),
+            games: Some(Games { games: 9, games_including_ended: 10, passes: 11, ended: 12, spread }),
         };
         let config = bincode::config::standard().with_fixed_int_encoding();
         let bytes = bincode::encode_to_vec(l, config).unwrap();
@@ -510,9 +628,26 @@ mod tests {
         for v in [9u128, 10, 11, 12] {
             want.extend(v.to_le_bytes());
         }
+        // two game buckets: 1 (3 positions, 3 games), 4-7 (2 positions, 11 games)
+        want.extend(2u64.to_le_bytes());
+        want.push(0);
+        want.extend(3u64.to_le_bytes());
+        want.extend(3u128.to_le_bytes());
+        want.push(2);
+        want.extend(2u64.to_le_bytes());
+        want.extend(11u128.to_le_bytes());
         assert_eq!(bytes, want);
         let (back, _): (LayerCounts, _) = bincode::decode_from_slice(&bytes, config).unwrap();
         assert_eq!(back, l);
+        // game buckets out of order, or games outside their bucket, are refused
+        let games_at = want.len() - (8 + 2 * 25);
+        let mut swapped = want.clone();
+        swapped[games_at + 8] = 2;
+        swapped[games_at + 8 + 25] = 0;
+        assert!(bincode::decode_from_slice::<LayerCounts, _>(&swapped, config).is_err());
+        let mut outside = want.clone();
+        outside[games_at + 8 + 25 + 9..games_at + 8 + 25 + 25].copy_from_slice(&20u128.to_le_bytes());
+        assert!(bincode::decode_from_slice::<LayerCounts, _>(&outside, config).is_err());
         // differences out of order are refused
         let mut bad = want.clone();
         bad[4 + 64 + 8..4 + 64 + 12].copy_from_slice(&3i32.to_le_bytes());

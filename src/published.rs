@@ -111,6 +111,12 @@ pub fn layer_values(table: &str, layer: u32) -> Vec<(&'static str, u128)> {
         }
         "8x8-by-ply" => {
             out.extend(at(&A124005, layer).map(|v| ("positions", v)));
+            let unique = match layer {
+                1..=9 => Some(A124006[layer as usize - 1]),
+                13 => Some(A124006_13),
+                _ => None,
+            };
+            out.extend(unique.map(|v| ("positions_unique", v)));
             out.extend(at(&A124004, layer).map(|v| ("games", v)));
             out.extend(BIK_PERFT.iter().find(|(p, _)| *p == layer).map(|&(_, v)| ("games_including_ended", v)));
         }

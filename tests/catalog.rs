@@ -52,10 +52,13 @@ fn runs_enter_the_catalogue_and_the_tables_equal_them() {
     // by discs, no by-ply column (games including ended ones, passes
     // entering a layer)
     let header = csv.lines().find(|l| !l.starts_with('#')).unwrap();
-    assert!(header.ends_with(",games,games_ended,checks,runs"), "{header}");
+    assert!(header.ends_with(",games,games_ended,positions_unique,checks,runs"), "{header}");
     let by_ply = std::fs::read_to_string(d.join("cat/8x8-by-ply.csv")).unwrap();
     let header = by_ply.lines().find(|l| !l.starts_with('#')).unwrap();
-    assert!(header.ends_with(",games,games_including_ended,games_passes,games_ended,checks,runs"), "{header}");
+    assert!(
+        header.ends_with(",games,games_including_ended,games_passes,games_ended,positions_unique,checks,runs"),
+        "{header}"
+    );
     assert!(by_ply.lines().any(|l| l.starts_with("8,269352,") && l.contains("perft")), "{by_ply}");
     let readme = std::fs::read_to_string(d.join("cat/README.md")).unwrap();
     for r in [&dfs, &lay, &ply] {
@@ -228,4 +231,43 @@ fn copies_and_missing_catalogues_are_refused() {
     let before = std::fs::read(d.join("cat/catalog.json")).unwrap();
     fails_with(d, &["catalog", "add", "--dir", "cat", &copy.to_string_lossy()], "in the catalogue already as");
     assert_eq!(std::fs::read(d.join("cat/catalog.json")).unwrap(), before);
+}
+
+/// `catalog oeis` writes the b-files of the 8x8 by-ply terms from the
+/// catalogue alone: `n a(n)` lines equal to the catalogue's rows, a header
+/// naming the runs, the same bytes when written again.
+#[test]
+fn oeis_bfiles_come_from_the_catalogue() {
+    use othello_census::published::{A124004, A124005, A124006};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ply =
+        result_of(d, "a", &["--engine", "layers", "--size", "8", "--by", "ply", "--plies", "9", "--work-dir", "w"]);
+    let out = add(d, &[&ply]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let oeis =
+        |d: &Path| Command::new(bin()).args(["catalog", "oeis", "--dir", "cat"]).current_dir(d).output().unwrap();
+    assert!(oeis(d).status.success());
+    let read = |name: &str| std::fs::read_to_string(d.join("cat/oeis").join(name)).unwrap();
+    let terms = |text: &str| -> Vec<(u32, u128)> {
+        text.lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| {
+                let (n, v) = l.split_once(' ').unwrap();
+                (n.parse().unwrap(), v.parse().unwrap())
+            })
+            .collect()
+    };
+    let first = (read("b124004.txt"), read("b124005.txt"), read("b124006.txt"));
+    assert_eq!(terms(&first.0), (0..=9).map(|n| (n, A124004[n as usize])).collect::<Vec<_>>());
+    assert_eq!(terms(&first.1), (1..=9).map(|n| (n, A124005[n as usize])).collect::<Vec<_>>());
+    assert_eq!(terms(&first.2), (1..=9).map(|n| (n, A124006[n as usize - 1])).collect::<Vec<_>>());
+    let stem = ply.file_stem().unwrap().to_string_lossy().into_owned();
+    assert!(first.2.starts_with("# A124006: ") && first.2.contains(&format!("# a(9): {stem}")), "{}", first.2);
+    // no shape column in the catalogue yet: no b-file for it
+    assert!(!d.join("cat/oeis/b125528.txt").exists());
+    // written again from the same catalogue: the same bytes
+    assert!(oeis(d).status.success());
+    assert_eq!((read("b124004.txt"), read("b124005.txt"), read("b124006.txt")), first);
+    fails_with(d, &["catalog", "oeis", "--dir", "nowhere"], "holds no catalogue");
 }

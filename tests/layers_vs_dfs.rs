@@ -188,3 +188,39 @@ fn an_interrupted_merge_keeps_its_finished_partitions() {
         assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), modified, "{} was rebuilt", path.display());
     }
 }
+
+/// The positions by the games that reach them (and so the positions
+/// reached by exactly one game, OEIS A124006 by ply on 8x8) equal the
+/// oracle's path counts, by ply and by discs; by ply their games add up to
+/// the layer's games.
+#[test]
+fn positions_by_games_equal_the_oracle() {
+    fn check<G: Keyed>(by: LayerBy, limit: u32) {
+        let lay = layered::<G>(by, limit, 5, 1 << 20);
+        let want = match by {
+            LayerBy::Ply => oracle::paths_by_ply(G::N as usize, limit as usize),
+            LayerBy::Discs => oracle::paths_by_discs(G::N as usize, limit as usize),
+        };
+        for l in &lay {
+            let g = l.games.unwrap();
+            let oracle = oracle::spread(&want[l.layer as usize]);
+            let got: Vec<(u32, u64, u128)> = g.spread.buckets().collect();
+            assert_eq!(got, oracle, "{}x{} by {by:?}, layer {}", G::N, G::N, l.layer);
+            assert_eq!(g.spread.unique(), oracle.first().filter(|b| b.0 == 0).map_or(0, |b| b.1));
+            assert_eq!(g.spread.totals().0, l.counts.positions);
+            if by == LayerBy::Ply {
+                assert_eq!(g.spread.totals().1, g.games);
+            }
+        }
+    }
+    check::<B4>(LayerBy::Ply, 18);
+    check::<B4>(LayerBy::Discs, 16);
+    check::<B6>(LayerBy::Ply, 8);
+    check::<B6>(LayerBy::Discs, 10);
+    check::<B8>(LayerBy::Ply, 7);
+    check::<B8>(LayerBy::Discs, 9);
+    // the published A124006 a(1..9) on 8x8
+    let lay = layered::<B8>(LayerBy::Ply, 9, 16, 1 << 30);
+    let unique: Vec<u128> = lay[1..].iter().map(|l| l.games.unwrap().spread.unique() as u128).collect();
+    assert_eq!(unique, othello_census::published::A124006);
+}

@@ -70,6 +70,14 @@ pub enum CatalogAction {
         #[arg(long)]
         new: bool,
     },
+    /// Write the OEIS b-files of the catalogue's 8x8 by-ply terms into
+    /// DIR/oeis/ (b124004.txt, b124005.txt, b124006.txt, and the shape
+    /// sequences when counted).
+    Oeis {
+        /// The catalogue directory.
+        #[arg(long, value_name = "DIR", default_value = "results")]
+        dir: PathBuf,
+    },
     /// Rewrite every file of an existing catalogue from its catalog.json
     /// (after an upgrade of the catalogue's format or of its checks).
     Regenerate {

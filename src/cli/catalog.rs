@@ -29,6 +29,19 @@ pub fn run(a: &CatalogArgs) -> anyhow::Result<ExitCode> {
             // only once every run passed: nothing is written on a refusal
             write(&catalog, dir)
         }
+        CatalogAction::Oeis { dir } => {
+            if !Catalog::exists(dir) {
+                anyhow::bail!("{} holds no catalogue; give the catalogue's directory with --dir", dir.display());
+            }
+            let written = Catalog::load(dir)?.save_bfiles(dir)?;
+            if written.is_empty() {
+                anyhow::bail!("the catalogue in {} holds no 8x8 by-ply terms", dir.display());
+            }
+            for p in &written {
+                note(format!("wrote {}", p.display()));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         CatalogAction::Regenerate { dir } => {
             let file = dir.join(othello_census::report::catalog::CATALOG_FILE);
             if !file.is_file() {

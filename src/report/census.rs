@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use super::files::{fresh_path, timestamp_now};
 use super::table::{Table, group_digits};
 use crate::atomic::atomic_write;
-use crate::census::{Census, Column, LayerCounts, Outcomes};
+use crate::census::{Census, Column, GameSpread, LayerCounts, Outcomes};
 
 /// Name of the result schema, in the JSON and the CSV.
 pub const SCHEMA: &str = "othello-census-results";
@@ -81,6 +81,24 @@ fn differences_json(o: &Outcomes) -> Value {
     Value::Object(o.differences().map(|(d, n)| (d.to_string(), json!(n))).collect())
 }
 
+/// Name of the histogram of the positions by the games that reach them, in
+/// the JSON (an object from bucket to positions and games) and the CSV.
+pub const SPREAD: &str = "positions_by_games";
+
+/// The positions by games as JSON: `{"1": {"positions": 4, "games": 4},
+/// "2-3": ...}`, least bucket first, empty buckets left out.
+fn spread_json(s: &GameSpread) -> Value {
+    Value::Object(
+        s.buckets().map(|(b, n, g)| (GameSpread::label(b), json!({"positions": n, "games": number(g)}))).collect(),
+    )
+}
+
+/// The same as one CSV cell: `bucket:positions:games` triples separated by
+/// spaces, e.g. `1:52:52 2-3:2:4`.
+fn spread_cell(s: &GameSpread) -> String {
+    s.buckets().map(|(b, n, g)| format!("{}:{n}:{g}", GameSpread::label(b))).collect::<Vec<_>>().join(" ")
+}
+
 /// The same as one CSV cell: `difference:count` pairs separated by spaces,
 /// e.g. `-4:12 0:3`.
 fn differences_cell(o: &Outcomes) -> String {
@@ -95,6 +113,9 @@ fn layer_json(c: &Census, l: &LayerCounts) -> Value {
         m.insert(col.name.into(), (col.value)(l).map_or(Value::Null, number));
     }
     m.insert(DIFFERENCES.into(), differences_json(&l.counts.outcomes));
+    if let Some(g) = &l.games {
+        m.insert(SPREAD.into(), spread_json(&g.spread));
+    }
     Value::Object(m)
 }
 
@@ -180,6 +201,11 @@ pub fn census_csv(run: &RunInfo, c: &Census) -> String {
     }
     out.push(',');
     out.push_str(DIFFERENCES);
+    let spread = columns.iter().any(|col| col.game);
+    if spread {
+        out.push(',');
+        out.push_str(SPREAD);
+    }
     out.push('\n');
     let row = |out: &mut String, label: String, l: &LayerCounts| {
         out.push_str(&label);
@@ -191,6 +217,10 @@ pub fn census_csv(run: &RunInfo, c: &Census) -> String {
         }
         out.push(',');
         out.push_str(&differences_cell(&l.counts.outcomes));
+        if spread {
+            out.push(',');
+            out.push_str(&l.games.map_or(String::new(), |g| spread_cell(&g.spread)));
+        }
         out.push('\n');
     };
     for l in &c.layers {
@@ -205,6 +235,9 @@ pub fn census_csv(run: &RunInfo, c: &Census) -> String {
     }
     out.push(',');
     out.push_str(&differences_cell(&c.totals().outcomes));
+    if spread {
+        out.push(',');
+    }
     out.push('\n');
     out
 }
@@ -296,7 +329,7 @@ mod tests {
                 terminal_boards: 1,
                 ..Counts::default()
             },
-            games: Some(Games { games: big, games_including_ended: big, passes: 0, ended: big }),
+            games: Some(Games { games: big, games_including_ended: big, passes: 0, ended: big, ..Games::default() }),
         };
         let c = Census { size: 8, by: LayerBy::Ply, limit: 0, layers: vec![layer] };
         let run = RunInfo {
@@ -314,6 +347,6 @@ mod tests {
         assert!(text.contains(&format!("\"games\":{big}")), "{text}");
         let back: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(back["totals"]["games_ended"].to_string(), big.to_string());
-        assert!(census_csv(&run, &c).contains(&format!(",{big},{big},0,{big},\n")));
+        assert!(census_csv(&run, &c).contains(&format!(",{big},{big},0,{big},0,,\n")));
     }
 }

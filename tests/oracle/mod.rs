@@ -231,3 +231,70 @@ pub fn perft(n: usize, depth: usize) -> Vec<u64> {
     walk(&Naive::start(n), 0, depth, &mut counts);
     counts[1..].to_vec()
 }
+
+/// The games (paths from the start) reaching each position of each layer
+/// by ply: index n holds the positions after exactly n plies (a pass is a
+/// ply; a finished game is not continued).
+pub fn paths_by_ply(n: usize, plies: usize) -> Vec<HashMap<Naive, u64>> {
+    let mut layers = vec![HashMap::from([(Naive::start(n), 1u64)])];
+    for _ in 0..plies {
+        let mut next: HashMap<Naive, u64> = HashMap::new();
+        for (p, &c) in layers.last().unwrap() {
+            for child in p.children() {
+                *next.entry(child).or_default() += c;
+            }
+        }
+        layers.push(next);
+    }
+    layers
+}
+
+/// The same by disc count (index k: positions of k discs): a forced pass
+/// leads to the same board, within the layer.
+pub fn paths_by_discs(n: usize, max_discs: usize) -> Vec<HashMap<Naive, u64>> {
+    let mut layers = vec![HashMap::new(); max_discs + 1];
+    layers[4].insert(Naive::start(n), 1u64);
+    for k in 4..=max_discs {
+        let passes: Vec<(Naive, u64)> =
+            layers[k].iter().filter(|(p, _)| p.must_pass()).map(|(p, &c)| (p.pass(), c)).collect();
+        for (p, c) in passes {
+            *layers[k].entry(p).or_default() += c;
+        }
+        if k == max_discs {
+            break;
+        }
+        let moves: Vec<(Naive, u64)> = layers[k]
+            .iter()
+            .filter(|(p, _)| !p.must_pass() && !p.is_over())
+            .flat_map(|(p, &c)| p.children().into_iter().map(move |q| (q, c)))
+            .collect();
+        for (q, c) in moves {
+            *layers[k + 1].entry(q).or_default() += c;
+        }
+    }
+    layers
+}
+
+/// A layer's positions by the games reaching them, in powers of two:
+/// (bucket b for 2^b <= games < 2^(b+1), positions, games), least first.
+pub fn spread(layer: &HashMap<Naive, u64>) -> Vec<(u32, u64, u128)> {
+    let mut by: std::collections::BTreeMap<u32, (u64, u128)> = Default::default();
+    for &g in layer.values() {
+        let b = 63 - g.leading_zeros();
+        let e = by.entry(b).or_default();
+        e.0 += 1;
+        e.1 += g as u128;
+    }
+    by.into_iter().map(|(b, (n, g))| (b, n, g)).collect()
+}
+
+/// A layer's shapes (sets of occupied squares): how many occur, and how
+/// many are reached by exactly one game (the games of a shape: the sum over
+/// its positions).
+pub fn shapes(layer: &HashMap<Naive, u64>) -> (u64, u64) {
+    let mut games: HashMap<Vec<bool>, u64> = HashMap::new();
+    for (p, &g) in layer {
+        *games.entry(p.cells.iter().map(|&c| c != EMPTY).collect()).or_default() += g;
+    }
+    (games.len() as u64, games.values().filter(|&&g| g == 1).count() as u64)
+}

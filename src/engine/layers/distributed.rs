@@ -297,15 +297,15 @@ fn varint(b: &[u8], pos: &mut usize) -> Option<u128> {
 
 /// The fixed-width encoding of an expansion, to be summed over ranks.
 fn expansion_bytes(ex: &Expansion) -> Vec<u8> {
-    encode(&(ex.counts, ex.ended, ex.entering.games, ex.entering.passes, ex.mass, ex.emitted))
+    encode(&(ex.counts, ex.ended, ex.entering.games, ex.entering.passes, ex.mass, ex.emitted, ex.spread))
 }
 
 /// The sum over every rank of their expansions.
 fn sum_expansions(cluster: &Cluster, ex: &Expansion) -> Result<Expansion, LayersError> {
     let mut total = Expansion::default();
     for bytes in cluster.gather_bytes(&expansion_bytes(ex)) {
-        let (counts, ended, games, passes, mass, emitted) = decode(&bytes, "the expansion of a rank")?;
-        total.add(&Expansion { counts, ended, entering: Entering { games, passes }, mass, emitted });
+        let (counts, ended, games, passes, mass, emitted, spread) = decode(&bytes, "the expansion of a rank")?;
+        total.add(&Expansion { counts, ended, entering: Entering { games, passes }, mass, emitted, spread });
     }
     Ok(total)
 }

@@ -334,6 +334,7 @@ pub(super) fn layer_counts(k: u32, ex: &Expansion, entering: Entering) -> LayerC
             games_including_ended: 0,
             passes: entering.passes,
             ended: ex.ended,
+            spread: ex.spread,
         }),
     }
 }

@@ -18,7 +18,7 @@ use super::shuffle::ShuffleSink;
 use super::store::{Entering, PartId, PartReader, Record, from_stored, partition_of, to_stored};
 use super::{LayersError, RunContext};
 use crate::board::Color;
-use crate::census::{Counts, LayerBy, add_games};
+use crate::census::{Counts, GameSpread, LayerBy, add_games};
 use crate::framed::FrameError;
 use crate::key::dense::{child_image_keys, image_keys, side_weight, unpack};
 use crate::key::{Keyed, PackedKey, canonical_key};
@@ -47,6 +47,8 @@ pub struct Expansion {
     pub mass: u128,
     /// Child records generated (before merging).
     pub emitted: u64,
+    /// The parents' positions by the games that reach them.
+    pub spread: GameSpread,
 }
 
 impl Expansion {
@@ -58,6 +60,7 @@ impl Expansion {
         self.entering.passes = add_games(self.entering.passes, o.entering.passes);
         self.mass = add_games(self.mass, o.mass);
         self.emitted += o.emitted;
+        self.spread.add(&o.spread);
     }
 }
 
@@ -303,6 +306,10 @@ impl<'a, G: Keyed> Worker<'a, G> {
                 f.counts.boards += orbit;
             }
             f.mass = add_games(f.mass, m);
+            // the class's multiplicity is the games reaching any of its
+            // positions; the orbit's positions share them equally
+            assert!(m % orbit as u128 == 0, "{m} games do not divide over an orbit of {orbit}");
+            f.spread.record(m / orbit as u128, orbit);
             let (me, opp) = (p.mover().0, p.opponent().0);
             let black = p.side_to_move() == Color::Black;
             // the side term of a key: a board with the other side to move
@@ -463,7 +470,7 @@ mod tests {
         }
         all.sort_unstable();
         all.dedup();
-        all.into_iter().map(|s| (s, 3)).collect()
+        all.into_iter().map(|s| (s, 12)).collect()
     }
 
     /// The portable copy and the AVX2 copy (where the CPU has it) count the

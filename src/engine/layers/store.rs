@@ -37,7 +37,7 @@ pub type Record = (u128, u128);
 pub const PART_KIND: FileKind = FileKind { magic: crate::framed::MAGIC_PART, version: 2, name: "layer file" };
 pub const BUCKET_KIND: FileKind = FileKind { magic: crate::framed::MAGIC_BUCKET, version: 2, name: "bucket file" };
 pub const MANIFEST_KIND: FileKind =
-    FileKind { magic: crate::framed::MAGIC_MANIFEST, version: 3, name: "layer manifest" };
+    FileKind { magic: crate::framed::MAGIC_MANIFEST, version: 4, name: "layer manifest" };
 
 /// The stored form of canonical dense key `k` on a board whose side weight
 /// (the value of the side-to-move digit) is `w`: `2 * board + side`.
