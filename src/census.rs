@@ -342,7 +342,8 @@ pub fn add_games(a: GameCount, b: GameCount) -> GameCount {
 
 /// Game counts of one layer, from engines that count paths (the layered
 /// engine). Encoded in files as four little-endian u128 in field order,
-/// then the [`GameSpread`] of the layer's positions.
+/// then the [`GameSpread`] of the layer's positions, then the shapes and
+/// unique shapes as two u64.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Games {
     /// Game prefixes ending in this layer: by ply, games of exactly this
@@ -358,12 +359,20 @@ pub struct Games {
     pub ended: u128,
     /// The layer's positions by the games that reach them.
     pub spread: GameSpread,
+    /// Distinct shapes (sets of occupied squares) of the layer's
+    /// positions: by ply on 8x8, OEIS A125528.
+    pub shapes: u64,
+    /// Of those, the shapes reached by exactly one game (summed over the
+    /// shape's positions): by ply on 8x8, OEIS A125529.
+    pub shapes_unique: u64,
 }
 
 impl Encode for Games {
     fn encode<E: Encoder>(&self, e: &mut E) -> Result<(), EncodeError> {
         [self.games, self.games_including_ended, self.passes, self.ended].iter().try_for_each(|v| v.encode(e))?;
-        self.spread.encode(e)
+        self.spread.encode(e)?;
+        self.shapes.encode(e)?;
+        self.shapes_unique.encode(e)
     }
 }
 
@@ -375,6 +384,8 @@ impl<C> Decode<C> for Games {
             passes: u128::decode(d)?,
             ended: u128::decode(d)?,
             spread: GameSpread::decode(d)?,
+            shapes: u64::decode(d)?,
+            shapes_unique: u64::decode(d)?,
         })
     }
 }
@@ -512,11 +523,18 @@ pub fn game_conventions(by: LayerBy) -> Vec<(&'static str, &'static str)> {
             ("games_passes", "of games, those whose last ply is a pass"),
             ("games_ended", "of games, those that end at ply n"),
             ("positions_unique", "positions reached by exactly one game of n plies: OEIS A124006 on 8x8"),
+            ("shapes", "distinct sets of occupied squares of the positions: OEIS A125528 on 8x8"),
+            (
+                "shapes_unique",
+                "shapes reached by exactly one game of n plies (over all their positions): OEIS A125529 on 8x8",
+            ),
         ],
         LayerBy::Discs => vec![
             ("games", "games whose last move placed the layer's last disc (passes stay in their layer)"),
             ("games_ended", "of games, those that end in this layer"),
             ("positions_unique", "positions reached by exactly one game (one path from the start)"),
+            ("shapes", "distinct sets of occupied squares of the positions"),
+            ("shapes_unique", "shapes reached by exactly one game (over all their positions)"),
         ],
     }
 }
@@ -544,7 +562,7 @@ macro_rules! game_col {
 }
 
 /// Every column after the layer index, in the order of the tables.
-pub const COLUMNS: [Column; 16] = [
+pub const COLUMNS: [Column; 18] = [
     count_col!("positions", "positions", positions),
     count_col!("classes", "classes", classes),
     count_col!("boards", "boards", boards),
@@ -564,6 +582,20 @@ pub const COLUMNS: [Column; 16] = [
         name: "positions_unique",
         title: "unique",
         value: |l| l.games.map(|g| g.spread.unique() as u128),
+        game: true,
+        ply_only: false,
+    },
+    Column {
+        name: "shapes",
+        title: "shapes",
+        value: |l| l.games.map(|g| g.shapes as u128),
+        game: true,
+        ply_only: false,
+    },
+    Column {
+        name: "shapes_unique",
+        title: "uniq.shapes",
+        value: |l| l.games.map(|g| g.shapes_unique as u128),
         game: true,
         ply_only: false,
     },
@@ -610,7 +642,15 @@ mod tests {
         let l = LayerCounts {
             layer: 7,
             counts: Counts { positions: 1, classes: 2, boards: 3, pass_classes: 8, outcomes, ..Counts::default() },
-            games: Some(Games { games: 9, games_including_ended: 10, passes: 11, ended: 12, spread }),
+            games: Some(Games {
+                games: 9,
+                games_including_ended: 10,
+                passes: 11,
+                ended: 12,
+                spread,
+                shapes: 13,
+                shapes_unique: 14,
+            }),
         };
         let config = bincode::config::standard().with_fixed_int_encoding();
         let bytes = bincode::encode_to_vec(l, config).unwrap();
@@ -636,11 +676,13 @@ mod tests {
         want.push(2);
         want.extend(2u64.to_le_bytes());
         want.extend(11u128.to_le_bytes());
+        want.extend(13u64.to_le_bytes());
+        want.extend(14u64.to_le_bytes());
         assert_eq!(bytes, want);
         let (back, _): (LayerCounts, _) = bincode::decode_from_slice(&bytes, config).unwrap();
         assert_eq!(back, l);
         // game buckets out of order, or games outside their bucket, are refused
-        let games_at = want.len() - (8 + 2 * 25);
+        let games_at = want.len() - (8 + 2 * 25 + 16);
         let mut swapped = want.clone();
         swapped[games_at + 8] = 2;
         swapped[games_at + 8 + 25] = 0;

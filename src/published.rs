@@ -117,6 +117,13 @@ pub fn layer_values(table: &str, layer: u32) -> Vec<(&'static str, u128)> {
                 _ => None,
             };
             out.extend(unique.map(|v| ("positions_unique", v)));
+            let (shapes, shapes_unique) = match layer {
+                1..=9 => (Some(A125528[layer as usize - 1]), Some(A125529[layer as usize - 1])),
+                13 => (Some(A125528_13), Some(A125529_13)),
+                _ => (None, None),
+            };
+            out.extend(shapes.map(|v| ("shapes", v)));
+            out.extend(shapes_unique.map(|v| ("shapes_unique", v)));
             out.extend(at(&A124004, layer).map(|v| ("games", v)));
             out.extend(BIK_PERFT.iter().find(|(p, _)| *p == layer).map(|&(_, v)| ("games_including_ended", v)));
         }

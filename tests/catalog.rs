@@ -52,11 +52,13 @@ fn runs_enter_the_catalogue_and_the_tables_equal_them() {
     // by discs, no by-ply column (games including ended ones, passes
     // entering a layer)
     let header = csv.lines().find(|l| !l.starts_with('#')).unwrap();
-    assert!(header.ends_with(",games,games_ended,positions_unique,checks,runs"), "{header}");
+    assert!(header.ends_with(",games,games_ended,positions_unique,shapes,shapes_unique,checks,runs"), "{header}");
     let by_ply = std::fs::read_to_string(d.join("cat/8x8-by-ply.csv")).unwrap();
     let header = by_ply.lines().find(|l| !l.starts_with('#')).unwrap();
     assert!(
-        header.ends_with(",games,games_including_ended,games_passes,games_ended,positions_unique,checks,runs"),
+        header.ends_with(
+            ",games,games_including_ended,games_passes,games_ended,positions_unique,shapes,shapes_unique,checks,runs"
+        ),
         "{header}"
     );
     assert!(by_ply.lines().any(|l| l.starts_with("8,269352,") && l.contains("perft")), "{by_ply}");
@@ -238,7 +240,7 @@ fn copies_and_missing_catalogues_are_refused() {
 /// naming the runs, the same bytes when written again.
 #[test]
 fn oeis_bfiles_come_from_the_catalogue() {
-    use othello_census::published::{A124004, A124005, A124006};
+    use othello_census::published::{A124004, A124005, A124006, A125528, A125529};
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let ply =
@@ -264,8 +266,10 @@ fn oeis_bfiles_come_from_the_catalogue() {
     assert_eq!(terms(&first.2), (1..=9).map(|n| (n, A124006[n as usize - 1])).collect::<Vec<_>>());
     let stem = ply.file_stem().unwrap().to_string_lossy().into_owned();
     assert!(first.2.starts_with("# A124006: ") && first.2.contains(&format!("# a(9): {stem}")), "{}", first.2);
-    // no shape column in the catalogue yet: no b-file for it
-    assert!(!d.join("cat/oeis/b125528.txt").exists());
+    // the shape sequences too
+    let shapes = (read("b125528.txt"), read("b125529.txt"));
+    assert_eq!(terms(&shapes.0), (1..=9).map(|n| (n, A125528[n as usize - 1])).collect::<Vec<_>>());
+    assert_eq!(terms(&shapes.1), (1..=9).map(|n| (n, A125529[n as usize - 1])).collect::<Vec<_>>());
     // written again from the same catalogue: the same bytes
     assert!(oeis(d).status.success());
     assert_eq!((read("b124004.txt"), read("b124005.txt"), read("b124006.txt")), first);

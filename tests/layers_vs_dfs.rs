@@ -224,3 +224,43 @@ fn positions_by_games_equal_the_oracle() {
     let unique: Vec<u128> = lay[1..].iter().map(|l| l.games.unwrap().spread.unique() as u128).collect();
     assert_eq!(unique, othello_census::published::A124006);
 }
+
+/// The shapes (sets of occupied squares) of every layer, and those reached
+/// by exactly one game, equal the oracle's, by ply and by discs, whatever
+/// the partitions; by ply on 8x8 they are OEIS A125528 and A125529.
+#[test]
+fn shapes_equal_the_oracle() {
+    fn check<G: Keyed>(by: LayerBy, limit: u32) {
+        let want = match by {
+            LayerBy::Ply => oracle::paths_by_ply(G::N as usize, limit as usize),
+            LayerBy::Discs => oracle::paths_by_discs(G::N as usize, limit as usize),
+        };
+        for partitions in [1, 7] {
+            for l in layered::<G>(by, limit, partitions, 1 << 20) {
+                let g = l.games.unwrap();
+                let (shapes, unique) = oracle::shapes(&want[l.layer as usize]);
+                assert_eq!(
+                    (g.shapes, g.shapes_unique),
+                    (shapes, unique),
+                    "{}x{} by {by:?}, layer {}",
+                    G::N,
+                    G::N,
+                    l.layer
+                );
+            }
+        }
+    }
+    check::<B4>(LayerBy::Ply, 18);
+    check::<B4>(LayerBy::Discs, 16);
+    check::<B6>(LayerBy::Ply, 8);
+    check::<B6>(LayerBy::Discs, 10);
+    check::<B8>(LayerBy::Ply, 7);
+    check::<B8>(LayerBy::Discs, 9);
+    let lay = layered::<B8>(LayerBy::Ply, 9, 16, 1 << 30);
+    let shapes: Vec<u128> = lay[1..].iter().map(|l| l.games.unwrap().shapes as u128).collect();
+    let unique: Vec<u128> = lay[1..].iter().map(|l| l.games.unwrap().shapes_unique as u128).collect();
+    assert_eq!(shapes, othello_census::published::A125528);
+    assert_eq!(unique, othello_census::published::A125529);
+    // the last layer counted while merged, never stored, and a tiny memory
+    assert_eq!(run::<B8>(LayerBy::Ply, 9, 3, &lean(1 << 18)).census.layers, lay);
+}

@@ -29,7 +29,7 @@ fn json_of(dir: &Path, args: &[&str]) -> Value {
 fn counts(doc: &Value) -> Value {
     let mut layers = doc["layers"].clone();
     for l in layers.as_array_mut().unwrap() {
-        for f in ["positions_unique", "positions_by_games", "games", "games_ended"] {
+        for f in ["positions_unique", "positions_by_games", "games", "games_ended", "shapes", "shapes_unique"] {
             l.as_object_mut().unwrap().remove(f);
         }
     }
@@ -376,7 +376,7 @@ fn both_engines_write_one_schema() {
     assert_eq!(dfs["schema_version"], 3);
     // only meaningful columns: no game columns where no game is counted,
     // and by discs none of the by-ply game columns
-    let games = ["games", "games_ended", "positions_unique", "positions_by_games"];
+    let games = ["games", "games_ended", "positions_unique", "shapes", "shapes_unique", "positions_by_games"];
     let by_ply = ["games_including_ended", "games_passes"];
     for (a, b) in dfs["layers"].as_array().unwrap().iter().zip(lay["layers"].as_array().unwrap()) {
         for f in games.iter().chain(&by_ply) {
@@ -405,7 +405,10 @@ fn both_engines_write_one_schema() {
     assert_eq!(header("a"), format!("{count_columns},terminal_disc_differences"));
     assert_eq!(
         header("b"),
-        format!("{count_columns},games,games_ended,positions_unique,terminal_disc_differences,positions_by_games")
+        format!(
+            "{count_columns},games,games_ended,positions_unique,shapes,shapes_unique,terminal_disc_differences,\
+             positions_by_games"
+        )
     );
     // by ply, the column of games including ended ones and the pass column are there
     let ply = json_of(
@@ -429,8 +432,8 @@ fn both_engines_write_one_schema() {
     assert_eq!(
         header("c"),
         format!(
-            "{},games,games_including_ended,games_passes,games_ended,positions_unique,terminal_disc_differences,\
-             positions_by_games",
+            "{},games,games_including_ended,games_passes,games_ended,positions_unique,shapes,shapes_unique,\
+             terminal_disc_differences,positions_by_games",
             count_columns.replacen("discs", "ply", 1)
         )
     );

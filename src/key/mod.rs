@@ -9,6 +9,7 @@
 
 pub mod canonical;
 pub mod dense;
+pub mod occupancy;
 pub mod spiral;
 
 pub use canonical::{canonical_and_orbit, canonical_key};

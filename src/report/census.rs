@@ -347,6 +347,6 @@ mod tests {
         assert!(text.contains(&format!("\"games\":{big}")), "{text}");
         let back: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(back["totals"]["games_ended"].to_string(), big.to_string());
-        assert!(census_csv(&run, &c).contains(&format!(",{big},{big},0,{big},0,,\n")));
+        assert!(census_csv(&run, &c).contains(&format!(",{big},{big},0,{big},0,0,0,,\n")));
     }
 }

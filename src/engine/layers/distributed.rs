@@ -297,15 +297,15 @@ fn varint(b: &[u8], pos: &mut usize) -> Option<u128> {
 
 /// The fixed-width encoding of an expansion, to be summed over ranks.
 fn expansion_bytes(ex: &Expansion) -> Vec<u8> {
-    encode(&(ex.counts, ex.ended, ex.entering.games, ex.entering.passes, ex.mass, ex.emitted, ex.spread))
+    encode(&(ex.counts, ex.ended, ex.entering.games, ex.entering.passes, ex.mass, ex.emitted, ex.spread, ex.shapes))
 }
 
 /// The sum over every rank of their expansions.
 fn sum_expansions(cluster: &Cluster, ex: &Expansion) -> Result<Expansion, LayersError> {
     let mut total = Expansion::default();
     for bytes in cluster.gather_bytes(&expansion_bytes(ex)) {
-        let (counts, ended, games, passes, mass, emitted, spread) = decode(&bytes, "the expansion of a rank")?;
-        total.add(&Expansion { counts, ended, entering: Entering { games, passes }, mass, emitted, spread });
+        let (counts, ended, games, passes, mass, emitted, spread, shapes) = decode(&bytes, "the expansion of a rank")?;
+        total.add(&Expansion { counts, ended, entering: Entering { games, passes }, mass, emitted, spread, shapes });
     }
     Ok(total)
 }
@@ -423,7 +423,8 @@ fn begin<G: Keyed>(
     let parts = (|| {
         let dir = mine.create_layer_dir(k)?;
         let start = to_stored(canonical_key(&Position::<G>::start()).to_u128(), side_weight(G::N));
-        let home = partition_of(start, plan.partitions);
+        let start_occupancy = Position::<G>::start().empty().0 ^ G::FULL;
+        let home = partition_of(crate::key::occupancy::canonical_occupancy::<G>(start_occupancy).0, plan.partitions);
         let mut records = vec![0u64; plan.partitions as usize];
         for j in (0..plan.partitions).filter(|&j| cluster.owns(j)) {
             records[j as usize] =

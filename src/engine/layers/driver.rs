@@ -56,7 +56,8 @@ pub fn begin<G: Keyed>(work: &WorkDir, plan: &LayersPlan, settings: &LayersSetti
     let k = plan.by.first_layer();
     let dir = work.create_layer_dir(k)?;
     let start = to_stored(canonical_key(&Position::<G>::start()).to_u128(), side_weight(G::N));
-    let home = partition_of(start, plan.partitions);
+    let start_occupancy = Position::<G>::start().empty().0 ^ G::FULL;
+    let home = partition_of(crate::key::occupancy::canonical_occupancy::<G>(start_occupancy).0, plan.partitions);
     let mut part_records = Vec::new();
     for j in 0..plan.partitions {
         let n =
@@ -335,6 +336,8 @@ pub(super) fn layer_counts(k: u32, ex: &Expansion, entering: Entering) -> LayerC
             passes: entering.passes,
             ended: ex.ended,
             spread: ex.spread,
+            shapes: ex.shapes.0,
+            shapes_unique: ex.shapes.1,
         }),
     }
 }

@@ -21,6 +21,7 @@ use crate::board::Color;
 use crate::census::{Counts, GameSpread, LayerBy, add_games};
 use crate::framed::FrameError;
 use crate::key::dense::{child_image_keys, image_keys, side_weight, unpack};
+use crate::key::occupancy::canonical_occupancy;
 use crate::key::{Keyed, PackedKey, canonical_key};
 
 /// One parent part to expand.
@@ -49,6 +50,9 @@ pub struct Expansion {
     pub emitted: u64,
     /// The parents' positions by the games that reach them.
     pub spread: GameSpread,
+    /// The parents' distinct shapes (sets of occupied squares), and those
+    /// reached by exactly one game.
+    pub shapes: (u64, u64),
 }
 
 impl Expansion {
@@ -61,6 +65,48 @@ impl Expansion {
         self.mass = add_games(self.mass, o.mass);
         self.emitted += o.emitted;
         self.spread.add(&o.spread);
+        self.shapes = (self.shapes.0 + o.shapes.0, self.shapes.1 + o.shapes.1);
+    }
+}
+
+/// Games per image of each canonical occupancy tallied so far, with the
+/// size of its orbit.
+type ShapeMap = std::collections::HashMap<u64, (u128, u8)>;
+
+/// A finished tally of shapes: how many, and how many reached by exactly
+/// one game (each canonical occupancy counts for its whole orbit).
+fn shape_counts(map: &ShapeMap) -> (u64, u64) {
+    map.values().fold((0, 0), |(n, u), &(g, j)| (n + j as u64, u + if g == 1 { j as u64 } else { 0 }))
+}
+
+/// The shapes of the parts being expanded. Every class of a shape lies in
+/// one part (partitions follow the canonical occupancy), so a part's
+/// shapes are final once each of its records has been tallied: the workers'
+/// tallies of a part are merged here, and the part is counted and dropped
+/// as soon as they cover it, so only the parts in flight are held.
+struct ShapeParts {
+    expected: Vec<u64>,
+    open: Mutex<std::collections::HashMap<usize, (ShapeMap, u64)>>,
+    done: Mutex<(u64, u64)>,
+}
+
+impl ShapeParts {
+    fn merge(&self, part: usize, map: ShapeMap, records: u64) {
+        let finished = {
+            let mut open = self.open.lock().expect("shape lock");
+            let (all, seen) = open.entry(part).or_default();
+            for (k, (g, j)) in map {
+                let e = all.entry(k).or_insert((0, j));
+                e.0 = add_games(e.0, g);
+            }
+            *seen += records;
+            if *seen == self.expected[part] { open.remove(&part) } else { None }
+        };
+        if let Some((all, _)) = finished {
+            let (n, u) = shape_counts(&all);
+            let mut done = self.done.lock().expect("shape lock");
+            *done = (done.0 + n, done.1 + u);
+        }
     }
 }
 
@@ -100,6 +146,12 @@ pub fn expand<G: Keyed>(
     // Empty chunk buffers go back to the reader instead of being freed.
     let (back_tx, back_rx) = sync_channel::<Vec<Record>>(threads * 2 + 2);
     let failure: Mutex<Option<LayersError>> = Mutex::new(None);
+    let shapes = ShapeParts {
+        expected: inputs.iter().map(|i| i.records).collect(),
+        open: Mutex::new(Default::default()),
+        done: Mutex::new((0, 0)),
+    };
+    let shapes = &shapes;
     let cancelled = AtomicBool::new(false);
     let fail = |e: LayersError| {
         cancelled.store(true, Ordering::SeqCst);
@@ -156,6 +208,7 @@ pub fn expand<G: Keyed>(
                 let back_tx = back_tx.clone();
                 s.spawn(move || {
                     let mut w = Worker::<G>::new(by, generate, spill_cap, sink);
+                    w.parts = Some(shapes);
                     loop {
                         let next = rx.lock().expect("channel lock").recv();
                         let Ok((part, mut chunk)) = next else { break };
@@ -166,7 +219,7 @@ pub fn expand<G: Keyed>(
                             fail(LayersError::Interrupted(ctx.work_dir.to_path_buf()));
                             continue;
                         }
-                        if let Err(e) = w.chunk(&chunk, &inputs[part].path) {
+                        if let Err(e) = w.chunk(&chunk, part, &inputs[part].path) {
                             fail(e);
                         }
                         ctx.live.done.fetch_add(chunk.len() as u64, Ordering::Relaxed);
@@ -178,6 +231,7 @@ pub fn expand<G: Keyed>(
                     {
                         fail(e);
                     }
+                    w.flush_shapes();
                     w.found
                 })
             })
@@ -191,6 +245,14 @@ pub fn expand<G: Keyed>(
     for r in &results {
         total.add(r);
     }
+    let open = shapes.open.lock().expect("shape lock");
+    if let Some((part, (_, seen))) = open.iter().next() {
+        return Err(LayersError::WorkDir {
+            path: inputs[*part].path.clone(),
+            detail: format!("only {seen} of its {} records were tallied by shape", inputs[*part].records),
+        });
+    }
+    total.shapes = *shapes.done.lock().expect("shape lock");
     Ok(total)
 }
 
@@ -207,6 +269,13 @@ struct Worker<'a, G: Keyed> {
     /// Whether this CPU runs the copy compiled for AVX2 and the bit
     /// instructions.
     fast: bool,
+    /// The shapes of the part being read, tallied, and where a part's
+    /// tally goes (none: the worker counts its own records alone, and its
+    /// tally is final when it is flushed).
+    shapes: ShapeMap,
+    shape_part: usize,
+    shape_records: u64,
+    parts: Option<&'a ShapeParts>,
     geometry: std::marker::PhantomData<G>,
 }
 
@@ -226,14 +295,34 @@ impl<'a, G: Keyed> Worker<'a, G> {
             sink,
             found: Expansion::default(),
             fast: crate::board::moves::has_bit_instructions(),
+            shapes: ShapeMap::new(),
+            shape_part: 0,
+            shape_records: 0,
+            parts: None,
             geometry: std::marker::PhantomData,
         }
     }
 
+    /// Hands the tally of the current part on (or counts it, alone).
+    fn flush_shapes(&mut self) {
+        if self.shape_records == 0 {
+            return;
+        }
+        let map = std::mem::take(&mut self.shapes);
+        match self.parts {
+            Some(parts) => parts.merge(self.shape_part, map, self.shape_records),
+            None => {
+                let (n, u) = shape_counts(&map);
+                self.found.shapes = (self.found.shapes.0 + n, self.found.shapes.1 + u);
+            }
+        }
+        self.shape_records = 0;
+    }
+
     #[inline]
-    fn push(&mut self, key: G::Key, m: u128) -> Result<(), LayersError> {
+    fn push(&mut self, key: G::Key, m: u128, canonical_occupancy: u64) -> Result<(), LayersError> {
         let stored = to_stored(key.to_u128(), Self::SIDE);
-        let j = partition_of(stored, self.split.len() as u32) as usize;
+        let j = partition_of(canonical_occupancy, self.split.len() as u32) as usize;
         let part = &mut self.split[j];
         part.push((stored, m));
         self.held += 1;
@@ -247,7 +336,12 @@ impl<'a, G: Keyed> Worker<'a, G> {
     /// Classifies the parents of `chunk` and generates their children, with
     /// the copy compiled for this CPU: the AVX2 move generator after a
     /// run-time check, the portable one elsewhere (the same counts).
-    fn chunk(&mut self, chunk: &[Record], part: &std::path::Path) -> Result<(), LayersError> {
+    fn chunk(&mut self, chunk: &[Record], index: usize, part: &std::path::Path) -> Result<(), LayersError> {
+        if index != self.shape_part {
+            self.flush_shapes();
+            self.shape_part = index;
+        }
+        self.shape_records += chunk.len() as u64;
         #[cfg(target_arch = "x86_64")]
         if self.fast {
             // SAFETY: `fast` is set only when the CPU has the instructions.
@@ -311,6 +405,12 @@ impl<'a, G: Keyed> Worker<'a, G> {
             assert!(m % orbit as u128 == 0, "{m} games do not divide over an orbit of {orbit}");
             f.spread.record(m / orbit as u128, orbit);
             let (me, opp) = (p.mover().0, p.opponent().0);
+            // the shape: the games reaching each image of the occupancy
+            // from this class (its positions spread evenly over the images)
+            let (shape, images) = canonical_occupancy::<G>(me | opp);
+            assert!(m % images as u128 == 0, "{m} games do not divide over {images} shapes");
+            let e = self.shapes.entry(shape).or_insert((0, images as u8));
+            e.0 = add_games(e.0, m / images as u128);
             let black = p.side_to_move() == Color::Black;
             // the side term of a key: a board with the other side to move
             // is `SIDE` away (White to move adds it)
@@ -329,7 +429,8 @@ impl<'a, G: Keyed> Worker<'a, G> {
                         let ck = child_image_keys(&p, &keys, sq, flipped);
                         let canon = ck[0].min(ck[1]).min(ck[2].min(ck[3]));
                         debug_assert_eq!(canon, canonical_key(&p.play(sq)).to_u128());
-                        self.push(G::Key::from_u128(canon), m)?;
+                        let shape = canonical_occupancy::<G>(me | opp | (1u64 << sq)).0;
+                        self.push(G::Key::from_u128(canon), m, shape)?;
                         if self.by == LayerBy::Discs {
                             let (c_me, c_opp) = (opp ^ flipped, me | flipped | (1u64 << sq));
                             if moves::<G, FAST>(c_me, c_opp) == 0 && moves::<G, FAST>(c_opp, c_me) != 0 {
@@ -337,7 +438,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
                                 // the parent's side to move again
                                 let passed = other_side(canon, !black);
                                 debug_assert_eq!(passed, canonical_key(&p.play(sq).pass()).to_u128());
-                                self.push(G::Key::from_u128(passed), m)?;
+                                self.push(G::Key::from_u128(passed), m, shape)?;
                             }
                         }
                     }
@@ -352,7 +453,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
                         // every image shifts by the side term alike
                         let passed = other_side(keys[0], black);
                         debug_assert_eq!(passed, canonical_key(&p.pass()).to_u128());
-                        self.push(G::Key::from_u128(passed), m)?;
+                        self.push(G::Key::from_u128(passed), m, shape)?;
                     }
                 }
             } else {
@@ -429,7 +530,7 @@ impl<G: Keyed> Counter<G> {
     }
 
     fn flush(&mut self) -> Result<(), LayersError> {
-        let r = self.worker.chunk(&self.chunk, &self.path);
+        let r = self.worker.chunk(&self.chunk, 0, &self.path);
         self.chunk.clear();
         r
     }
@@ -437,6 +538,7 @@ impl<G: Keyed> Counter<G> {
     /// What the records counted to.
     pub fn finish(mut self) -> Result<Expansion, LayersError> {
         self.flush()?;
+        self.worker.flush_shapes();
         Ok(self.worker.found)
     }
 }
@@ -485,7 +587,7 @@ mod tests {
                     let sink = Collect(Mutex::new(Vec::new()));
                     let mut w = Worker::<G>::new(by, true, 1 << 20, &sink);
                     w.fast = fast;
-                    w.chunk(&records, std::path::Path::new("test")).unwrap();
+                    w.chunk(&records, 0, std::path::Path::new("test")).unwrap();
                     w.spill().unwrap();
                     let found = format!("{:?}", w.found);
                     (found, sink.0.into_inner().unwrap())

@@ -52,11 +52,13 @@ pub fn from_stored(s: u128, w: u128) -> u128 {
     (s >> 1) + if s & 1 == 1 { w } else { 0 }
 }
 
-/// The partition of stored key `s`: a hash of its board, so that both
-/// positions of a board land in the same partition.
+/// The partition of a class: a hash of its canonical occupancy (the least
+/// image of its occupied squares, [`crate::key::occupancy`]), so that both
+/// positions of a board, and every class of one shape, land in the same
+/// partition: a partition's shapes are counted within it.
 #[inline(always)]
-pub fn partition_of(s: u128, partitions: u32) -> u32 {
-    (xxhash_rust::xxh3::xxh3_64(&(s >> 1).to_le_bytes()) % partitions as u64) as u32
+pub fn partition_of(canonical_occupancy: u64, partitions: u32) -> u32 {
+    (xxhash_rust::xxh3::xxh3_64(&canonical_occupancy.to_le_bytes()) % partitions as u64) as u32
 }
 
 /// Encodes fields in order (explicit layouts for hand-written `Encode`s).
