@@ -394,8 +394,11 @@ impl Catalog {
             .map_while(|n| {
                 let row = rows.get(&n)?;
                 let v = row.get(seq.column).and_then(count)?;
-                let runs = row["runs"].as_array().into_iter().flatten().filter_map(|r| r.as_str().map(String::from));
-                Some((n, v, runs.collect()))
+                // the runs that counted this column
+                let runs = row["runs"].as_array().into_iter().flatten().filter_map(|r| r.as_str()).filter(|id| {
+                    self.runs.iter().any(|r| r["id"] == *id && counted(r, seq.column))
+                });
+                Some((n, v, runs.map(String::from).collect()))
             })
             .collect();
         if terms.is_empty() {
@@ -458,7 +461,22 @@ fn run_entry(id: &str, doc: &Value, layers: &[Value]) -> Value {
         "complete": doc["complete"],
         "perft_checked_to": perft_checked_to(doc),
         "layers_digest": format!("{:016x}", xxhash_rust::xxh3::xxh3_64(doc["layers"].to_string().as_bytes())),
+        // the result columns this run counted (runs catalogued before this
+        // field have every column older than `positions_unique`)
+        "columns": COLUMNS
+            .iter()
+            .filter(|c| layers.iter().any(|l| l.get(c.name).is_some_and(|v| !v.is_null())))
+            .map(|c| c.name)
+            .collect::<Vec<_>>(),
     })
+}
+
+/// Whether catalogued run `run` counted `column`.
+fn counted(run: &Value, column: &str) -> bool {
+    match run["columns"].as_array() {
+        Some(cols) => cols.iter().any(|c| c == column),
+        None => !["positions_unique", "shapes", "shapes_unique"].contains(&column),
+    }
 }
 
 /// Whether two run records describe the same run: every field but the id
