@@ -395,9 +395,12 @@ impl Catalog {
                 let row = rows.get(&n)?;
                 let v = row.get(seq.column).and_then(count)?;
                 // the runs that counted this column
-                let runs = row["runs"].as_array().into_iter().flatten().filter_map(|r| r.as_str()).filter(|id| {
-                    self.runs.iter().any(|r| r["id"] == *id && counted(r, seq.column))
-                });
+                let runs = row["runs"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|r| r.as_str())
+                    .filter(|id| self.runs.iter().any(|r| r["id"] == *id && counted(r, seq.column)));
                 Some((n, v, runs.map(String::from).collect()))
             })
             .collect();
