@@ -56,6 +56,22 @@ fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
     out
 }
 
+/// A real DFS checkpoint `name` in `d`: a 6x6 count to 14 discs stopped by
+/// SIGTERM after `ms` milliseconds.
+fn interrupted_checkpoint(d: &Path, name: &str, ms: u64) {
+    let child = Command::new(bin())
+        .args(["count", "--size", "6", "--max-discs", "14", "-j", "1", "-q", "--out", "o", "--checkpoint", name])
+        .current_dir(d)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(ms));
+    signal(&child, "TERM");
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+}
+
 /// Items 1 and 2: a result that did not reach stdout is an error (one
 /// line, non-zero), the result files are still written; no command
 /// panics on a full stdout.
@@ -191,17 +207,7 @@ fn layered_errors_give_advice_that_works() {
 fn dfs_advice_and_sizes_mean_what_they_say() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let child = Command::new(bin())
-        .args(["count", "--size", "6", "--max-discs", "14", "-j", "1", "-q", "--out", "o", "--checkpoint", "r1.ckpt"])
-        .current_dir(d)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(300));
-    signal(&child, "TERM");
-    let o = child.wait_with_output().unwrap();
-    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    interrupted_checkpoint(d, "r1.ckpt", 300);
     let line = error_line(&run(d, &["resume", "r1.ckpt", "--memory", "10MiB", "-q", "--out", "o"]));
     assert!(line.contains("--memory of at least") && !line.contains("--max-discs"), "{line}");
     assert!(line.contains("10.0 MiB"), "{line}");
@@ -241,16 +247,7 @@ fn errors_name_the_real_problem() {
     std::fs::write(d.join("w/run.manifest"), &bytes).unwrap();
     fails_with(d, &["inspect", "w"], "damaged");
     // a flipped checksum: damaged, not "another version"
-    let child = Command::new(bin())
-        .args(["count", "--size", "6", "--max-discs", "14", "-j", "1", "-q", "--out", "o", "--checkpoint", "c.ckpt"])
-        .current_dir(d)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(150));
-    signal(&child, "TERM");
-    child.wait_with_output().unwrap();
+    interrupted_checkpoint(d, "c.ckpt", 150);
     let mut ckpt = std::fs::read(d.join("c.ckpt")).unwrap();
     let at = ckpt.len() - 40;
     ckpt[at] ^= 1;

@@ -189,6 +189,14 @@ fn an_interrupted_merge_keeps_its_finished_partitions() {
     }
 }
 
+/// The oracle's games reaching every position, layer by layer.
+fn oracle_paths<G: Keyed>(by: LayerBy, limit: u32) -> Vec<std::collections::HashMap<oracle::Naive, u64>> {
+    match by {
+        LayerBy::Ply => oracle::paths_by_ply(G::N as usize, limit as usize),
+        LayerBy::Discs => oracle::paths_by_discs(G::N as usize, limit as usize),
+    }
+}
+
 /// The positions by the games that reach them (and so the positions
 /// reached by exactly one game, OEIS A124006 by ply on 8x8) equal the
 /// oracle's path counts, by ply and by discs; by ply their games add up to
@@ -197,10 +205,7 @@ fn an_interrupted_merge_keeps_its_finished_partitions() {
 fn positions_by_games_equal_the_oracle() {
     fn check<G: Keyed>(by: LayerBy, limit: u32) {
         let lay = layered::<G>(by, limit, 5, 1 << 20);
-        let want = match by {
-            LayerBy::Ply => oracle::paths_by_ply(G::N as usize, limit as usize),
-            LayerBy::Discs => oracle::paths_by_discs(G::N as usize, limit as usize),
-        };
+        let want = oracle_paths::<G>(by, limit);
         for l in &lay {
             let g = l.games.unwrap();
             let oracle = oracle::spread(&want[l.layer as usize]);
@@ -231,10 +236,7 @@ fn positions_by_games_equal_the_oracle() {
 #[test]
 fn shapes_equal_the_oracle() {
     fn check<G: Keyed>(by: LayerBy, limit: u32) {
-        let want = match by {
-            LayerBy::Ply => oracle::paths_by_ply(G::N as usize, limit as usize),
-            LayerBy::Discs => oracle::paths_by_discs(G::N as usize, limit as usize),
-        };
+        let want = oracle_paths::<G>(by, limit);
         for partitions in [1, 7] {
             for l in layered::<G>(by, limit, partitions, 1 << 20) {
                 let g = l.games.unwrap();
