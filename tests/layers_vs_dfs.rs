@@ -197,58 +197,29 @@ fn oracle_paths<G: Keyed>(by: LayerBy, limit: u32) -> Vec<std::collections::Hash
     }
 }
 
-/// The positions by the games that reach them (and so the positions
-/// reached by exactly one game, OEIS A124006 by ply on 8x8) equal the
-/// oracle's path counts, by ply and by discs; by ply their games add up to
-/// the layer's games.
+/// The columns made from path counts equal the oracle's, by ply and by
+/// discs, with 1, 5 and 7 partitions: the positions by the games that reach
+/// them (and so the positions reached by exactly one game, OEIS A124006 by
+/// ply on 8x8; by ply their games add up to the layer's games), and the
+/// shapes (sets of occupied squares) with those reached by exactly one game
+/// (OEIS A125528 and A125529 by ply on 8x8).
 #[test]
-fn positions_by_games_equal_the_oracle() {
-    fn check<G: Keyed>(by: LayerBy, limit: u32) {
-        let lay = layered::<G>(by, limit, 5, 1 << 20);
-        let want = oracle_paths::<G>(by, limit);
-        for l in &lay {
-            let g = l.games.unwrap();
-            let oracle = oracle::spread(&want[l.layer as usize]);
-            let got: Vec<(u32, u64, u128)> = g.spread.buckets().collect();
-            assert_eq!(got, oracle, "{}x{} by {by:?}, layer {}", G::N, G::N, l.layer);
-            assert_eq!(g.spread.unique(), oracle.first().filter(|b| b.0 == 0).map_or(0, |b| b.1));
-            assert_eq!(g.spread.totals().0, l.counts.positions);
-            if by == LayerBy::Ply {
-                assert_eq!(g.spread.totals().1, g.games);
-            }
-        }
-    }
-    check::<B4>(LayerBy::Ply, 18);
-    check::<B4>(LayerBy::Discs, 16);
-    check::<B6>(LayerBy::Ply, 8);
-    check::<B6>(LayerBy::Discs, 10);
-    check::<B8>(LayerBy::Ply, 7);
-    check::<B8>(LayerBy::Discs, 9);
-    // the published A124006 a(1..9) on 8x8
-    let lay = layered::<B8>(LayerBy::Ply, 9, 16, 1 << 30);
-    let unique: Vec<u128> = lay[1..].iter().map(|l| l.games.unwrap().spread.unique() as u128).collect();
-    assert_eq!(unique, othello_census::published::A124006);
-}
-
-/// The shapes (sets of occupied squares) of every layer, and those reached
-/// by exactly one game, equal the oracle's, by ply and by discs, whatever
-/// the partitions; by ply on 8x8 they are OEIS A125528 and A125529.
-#[test]
-fn shapes_equal_the_oracle() {
+fn path_columns_equal_the_oracle() {
     fn check<G: Keyed>(by: LayerBy, limit: u32) {
         let want = oracle_paths::<G>(by, limit);
-        for partitions in [1, 7] {
+        for partitions in [1, 5, 7] {
             for l in layered::<G>(by, limit, partitions, 1 << 20) {
+                let at = format!("{}x{} by {by:?}, layer {}, {partitions} partitions", G::N, G::N, l.layer);
                 let g = l.games.unwrap();
-                let (shapes, unique) = oracle::shapes(&want[l.layer as usize]);
-                assert_eq!(
-                    (g.shapes, g.shapes_unique),
-                    (shapes, unique),
-                    "{}x{} by {by:?}, layer {}",
-                    G::N,
-                    G::N,
-                    l.layer
-                );
+                let oracle = oracle::spread(&want[l.layer as usize]);
+                let got: Vec<(u32, u64, u128)> = g.spread.buckets().collect();
+                assert_eq!(got, oracle, "{at}");
+                assert_eq!(g.spread.unique(), oracle.first().filter(|b| b.0 == 0).map_or(0, |b| b.1));
+                assert_eq!(g.spread.totals().0, l.counts.positions);
+                if by == LayerBy::Ply {
+                    assert_eq!(g.spread.totals().1, g.games);
+                }
+                assert_eq!((g.shapes, g.shapes_unique), oracle::shapes(&want[l.layer as usize]), "{at}");
             }
         }
     }
@@ -258,11 +229,14 @@ fn shapes_equal_the_oracle() {
     check::<B6>(LayerBy::Discs, 10);
     check::<B8>(LayerBy::Ply, 7);
     check::<B8>(LayerBy::Discs, 9);
+    // the published a(1..9) on 8x8
     let lay = layered::<B8>(LayerBy::Ply, 9, 16, 1 << 30);
-    let shapes: Vec<u128> = lay[1..].iter().map(|l| l.games.unwrap().shapes as u128).collect();
-    let unique: Vec<u128> = lay[1..].iter().map(|l| l.games.unwrap().shapes_unique as u128).collect();
-    assert_eq!(shapes, othello_census::published::A125528);
-    assert_eq!(unique, othello_census::published::A125529);
+    let column = |f: fn(&othello_census::census::Games) -> u128| -> Vec<u128> {
+        lay[1..].iter().map(|l| f(&l.games.unwrap())).collect()
+    };
+    assert_eq!(column(|g| g.spread.unique() as u128), othello_census::published::A124006);
+    assert_eq!(column(|g| g.shapes as u128), othello_census::published::A125528);
+    assert_eq!(column(|g| g.shapes_unique as u128), othello_census::published::A125529);
     // the last layer counted while merged, never stored, and a tiny memory
     assert_eq!(run::<B8>(LayerBy::Ply, 9, 3, &lean(1 << 18)).census.layers, lay);
 }
