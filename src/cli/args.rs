@@ -208,6 +208,14 @@ pub struct CountArgs {
     /// cannot be extended afterwards).
     #[arg(long)]
     pub no_store_last: bool,
+    /// Layered engine, with --no-store-last: count the last layer in K
+    /// slices of its partitions, each expanding the whole parent layer and
+    /// keeping a K-th of the children, so that the disk holds one slice's
+    /// sorted runs at a time (default: as few slices as the free disk
+    /// allows, one if the layer fits whole). Each slice is a unit of
+    /// resume.
+    #[arg(long, value_name = "K", requires = "no_store_last", value_parser = clap::value_parser!(u32).range(1..))]
+    pub slices: Option<u32>,
     /// Layered engine: compact every layer's buckets while they grow, so
     /// the sorted runs stay within about 1.65 times the layer (by default
     /// only layers whose uncompacted runs, about 3 times the layer, would
@@ -288,6 +296,11 @@ pub struct ResumeArgs {
     /// writing it to disk (the run cannot be extended afterwards).
     #[arg(long)]
     pub no_store_last: bool,
+    /// Layered engine, with --no-store-last: count the last layer in K
+    /// slices (see `count --slices`); a run already counting its last layer
+    /// in slices keeps its own number.
+    #[arg(long, value_name = "K", requires = "no_store_last", value_parser = clap::value_parser!(u32).range(1..))]
+    pub slices: Option<u32>,
     /// Layered engine: compact every layer's buckets while they grow, so
     /// the sorted runs stay within about 1.65 times the layer (by default
     /// only layers whose uncompacted runs, about 3 times the layer, would

@@ -16,6 +16,7 @@ use othello_census::board::BoardSize;
 use othello_census::census::LayerBy;
 use othello_census::engine::layers::commit::read_state;
 use othello_census::engine::layers::merge::count_part;
+use othello_census::engine::layers::store::{PHASE_COUNTED, PHASE_SLICING};
 use othello_census::engine::layers::{
     CompactionMode, LayersError, LayersLive, LayersOutcome, LayersPlan, LayersSettings, WorkDir, resume, start,
 };
@@ -92,6 +93,7 @@ pub fn count(a: &CountArgs, command_line: &str, ranks: &Ranks) -> anyhow::Result
         disk_limit: a.disk,
         store_last: !a.no_store_last,
         compaction: if a.compact_buckets { CompactionMode::Always } else { CompactionMode::Auto },
+        slices: a.slices,
         ..LayersSettings::new(
             threads(a.threads),
             memory_limit(a.memory, default_layers_memory, "sort buffers", a.output.quiet || ranks.rank() > 0)?,
@@ -109,7 +111,7 @@ pub fn count(a: &CountArgs, command_line: &str, ranks: &Ranks) -> anyhow::Result
     let result = with_geometry!(a.size, G => watch(ranks, &live, &a.output, || {
         #[cfg(feature = "mpi")]
         if let Some(cluster) = ranks.cluster() {
-            return othello_census::engine::layers::distributed::start::<G>(cluster, &plan, &settings, stop, &live);
+            return othello_census::engine::layers::driver::start::<G, _>(cluster, &plan, &settings, stop, &live);
         }
         start::<G>(&plan, &settings, stop, &live)
     }));
@@ -131,7 +133,9 @@ fn check_reach(a: &CountArgs, by: LayerBy, limit: u32, work_dir: &Path, ranks: u
     };
     let free = othello_census::engine::resources::free_disk(work_dir).map_or(f64::INFINITY, |b| b as f64);
     let room = a.disk.map_or(free, |d| d as f64).min(free) * ranks.max(1) as f64;
-    let need = reach::layered_peak_disk(a.size, discs);
+    // a last layer that is not stored is counted in slices that fit: the
+    // layer before it bounds the run
+    let need = reach::layered_peak_disk(a.size, if a.no_store_last { discs.saturating_sub(1) } else { discs });
     if a.force || need <= 4.0 * room {
         return Ok(());
     }
@@ -202,6 +206,7 @@ pub fn resume_dir(a: &ResumeArgs, ranks: &Ranks) -> anyhow::Result<ExitCode> {
         disk_limit: a.disk,
         store_last: !a.no_store_last,
         compaction: if a.compact_buckets { CompactionMode::Always } else { CompactionMode::Auto },
+        slices: a.slices,
         ..LayersSettings::new(
             threads(a.threads),
             memory_limit(Some(a.memory.unwrap_or(saved_memory)), default_layers_memory, "", true)?,
@@ -211,7 +216,7 @@ pub fn resume_dir(a: &ResumeArgs, ranks: &Ranks) -> anyhow::Result<ExitCode> {
     let result = with_geometry!(size, G => watch(ranks, &live, &a.output, || {
         #[cfg(feature = "mpi")]
         if let Some(cluster) = ranks.cluster() {
-            return othello_census::engine::layers::distributed::resume::<G>(
+            return othello_census::engine::layers::driver::resume::<G, _>(
                 cluster, &a.file, limit, &settings, stop, &live,
             );
         }
@@ -233,14 +238,18 @@ const MERGE_OVERHEAD: f64 = 1.0;
 /// timed it: merges then cost their measured rate (a compacting expansion
 /// can be 30 times slower than a merge, so expansion rates misprice them).
 fn layers_message(live: &LayersLive, since: (u64, f64), merged: Option<f64>, total_secs: f64) -> String {
-    let layer = live.layer.load(Ordering::Relaxed);
+    let slice = live.slice.load(Ordering::Relaxed);
+    let layer = match slice {
+        0 => live.layer.load(Ordering::Relaxed).to_string(),
+        s => format!("{} (slice {} of {})", live.layer.load(Ordering::Relaxed), s >> 32, s & 0xffff_ffff),
+    };
     let msg = if live.phase.load(Ordering::Relaxed) == 0 {
         let (done, total) = (live.done.load(Ordering::Relaxed), live.total.load(Ordering::Relaxed).max(1));
         // the rate since the watcher first saw this phase
         let rate = done.saturating_sub(since.0) as f64 / since.1.max(1e-3);
         let layer_eta = (total.saturating_sub(done)) as f64 / rate.max(1.0);
         let previous = live.previous.load(Ordering::Relaxed);
-        let left = live.limit.load(Ordering::Relaxed).saturating_sub(layer);
+        let left = live.limit.load(Ordering::Relaxed).saturating_sub(live.layer.load(Ordering::Relaxed));
         if rate < 1.0 {
             return format!(
                 "layer {layer}: expanding {} of {} classes, measuring the rate; {} in all",
@@ -385,6 +394,7 @@ fn finish(
                     "records": p.records,
                     "compactions": p.compactions,
                     "exchanged_bytes": p.exchanged,
+                    "slice": p.slice.map(|(i, k)| serde_json::json!({"slice": i, "of": k})),
                 })
             })
             .collect::<Vec<_>>()
@@ -421,16 +431,24 @@ pub fn inspect_dir(a: &InspectArgs) -> anyhow::Result<ExitCode> {
     let state = match m.phase {
         0 => format!("layer {} complete ({} classes)", m.layer, group_digits(m.part_records.iter().sum::<u64>())),
         1 => format!("layer {} expanded; layer {} waiting to be merged", m.layer, m.layer + 1),
-        _ => format!("finished; its last layer, {}, was counted while merged and not stored", m.layer),
+        2 => format!("finished; its last layer, {}, was counted while merged and not stored", m.layer),
+        _ => format!(
+            "layer {} complete; its last layer, {}, is counted in {} slices, {} done",
+            m.layer,
+            m.layer + 1,
+            m.slicing.slices,
+            m.slicing.done
+        ),
     };
     // phase 0: the parts of the layer; phase 1: the merged parts of the
     // next; phase 2: none. A run of MPI ranks keeps each part in the
     // directory of the rank that owns it.
-    let (layer, promised) = if m.phase == 0 { (m.layer, true) } else { (m.layer + 1, false) };
+    let (layer, promised) =
+        if m.phase == 0 || m.phase == PHASE_SLICING { (m.layer, true) } else { (m.layer + 1, false) };
     let ranks = work.ranks();
     let mut problems = Vec::new();
     let mut checked = 0;
-    for j in (0..m.run.partitions).filter(|_| m.phase <= 1) {
+    for j in (0..m.run.partitions).filter(|_| m.phase != PHASE_COUNTED) {
         let path = match ranks {
             Some(r) => work.for_rank(j % r, r).part(layer, j),
             None => work.part(layer, j),
@@ -462,7 +480,9 @@ pub fn inspect_dir(a: &InspectArgs) -> anyhow::Result<ExitCode> {
             "started_unix": m.run.started_unix,
             "memory_limit": m.run.memory_limit,
             "layer": m.layer,
-            "phase": (["complete", "expanded", "counted"][m.phase.min(2) as usize]),
+            "phase": (["complete", "expanded", "counted", "slicing"][m.phase.min(3) as usize]),
+            "slices": m.slicing.slices,
+            "slices_done": m.slicing.done,
             "layers_counted": m.stats.len(),
             "elapsed_seconds": m.elapsed_seconds,
             "bytes": bytes,

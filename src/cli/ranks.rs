@@ -52,7 +52,7 @@ impl Ranks {
     pub fn rank(&self) -> u32 {
         #[cfg(feature = "mpi")]
         if let Some((_, c)) = &self.mpi {
-            return c.rank();
+            return othello_census::engine::layers::Transport::rank(c);
         }
         0
     }
@@ -61,7 +61,7 @@ impl Ranks {
     pub fn size(&self) -> u32 {
         #[cfg(feature = "mpi")]
         if let Some((_, c)) = &self.mpi {
-            return c.size();
+            return othello_census::engine::layers::Transport::ranks(c);
         }
         1
     }
@@ -79,7 +79,7 @@ impl Ranks {
     pub fn rank0s(&self, bytes: Vec<u8>) -> Vec<u8> {
         #[cfg(feature = "mpi")]
         if let Some((_, c)) = &self.mpi {
-            return c.broadcast(bytes);
+            return othello_census::engine::layers::Transport::broadcast(c, bytes);
         }
         bytes
     }
@@ -88,7 +88,7 @@ impl Ranks {
     pub fn gather(&self, v: u64) -> Vec<u64> {
         #[cfg(feature = "mpi")]
         if let Some((_, c)) = &self.mpi {
-            return c.gather(v);
+            return othello_census::engine::layers::Transport::gather(c, v);
         }
         vec![v]
     }

@@ -1,25 +1,37 @@
-//! The local driver: one process runs every partition of every layer,
-//! composing the parts — check the disk, expand every parent part into the
-//! local buckets, commit, merge every partition (in parallel), commit.
+//! The driver: one layered state machine (plan, expand, shuffle, merge or
+//! count, commit; per phase and per slice) over a [`Transport`] — one
+//! process ([`super::transport::Alone`]), MPI ranks, or threads standing
+//! in for ranks. Partition `p` belongs to rank `p mod R`; each rank expands
+//! the parent parts it owns, sends the children of other ranks'
+//! partitions through the transport's exchange, and merges its own
+//! partitions. Counts are summed over the ranks, and a phase is committed
+//! by rank 0 only after every rank's files are durable (the collective
+//! that agrees on success is the barrier). An error on any rank is
+//! returned on every rank.
 
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use super::commit::{commit, read_state};
-use super::expand::{Counter, Expansion, PartInput, expand};
+use super::commit::{commit, read_state, set_limit};
+use super::expand::{BUFFER_BYTES_PER_RECORD, BUFFER_SHARE, Counter, Expansion, PartInput, expand};
 use super::merge::merge_partition;
-use super::shuffle::{LocalBuckets, NoChildren};
+use super::shuffle::{LocalBuckets, NoChildren, ShuffleSink};
 use super::store::{
-    Compaction, Entering, MIN_COMPACT_RATIO, Manifest, PHASE_COUNTED, RunConfig, merge_bucket, partition_of, to_stored,
-    write_part,
+    Compaction, Entering, MIN_COMPACT_RATIO, Manifest, PHASE_COUNTED, PHASE_SLICING, RunConfig, Slicing, merge_bucket,
+    partition_of, to_stored, write_part,
 };
-use super::workdir::WorkDir;
-use super::{CompactionMode, LayersError, LayersOutcome, LayersPlan, LayersSettings, PhaseStat, RunContext};
+use super::transport::{Outbox, Transport, decode_message};
+use super::workdir::{RunLock, WorkDir};
+use super::{
+    CompactionMode, LayersError, LayersLive, LayersOutcome, LayersPlan, LayersSettings, PhaseStat, RunContext,
+};
 use crate::board::Position;
 use crate::census::{Census, Games, LayerBy, LayerCounts};
 use crate::engine::resources::{free_disk, merge_fan_in, open_files_limit};
+use crate::framed::{bincode_config, encode};
 use crate::key::dense::side_weight;
 use crate::key::{Keyed, PackedKey, canonical_key};
 use crate::software;
@@ -33,17 +45,150 @@ const RUNS_UNCOMPACTED: f64 = 3.0;
 /// their share of the layer (its keys lie further apart).
 const COMPACTED_OVERHEAD: f64 = 1.1;
 
-/// Writes the first layer (the start position) and the first manifest.
-pub fn begin<G: Keyed>(work: &WorkDir, plan: &LayersPlan, settings: &LayersSettings) -> Result<(), LayersError> {
-    if work.manifest().exists() {
-        return Err(LayersError::WorkDir {
-            path: work.root().to_path_buf(),
+/// Child records generated per child class, before duplicates are summed
+/// (an estimate for sizing the rounds of an expansion over ranks; 2 to 3
+/// measured).
+const RAW_CHILDREN_PER_CLASS: f64 = 2.5;
+
+/// The directory of this rank's parts and buckets: the run's own, or
+/// `rank-RRRR-of-NNNN` below it.
+fn rank_dir<T: Transport>(t: &T, root: &WorkDir) -> WorkDir {
+    if t.separate_dirs() { root.for_rank(t.rank(), t.ranks()) } else { root.clone() }
+}
+
+/// `mpirun -np N ` when the run has ranks, to put before a command.
+fn launcher<T: Transport>(t: &T) -> String {
+    if t.separate_dirs() { format!("mpirun -np {} ", t.ranks()) } else { String::new() }
+}
+
+/// Starts a new run in `plan.work_dir` over the ranks of `t`: writes the
+/// first layer and the manifest, then runs the census to its end.
+pub fn start<G: Keyed, T: Transport>(
+    t: &T,
+    plan: &LayersPlan,
+    settings: &LayersSettings,
+    stop: &AtomicBool,
+    live: &LayersLive,
+) -> Result<LayersOutcome, LayersError> {
+    let root = WorkDir::new(&plan.work_dir);
+    let mine = rank_dir(t, &root);
+    t.agree(if t.rank() == 0 { root.check_fresh() } else { Ok(()) }, root.root())?;
+    let locks = t.agree(lock_run(t, &root, &mine, true), root.root())?;
+    let m = begin::<G, T>(t, &root, &mine, plan, settings)?;
+    let ctx = RunContext { settings, stop, live, work_dir: root.root() };
+    let out = drive::<G, T>(t, &root, &mine, &ctx, m);
+    drop(locks);
+    out
+}
+
+/// Continues the run of `work_dir` over the ranks of `t` (as many as the
+/// run was started with), to a new last layer if `limit` is given (a
+/// finished run is taken further).
+pub fn resume<G: Keyed, T: Transport>(
+    t: &T,
+    work_dir: &Path,
+    limit: Option<u32>,
+    settings: &LayersSettings,
+    stop: &AtomicBool,
+    live: &LayersLive,
+) -> Result<LayersOutcome, LayersError> {
+    let root = WorkDir::new(work_dir);
+    let mine = rank_dir(t, &root);
+    let here = if !t.separate_dirs() {
+        // not a work directory: nothing is created in it
+        read_state(&root).map(|_| ())
+    } else if mine.root().is_dir() {
+        Ok(())
+    } else {
+        Err(LayersError::WorkDir {
+            path: work_dir.to_path_buf(),
             detail: format!(
-                "already holds a layered run; continue it with `othello-census resume {}`",
-                crate::text::shell_path(work.root())
+                "holds no {} on this node: resume a run with the number of ranks it was started with \
+                 (mpirun -np N, N as in its rank-*-of-N directories), on nodes that hold its directories",
+                mine.root().file_name().expect("a name").to_string_lossy()
+            ),
+        })
+    };
+    t.agree(here, work_dir)?;
+    let locks = t.agree(lock_run(t, &root, &mine, false), work_dir)?;
+    let state = if t.rank() == 0 {
+        (|| {
+            read_state(&root)?;
+            if let Some(limit) = limit {
+                set_limit(&root, limit)?;
+            }
+            read_state(&root).map(Some)
+        })()
+    } else {
+        Ok(None)
+    };
+    let state = t.agree(state, work_dir)?;
+    let m = share_manifest(t, state)?;
+    let ctx = RunContext { settings, stop, live, work_dir: root.root() };
+    let out = drive::<G, T>(t, &root, &mine, &ctx, m);
+    drop(locks);
+    out
+}
+
+/// Rank 0 locks the run's directory, every rank its own.
+fn lock_run<T: Transport>(
+    t: &T,
+    root: &WorkDir,
+    mine: &WorkDir,
+    fresh: bool,
+) -> Result<(Option<RunLock>, Option<RunLock>), LayersError> {
+    if fresh && t.rank() == 0 && root.manifest().exists() {
+        return Err(LayersError::WorkDir {
+            path: root.root().to_path_buf(),
+            detail: format!(
+                "already holds a layered run; continue it with `{}othello-census resume {}`",
+                launcher(t),
+                crate::text::shell_path(root.root())
             ),
         });
     }
+    let top = if t.rank() == 0 { Some(root.lock()?) } else { None };
+    let own = if t.separate_dirs() { Some(mine.lock()?) } else { None };
+    Ok((top, own))
+}
+
+/// Rank 0's manifest, on every rank.
+fn share_manifest<T: Transport>(t: &T, m: Option<Manifest>) -> Result<Manifest, LayersError> {
+    if t.ranks() == 1 {
+        return Ok(m.expect("rank 0 read the manifest"));
+    }
+    let bytes = t.broadcast(m.map(|m| encode(&m)).unwrap_or_default());
+    decode(&bytes, "the manifest from rank 0")
+}
+
+/// Decodes a value encoded by [`encode`] that another rank sent.
+fn decode<T: bincode::Decode<()>>(bytes: &[u8], what: &str) -> Result<T, LayersError> {
+    bincode::decode_from_slice(bytes, bincode_config()).map(|(v, _)| v).map_err(|e| LayersError::WorkDir {
+        path: std::path::PathBuf::from(what),
+        detail: format!("cannot decode: {e}"),
+    })
+}
+
+/// The sum over every rank of their expansions.
+fn sum_expansions<T: Transport>(t: &T, ex: Expansion) -> Result<Expansion, LayersError> {
+    if t.ranks() == 1 {
+        return Ok(ex);
+    }
+    let mut total = Expansion::default();
+    for bytes in t.gather_bytes(&encode(&ex)) {
+        total.add(&decode(&bytes, "the expansion of a rank")?);
+    }
+    Ok(total)
+}
+
+/// Writes the first layer (each rank its own parts) and the manifest.
+fn begin<G: Keyed, T: Transport>(
+    t: &T,
+    root: &WorkDir,
+    mine: &WorkDir,
+    plan: &LayersPlan,
+    settings: &LayersSettings,
+) -> Result<Manifest, LayersError> {
     let run = RunConfig {
         size: G::N,
         by: plan.by.code(),
@@ -54,33 +199,50 @@ pub fn begin<G: Keyed>(work: &WorkDir, plan: &LayersPlan, settings: &LayersSetti
         memory_limit: settings.memory_limit,
     };
     let k = plan.by.first_layer();
-    let dir = work.create_layer_dir(k)?;
-    let start = to_stored(canonical_key(&Position::<G>::start()).to_u128(), side_weight(G::N));
-    let start_occupancy = Position::<G>::start().empty().0 ^ G::FULL;
-    let home = partition_of(crate::key::occupancy::canonical_occupancy::<G>(start_occupancy).0, plan.partitions);
-    let mut part_records = Vec::new();
-    for j in 0..plan.partitions {
-        let n =
-            write_part(&work.part(k, j), &run.part(k, j), |emit| if j == home { emit((start, 1)) } else { Ok(()) })?;
-        part_records.push(n);
-    }
-    WorkDir::sync_dir(&dir)?;
+    let parts = (|| {
+        let dir = mine.create_layer_dir(k)?;
+        let start = to_stored(canonical_key(&Position::<G>::start()).to_u128(), side_weight(G::N));
+        let start_occupancy = Position::<G>::start().empty().0 ^ G::FULL;
+        let home = partition_of(crate::key::occupancy::canonical_occupancy::<G>(start_occupancy).0, plan.partitions);
+        let mut records = vec![0u64; plan.partitions as usize];
+        for j in (0..plan.partitions).filter(|&j| t.owns(j)) {
+            records[j as usize] =
+                write_part(
+                    &mine.part(k, j),
+                    &run.part(k, j),
+                    |emit| if j == home { emit((start, 1)) } else { Ok(()) },
+                )?;
+        }
+        WorkDir::sync_dir(&dir)?;
+        Ok(records)
+    })();
+    let records = t.agree(parts, root.root())?;
     let mut m = Manifest {
         software: software(),
         run,
         phase: 0,
         layer: k,
-        part_records,
+        part_records: t.sum(&records),
         stats: Vec::new(),
         entering: Entering { games: 1, passes: 0 },
         elapsed_seconds: 0.0,
+        slicing: Slicing::default(),
     };
-    commit(work, &mut m)
+    let committed = if t.rank() == 0 { commit(root, &mut m) } else { Ok(()) };
+    t.agree(committed, root.root())?;
+    Ok(m)
 }
 
-/// Runs the census of `work` from its manifest to the end.
-pub fn drive<G: Keyed>(work: &WorkDir, ctx: &RunContext<'_>) -> Result<LayersOutcome, LayersError> {
-    let watch = DiskWatch::new(work);
+/// Runs the census from manifest `m` (the same on every rank) to the end,
+/// while a thread samples the disk the run takes.
+fn drive<G: Keyed, T: Transport>(
+    t: &T,
+    root: &WorkDir,
+    mine: &WorkDir,
+    ctx: &RunContext<'_>,
+    m: Manifest,
+) -> Result<LayersOutcome, LayersError> {
+    let watch = DiskWatch::new(mine);
     let done = AtomicBool::new(false);
     std::thread::scope(|s| {
         s.spawn(|| {
@@ -89,7 +251,7 @@ pub fn drive<G: Keyed>(work: &WorkDir, ctx: &RunContext<'_>) -> Result<LayersOut
                 watch.sample();
             }
         });
-        let out = drive_phases::<G>(work, ctx, &watch);
+        let out = Driver::<G, T> { t, root, mine, ctx, watch: &watch, geometry: std::marker::PhantomData }.run(m);
         done.store(true, Ordering::Relaxed);
         out
     })
@@ -130,189 +292,417 @@ impl<'a> DiskWatch<'a> {
     }
 }
 
-fn drive_phases<G: Keyed>(
-    work: &WorkDir,
-    ctx: &RunContext<'_>,
-    watch: &DiskWatch,
-) -> Result<LayersOutcome, LayersError> {
-    let mut m = read_state(work)?;
-    let bad = |detail: String| LayersError::WorkDir { path: work.root().to_path_buf(), detail };
-    let Some(by) = LayerBy::from_code(m.run.by) else {
-        return Err(bad(format!("the manifest names an unknown layering ({})", m.run.by)));
-    };
-    if m.run.size != G::N {
-        return Err(bad(format!("the manifest describes a {0}x{0} run, not {1}x{1}", m.run.size, G::N)));
+/// How the next layer is built: its buckets compacted or not, and in how
+/// many slices (1: whole).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct NextPlan {
+    pub compaction: Option<Compaction>,
+    pub slices: u32,
+}
+
+/// One run of the state machine, on one rank.
+struct Driver<'a, G: Keyed, T: Transport> {
+    t: &'a T,
+    root: &'a WorkDir,
+    mine: &'a WorkDir,
+    ctx: &'a RunContext<'a>,
+    watch: &'a DiskWatch<'a>,
+    geometry: std::marker::PhantomData<G>,
+}
+
+/// What one expansion into buckets produced, summed over the ranks.
+struct Expanded {
+    found: Expansion,
+    /// Runs per bucket of the next layer.
+    runs: Vec<u64>,
+    compactions: u64,
+    exchanged: u64,
+}
+
+impl<G: Keyed, T: Transport> Driver<'_, G, T> {
+    fn path(&self) -> &Path {
+        self.root.root()
     }
-    if m.phase > PHASE_COUNTED {
-        return Err(bad(format!("the manifest names an unknown phase ({})", m.phase)));
+
+    fn bad(&self, detail: String) -> LayersError {
+        LayersError::WorkDir { path: self.path().to_path_buf(), detail }
     }
-    let started = Instant::now();
-    let elapsed_before = m.elapsed_seconds;
-    let elapsed = |s: Instant| elapsed_before + s.elapsed().as_secs_f64();
-    let threads = ctx.settings.threads.max(1);
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool");
-    let fan_in = merge_fan_in(open_files_limit(), threads, super::store::MAX_FAN_IN);
-    let mut largest = (0u64, 0u64);
-    let mut phases: Vec<PhaseStat> = Vec::new();
-    let finished = |m: Manifest, largest, phases| {
-        let mut layers = m.stats;
-        Census::fill_including_ended(&mut layers);
-        LayersOutcome {
-            census: Census { size: G::N, by, limit: m.run.limit, layers },
-            elapsed: Duration::from_secs_f64(m.elapsed_seconds),
-            largest_layer: largest,
-            peak_disk: watch.session.load(Ordering::Relaxed),
-            phases,
-            command: m.run.command,
-            partitions: m.run.partitions,
-            last_layer_stored: m.phase != PHASE_COUNTED,
+
+    /// Commits `m` on rank 0 once every rank is ready, then sweeps each
+    /// rank's directory.
+    fn commit(&self, m: &mut Manifest) -> Result<(), LayersError> {
+        let r = if self.t.rank() == 0 { commit(self.root, m) } else { Ok(()) };
+        self.t.agree(r, self.path())?;
+        if self.t.separate_dirs() {
+            self.mine.sweep(m);
         }
-    };
-    ctx.live.partitions.store(m.run.partitions as u64, Ordering::Relaxed);
-    ctx.live.limit.store(m.run.limit as u64, Ordering::Relaxed);
-    work.sweep(&m);
-    loop {
-        if m.phase == PHASE_COUNTED {
-            return Ok(finished(m, largest, phases));
+        Ok(())
+    }
+
+    fn stopped(&self) -> LayersError {
+        LayersError::Interrupted(self.path().to_path_buf())
+    }
+
+    fn run(&self, mut m: Manifest) -> Result<LayersOutcome, LayersError> {
+        let (t, ctx, mine) = (self.t, self.ctx, self.mine);
+        let Some(by) = LayerBy::from_code(m.run.by) else {
+            return Err(self.bad(format!("the manifest names an unknown layering ({})", m.run.by)));
+        };
+        if m.run.size != G::N {
+            return Err(self.bad(format!("the manifest describes a {0}x{0} run, not {1}x{1}", m.run.size, G::N)));
         }
-        if ctx.stop.load(Ordering::SeqCst) {
-            return Err(LayersError::Interrupted(work.root().to_path_buf()));
+        if m.phase > PHASE_SLICING {
+            return Err(self.bad(format!("the manifest names an unknown phase ({})", m.phase)));
         }
-        let k = m.layer;
-        watch.begin();
-        if m.phase == 0 {
-            let classes: u64 = m.part_records.iter().sum();
-            let bytes = work.layer_bytes(k);
-            if classes > largest.1 {
-                largest = (bytes, classes);
+        let started = Instant::now();
+        let elapsed_before = m.elapsed_seconds;
+        let elapsed = |s: Instant| elapsed_before + s.elapsed().as_secs_f64();
+        let threads = ctx.settings.threads.max(1);
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool");
+        let fan_in = merge_fan_in(open_files_limit(), threads, super::store::MAX_FAN_IN);
+        let partitions = m.run.partitions;
+        let owned: Vec<u32> = (0..partitions).filter(|&j| t.owns(j)).collect();
+        let share = owned.len() as f64 / partitions.max(1) as f64;
+        let mut largest = (0u64, 0u64);
+        let mut phases: Vec<PhaseStat> = Vec::new();
+        let finished = |m: Manifest, largest, phases| {
+            let peak_disk = t.max(self.watch.session.load(Ordering::Relaxed));
+            let mut layers = m.stats;
+            Census::fill_including_ended(&mut layers);
+            LayersOutcome {
+                census: Census { size: G::N, by, limit: m.run.limit, layers },
+                elapsed: Duration::from_secs_f64(m.elapsed_seconds),
+                largest_layer: largest,
+                peak_disk,
+                phases,
+                command: m.run.command,
+                partitions: m.run.partitions,
+                last_layer_stored: m.phase != PHASE_COUNTED,
             }
-            let last = k >= m.run.limit;
-            let compaction = if last { None } else { check_disk(work, &m, (classes, bytes, 1.0), ctx.settings)? };
-            ctx.live.layer.store(k as u64, Ordering::Relaxed);
-            ctx.live.previous.store(m.stats.last().map_or(0, |s| s.counts.classes), Ordering::Relaxed);
-            ctx.live.phase.store(0, Ordering::Relaxed);
-            ctx.live.total.store(classes, Ordering::Relaxed);
-            ctx.live.done.store(0, Ordering::Relaxed);
-            let inputs: Vec<PartInput> = (0..m.run.partitions)
-                .map(|j| PartInput { path: work.part(k, j), id: m.run.part(k, j), records: m.part_records[j as usize] })
-                .collect();
-            let phase_started = Instant::now();
-            let mut compactions = 0;
-            let (ex, runs) = if last {
-                (expand::<G>(ctx, by, &inputs, false, &NoChildren)?, Vec::new())
-            } else {
-                let buckets = LocalBuckets::create(work, k + 1, m.run.partitions, fan_in, compaction)?;
-                match expand::<G>(ctx, by, &inputs, true, &buckets) {
-                    Ok(ex) => {
-                        compactions = buckets.compactions();
-                        (ex, buckets.finish()?)
-                    }
-                    Err(e) => {
-                        buckets.discard();
-                        return Err(e);
-                    }
-                }
-            };
-            phases.push(PhaseStat {
-                layer: k,
-                phase: "expand",
-                seconds: phase_started.elapsed().as_secs_f64(),
-                peak_disk: watch.end(),
-                records: ex.emitted,
-                compactions,
-                exchanged: 0,
-            });
-            check_mass(by, k, ex.mass, m.entering.games).map_err(bad)?;
-            m.stats.push(layer_counts(k, &ex, m.entering));
-            if last || ex.emitted == 0 {
-                super::workdir::remove_run_dir(&work.bucket_dir(k + 1));
-                m.elapsed_seconds = elapsed(started);
+        };
+        ctx.live.partitions.store(owned.len() as u64, Ordering::Relaxed);
+        ctx.live.limit.store(m.run.limit as u64, Ordering::Relaxed);
+        mine.sweep(&m);
+        loop {
+            if m.phase == PHASE_COUNTED {
                 return Ok(finished(m, largest, phases));
             }
-            m.phase = 1;
-            m.part_records = runs;
-            m.entering = ex.entering;
-            m.elapsed_seconds = elapsed(started);
-            commit(work, &mut m)?;
-        } else {
-            let next = k + 1;
-            let count_only = next >= m.run.limit && !ctx.settings.store_last;
-            ctx.live.layer.store(next as u64, Ordering::Relaxed);
-            ctx.live.phase.store(1, Ordering::Relaxed);
-            ctx.live.parts_done.store(0, Ordering::Relaxed);
-            let phase_started = Instant::now();
-            let run = &m.run;
-            let runs = &m.part_records;
-            if count_only {
-                // merge and count every partition; the buckets stay until
-                // the counts are committed, so an interruption loses nothing
-                let found: Vec<Result<Expansion, LayersError>> = pool.install(|| {
-                    (0..run.partitions)
-                        .into_par_iter()
-                        .map(|j| {
-                            if ctx.stop.load(Ordering::SeqCst) {
-                                return Err(LayersError::Interrupted(work.root().to_path_buf()));
-                            }
-                            let ex = count_partition::<G>(work, by, next, j, runs[j as usize], fan_in)?;
-                            ctx.live.parts_done.fetch_add(1, Ordering::Relaxed);
-                            Ok(ex)
-                        })
-                        .collect()
-                });
-                let mut ex = Expansion::default();
-                for f in found {
-                    ex.add(&f?);
-                }
-                phases.push(PhaseStat {
-                    layer: next,
-                    phase: "merge and count",
-                    seconds: phase_started.elapsed().as_secs_f64(),
-                    peak_disk: watch.end(),
-                    records: ex.counts.classes,
-                    compactions: 0,
-                    exchanged: 0,
-                });
-                check_mass(by, next, ex.mass, m.entering.games).map_err(bad)?;
-                m.stats.push(layer_counts(next, &ex, m.entering));
-                m.phase = PHASE_COUNTED;
-                m.layer = next;
-                m.part_records = Vec::new();
-                m.entering = Entering::default();
-                m.elapsed_seconds = elapsed(started);
-                commit(work, &mut m)?;
-                continue;
+            if t.any(ctx.stop.load(Ordering::SeqCst)) {
+                return Err(self.stopped());
             }
-            let dir = work.create_layer_dir(next)?;
-            let counts: Vec<Result<u64, LayersError>> = pool.install(|| {
-                (0..run.partitions)
-                    .into_par_iter()
-                    .map(|j| {
-                        if ctx.stop.load(Ordering::SeqCst) {
-                            return Err(LayersError::Interrupted(work.root().to_path_buf()));
-                        }
-                        let n = merge_partition(work, &run.part(next, j), runs[j as usize], fan_in)?;
-                        ctx.live.parts_done.fetch_add(1, Ordering::Relaxed);
-                        Ok(n)
-                    })
-                    .collect()
-            });
-            WorkDir::sync_dir(&dir)?;
-            let part_records = counts.into_iter().collect::<Result<Vec<u64>, _>>()?;
-            phases.push(PhaseStat {
-                layer: next,
-                phase: "merge",
+            let k = m.layer;
+            self.watch.begin();
+            let phase_started = Instant::now();
+            let stat = |phase, layer, records, slice| PhaseStat {
+                layer,
+                phase,
                 seconds: phase_started.elapsed().as_secs_f64(),
-                peak_disk: watch.end(),
-                records: part_records.iter().sum(),
+                peak_disk: t.max(self.watch.end()),
+                records,
                 compactions: 0,
                 exchanged: 0,
-            });
-            m.phase = 0;
-            m.layer = next;
-            m.part_records = part_records;
-            m.elapsed_seconds = elapsed(started);
-            commit(work, &mut m)?;
+                slice,
+            };
+            match m.phase {
+                0 => {
+                    let classes: u64 = m.part_records.iter().sum();
+                    let here: u64 = owned.iter().map(|&j| m.part_records[j as usize]).sum();
+                    let bytes = t.sum(&[mine.layer_bytes(k)])[0];
+                    if classes > largest.1 {
+                        largest = (bytes, classes);
+                    }
+                    let last = k >= m.run.limit;
+                    let next = if last {
+                        NextPlan { compaction: None, slices: 1 }
+                    } else {
+                        let counted = k + 1 >= m.run.limit && !ctx.settings.store_last;
+                        let plan = plan_next(mine, &m, (here, mine.layer_bytes(k), share), ctx.settings, counted);
+                        t.agree(plan, self.path())?
+                    };
+                    if next.slices > 1 {
+                        m.phase = PHASE_SLICING;
+                        m.slicing = Slicing { slices: next.slices, done: 0, counted: Expansion::default() };
+                        continue;
+                    }
+                    self.show_expanding(&m, here, None);
+                    let inputs = self.inputs(&m, &owned);
+                    if last {
+                        let ex = t.agree(expand::<G>(ctx, by, &inputs, false, &NoChildren), self.path())?;
+                        let ex = sum_expansions(t, ex)?;
+                        phases.push(stat("expand", k, 0, None));
+                        check_mass(by, k, ex.mass, m.entering.games).map_err(|e| self.bad(e))?;
+                        m.stats.push(layer_counts(k, &ex, m.entering));
+                        m.elapsed_seconds = elapsed(started);
+                        return Ok(finished(m, largest, phases));
+                    }
+                    let ex = self.expand_to_buckets(&m, &inputs, here, share, next.compaction, fan_in, &|_| true)?;
+                    phases.push(PhaseStat {
+                        compactions: ex.compactions,
+                        exchanged: ex.exchanged,
+                        ..stat("expand", k, ex.found.emitted, None)
+                    });
+                    check_mass(by, k, ex.found.mass, m.entering.games).map_err(|e| self.bad(e))?;
+                    m.stats.push(layer_counts(k, &ex.found, m.entering));
+                    if ex.found.emitted == 0 {
+                        super::workdir::remove_run_dir(&mine.bucket_dir(k + 1));
+                        m.elapsed_seconds = elapsed(started);
+                        return Ok(finished(m, largest, phases));
+                    }
+                    m.phase = 1;
+                    m.part_records = ex.runs;
+                    m.entering = ex.found.entering;
+                    m.elapsed_seconds = elapsed(started);
+                    self.commit(&mut m)?;
+                }
+                1 => {
+                    let next = k + 1;
+                    let runs = m.part_records.clone();
+                    if next >= m.run.limit && !ctx.settings.store_last {
+                        // merge and count every partition; the buckets stay
+                        // until the counts are committed, so an interruption
+                        // loses nothing
+                        self.show_merging(next, owned.len(), None);
+                        let ex = self.count(&pool, by, next, &owned, &runs, fan_in)?;
+                        phases.push(stat("merge and count", next, ex.counts.classes, None));
+                        check_mass(by, next, ex.mass, m.entering.games).map_err(|e| self.bad(e))?;
+                        m.stats.push(layer_counts(next, &ex, m.entering));
+                        m.phase = PHASE_COUNTED;
+                        m.layer = next;
+                        m.part_records = Vec::new();
+                        m.entering = Entering::default();
+                        m.elapsed_seconds = elapsed(started);
+                        self.commit(&mut m)?;
+                        continue;
+                    }
+                    self.show_merging(next, owned.len(), None);
+                    let merged: Result<Vec<(u32, u64)>, LayersError> = (|| {
+                        let dir = mine.create_layer_dir(next)?;
+                        let counts: Result<Vec<(u32, u64)>, LayersError> = pool.install(|| {
+                            owned
+                                .par_iter()
+                                .map(|&j| {
+                                    if ctx.stop.load(Ordering::SeqCst) {
+                                        return Err(self.stopped());
+                                    }
+                                    let n = merge_partition(mine, &m.run.part(next, j), runs[j as usize], fan_in)?;
+                                    ctx.live.parts_done.fetch_add(1, Ordering::Relaxed);
+                                    Ok((j, n))
+                                })
+                                .collect()
+                        });
+                        WorkDir::sync_dir(&dir)?;
+                        counts
+                    })();
+                    let mut part_records = vec![0u64; partitions as usize];
+                    for (j, n) in t.agree(merged, self.path())? {
+                        part_records[j as usize] = n;
+                    }
+                    let part_records = t.sum(&part_records);
+                    phases.push(stat("merge", next, part_records.iter().sum(), None));
+                    m.phase = 0;
+                    m.layer = next;
+                    m.part_records = part_records;
+                    m.elapsed_seconds = elapsed(started);
+                    self.commit(&mut m)?;
+                }
+                _ => {
+                    // a slice of the last layer: expand the whole parent,
+                    // keep the children of the slice's partitions, count them
+                    let next = k + 1;
+                    let Slicing { slices, done, .. } = m.slicing;
+                    if slices < 2 || done >= slices || slices > partitions {
+                        return Err(self.bad(format!("the manifest names slice {done} of {slices}, which is wrong")));
+                    }
+                    let slice = Some((done + 1, slices));
+                    let keep = move |j: u32| Slicing::slice_of(j, slices, partitions) == done;
+                    let here: u64 = owned.iter().map(|&j| m.part_records[j as usize]).sum();
+                    let compaction = {
+                        let fraction = 1.0 / slices as f64;
+                        let bytes = mine.layer_bytes(k);
+                        let c = check_disk(mine, &m, (here, bytes, share), ctx.settings, fraction, true);
+                        t.agree(c, self.path())?
+                    };
+                    self.show_expanding(&m, here, slice);
+                    let inputs = self.inputs(&m, &owned);
+                    let ex = self.expand_to_buckets(&m, &inputs, here, share, compaction, fan_in, &keep)?;
+                    phases.push(PhaseStat {
+                        compactions: ex.compactions,
+                        exchanged: ex.exchanged,
+                        ..stat("expand", k, ex.found.emitted, slice)
+                    });
+                    let parent = m.stats.last().filter(|l| l.layer == k).cloned();
+                    match parent {
+                        None => {
+                            check_mass(by, k, ex.found.mass, m.entering.games).map_err(|e| self.bad(e))?;
+                            m.stats.push(layer_counts(k, &ex.found, m.entering));
+                            m.entering = ex.found.entering;
+                        }
+                        // every slice expands the same parent layer
+                        Some(p) if p.counts != ex.found.counts || m.entering != ex.found.entering => {
+                            return Err(self.bad(format!(
+                                "slice {} of {slices} found layer {k} other than the first slice did; its parts \
+                                 may have changed",
+                                done + 1
+                            )));
+                        }
+                        Some(_) => {}
+                    }
+                    let mine_in_slice: Vec<u32> = owned.iter().copied().filter(|&j| keep(j)).collect();
+                    self.watch.begin();
+                    let counted_from = Instant::now();
+                    self.show_merging(next, mine_in_slice.len(), slice);
+                    let cx = self.count(&pool, by, next, &mine_in_slice, &ex.runs, fan_in)?;
+                    phases.push(PhaseStat {
+                        seconds: counted_from.elapsed().as_secs_f64(),
+                        ..stat("merge and count", next, cx.counts.classes, slice)
+                    });
+                    m.slicing.counted.add(&cx);
+                    m.slicing.done += 1;
+                    if m.slicing.done == slices {
+                        let total = std::mem::take(&mut m.slicing).counted;
+                        check_mass(by, next, total.mass, m.entering.games).map_err(|e| self.bad(e))?;
+                        m.stats.push(layer_counts(next, &total, m.entering));
+                        m.phase = PHASE_COUNTED;
+                        m.layer = next;
+                        m.part_records = Vec::new();
+                        m.entering = Entering::default();
+                    }
+                    m.elapsed_seconds = elapsed(started);
+                    self.commit(&mut m)?;
+                }
+            }
         }
+    }
+
+    /// The parent parts this rank owns.
+    fn inputs(&self, m: &Manifest, owned: &[u32]) -> Vec<PartInput> {
+        owned
+            .iter()
+            .map(|&j| PartInput {
+                path: self.mine.part(m.layer, j),
+                id: m.run.part(m.layer, j),
+                records: m.part_records[j as usize],
+            })
+            .collect()
+    }
+
+    fn show_expanding(&self, m: &Manifest, here: u64, slice: Option<(u32, u32)>) {
+        let live = self.ctx.live;
+        live.layer.store(m.layer as u64, Ordering::Relaxed);
+        live.previous
+            .store(m.stats.iter().rev().find(|s| s.layer < m.layer).map_or(0, |s| s.counts.classes), Ordering::Relaxed);
+        live.slice.store(slice.map_or(0, |s| ((s.0 as u64) << 32) | s.1 as u64), Ordering::Relaxed);
+        live.phase.store(0, Ordering::Relaxed);
+        live.total.store(here, Ordering::Relaxed);
+        live.done.store(0, Ordering::Relaxed);
+    }
+
+    fn show_merging(&self, layer: u32, parts: usize, slice: Option<(u32, u32)>) {
+        let live = self.ctx.live;
+        live.layer.store(layer as u64, Ordering::Relaxed);
+        live.slice.store(slice.map_or(0, |s| ((s.0 as u64) << 32) | s.1 as u64), Ordering::Relaxed);
+        live.partitions.store(parts as u64, Ordering::Relaxed);
+        live.parts_done.store(0, Ordering::Relaxed);
+        live.phase.store(1, Ordering::Relaxed);
+    }
+
+    /// Expands this rank's parent parts into the buckets of the next layer
+    /// (the partitions `keep` names), in rounds when there are several
+    /// ranks: the children of other ranks' partitions are exchanged after
+    /// each round. The buckets are removed if anything fails.
+    #[allow(clippy::too_many_arguments)]
+    fn expand_to_buckets(
+        &self,
+        m: &Manifest,
+        inputs: &[PartInput],
+        here: u64,
+        share: f64,
+        compaction: Option<Compaction>,
+        fan_in: usize,
+        keep: &(dyn Fn(u32) -> bool + Sync),
+    ) -> Result<Expanded, LayersError> {
+        let (t, ctx, path) = (self.t, self.ctx, self.path());
+        let (k, partitions) = (m.layer, m.run.partitions);
+        let by = LayerBy::from_code(m.run.by).expect("checked");
+        let held = |j: u32| t.owns(j) && keep(j);
+        let buckets = LocalBuckets::create_held(self.mine, k + 1, partitions, fan_in, compaction, held);
+        let buckets = t.agree(buckets, path)?;
+        let rounds = if t.ranks() == 1 {
+            1
+        } else {
+            // as few rounds as the buffers allow: children summed in one
+            // buffer before they are sent are sent once
+            let previous =
+                m.stats.iter().rev().find(|s| s.layer < k).map_or(1.0, |s| (s.counts.classes as f64 * share).max(1.0));
+            let children = here as f64 * (here as f64 / previous).max(1.0) * RAW_CHILDREN_PER_CLASS;
+            let buffers = ctx.settings.memory_limit as f64 * BUFFER_SHARE;
+            let want = (children * BUFFER_BYTES_PER_RECORD as f64 / buffers).ceil().max(1.0) as u64;
+            t.max(want.min(inputs.len().max(1) as u64)) as usize
+        };
+        let per_round = inputs.len().div_ceil(rounds).max(1);
+        let expanded = (|| {
+            let (mut ex, mut sent) = (Expansion::default(), 0u64);
+            for i in 0..rounds {
+                let outbox = Outbox::new(&buckets, t.rank(), t.ranks(), keep);
+                let group = inputs.chunks(per_round).nth(i).unwrap_or(&[]);
+                let part = expand::<G>(ctx, by, group, true, &outbox);
+                ex.add(&t.agree(part, path)?);
+                let out = outbox.into_messages();
+                sent += out.iter().map(|o| o.len() as u64).sum::<u64>();
+                let received = t.exchange(&out);
+                drop(out);
+                let delivered = received.iter().enumerate().try_for_each(|(from, bytes)| {
+                    decode_message(bytes, from, |p| p < partitions && held(p), |p, r| buckets.send(p, r))
+                });
+                t.agree(delivered, path)?;
+            }
+            Ok((ex, sent))
+        })();
+        let (ex, sent) = match expanded {
+            Ok(v) => v,
+            Err(e) => {
+                buckets.discard();
+                return Err(e);
+            }
+        };
+        let compactions = buckets.compactions();
+        let runs = t.agree(buckets.finish(), path)?;
+        let found = sum_expansions(t, ex)?;
+        let totals = t.sum(&[compactions, sent]);
+        Ok(Expanded { found, runs: t.sum(&runs), compactions: totals[0], exchanged: totals[1] })
+    }
+
+    /// Merges and counts the buckets of `parts` (this rank's) of layer
+    /// `next`, storing nothing; the counts summed over the ranks.
+    #[allow(clippy::too_many_arguments)]
+    fn count(
+        &self,
+        pool: &rayon::ThreadPool,
+        by: LayerBy,
+        next: u32,
+        parts: &[u32],
+        runs: &[u64],
+        fan_in: usize,
+    ) -> Result<Expansion, LayersError> {
+        let ctx = self.ctx;
+        let found: Result<Vec<Expansion>, LayersError> = pool.install(|| {
+            parts
+                .par_iter()
+                .map(|&j| {
+                    if ctx.stop.load(Ordering::SeqCst) {
+                        return Err(self.stopped());
+                    }
+                    let ex = count_partition::<G>(self.mine, by, next, j, runs[j as usize], fan_in)?;
+                    ctx.live.parts_done.fetch_add(1, Ordering::Relaxed);
+                    Ok(ex)
+                })
+                .collect()
+        });
+        let mut ex = Expansion::default();
+        for f in self.t.agree(found, self.path())? {
+            ex.add(&f);
+        }
+        sum_expansions(self.t, ex)
     }
 }
 
@@ -367,16 +757,56 @@ pub(super) fn count_partition<G: Keyed>(
     counter.finish()
 }
 
+/// How layer `m.layer + 1` is built: [`check_disk`] for the whole layer;
+/// for a last layer counted without being stored (`counted`), in the
+/// slices the settings ask for, or else in the fewest slices whose
+/// buckets fit (compacted if need be).
+pub(super) fn plan_next(
+    work: &WorkDir,
+    m: &Manifest,
+    here: (u64, u64, f64),
+    settings: &LayersSettings,
+    counted: bool,
+) -> Result<NextPlan, LayersError> {
+    let partitions = m.run.partitions;
+    if !counted {
+        return Ok(NextPlan { compaction: check_disk(work, m, here, settings, 1.0, false)?, slices: 1 });
+    }
+    if let Some(k) = settings.slices {
+        if k == 0 || k > partitions {
+            return Err(LayersError::WorkDir {
+                path: work.root().to_path_buf(),
+                detail: format!(
+                    "{k} slices cannot be made of {partitions} partitions (a slice holds whole partitions: \
+                     from 1 to {partitions})"
+                ),
+            });
+        }
+        let compaction = check_disk(work, m, here, settings, 1.0 / k as f64, true)?;
+        return Ok(NextPlan { compaction, slices: k });
+    }
+    let mut last = None;
+    for k in 1..=partitions {
+        match check_disk(work, m, here, settings, 1.0 / k as f64, true) {
+            Ok(compaction) => return Ok(NextPlan { compaction, slices: k }),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.expect("at least one partition"))
+}
+
 /// Refuses to expand layer `m.layer` when the disk cannot hold its
-/// children, estimated from the growth of the last two layers and the
-/// bytes per record of the current one; otherwise says how its buckets are
-/// compacted. The parent is on disk already; while expanding, the sorted
-/// runs are added to it; the parent is then removed, and each bucket is
-/// removed as soon as its part is written, so the next layer never
-/// coexists with all the runs: the peak beyond what is on disk is the runs
-/// plus a part per thread. Uncompacted runs take about
-/// [`RUNS_UNCOMPACTED`] times the next layer; compacted at ratio `r`, about
-/// `(1 + r)` times it (with [`COMPACTED_OVERHEAD`]). In
+/// children (or the `fraction` of them that one slice keeps), estimated
+/// from the growth of the last two layers and the bytes per record of the
+/// current one; otherwise says how its buckets are compacted. The parent
+/// is on disk already; while expanding, the sorted runs are added to it;
+/// the parent is then removed, and each bucket is removed as soon as its
+/// part is written, so the next layer never coexists with all the runs:
+/// the peak beyond what is on disk is the runs plus a part per thread
+/// (`counted`: a layer counted and never stored writes no parts, but a
+/// merge pass may write as much). Uncompacted runs take about
+/// [`RUNS_UNCOMPACTED`] times the next layer; compacted at ratio `r`,
+/// about `(1 + r)` times it (with [`COMPACTED_OVERHEAD`]). In
 /// [`CompactionMode::Auto`] the buckets are compacted only if the
 /// uncompacted runs do not fit, at the largest ratio that fits. The
 /// manifest is untouched, so the run resumes once there is room.
@@ -385,16 +815,19 @@ pub(super) fn check_disk(
     m: &Manifest,
     here: (u64, u64, f64),
     settings: &LayersSettings,
+    fraction: f64,
+    counted: bool,
 ) -> Result<Option<Compaction>, LayersError> {
     // the records and bytes of the parts held here, and their share of
     // the partitions
     let (records, layer_bytes, share) = here;
-    let before = m.stats.last().map_or(1.0, |s| (s.counts.classes as f64 * share).max(1.0));
+    let before =
+        m.stats.iter().rev().find(|s| s.layer < m.layer).map_or(1.0, |s| (s.counts.classes as f64 * share).max(1.0));
     let growth = records as f64 / before;
     let per_record = layer_bytes as f64 / records.max(1) as f64;
-    let next_layer = records as f64 * growth * per_record;
+    let next_layer = records as f64 * growth * per_record * fraction;
     // a part per thread is written (compacted, or merged) beside the runs
-    let parts_here = (m.run.partitions as f64 * share).max(1.0);
+    let parts_here = (m.run.partitions as f64 * share * fraction).max(1.0);
     let parts = settings.threads.max(1) as f64 * next_layer / parts_here;
     let free = free_disk(work.root()).map_or(f64::INFINITY, |b| b as f64);
     let (room, what) = match settings.disk_limit {
@@ -426,6 +859,7 @@ pub(super) fn check_disk(
         free: room,
         what,
         dir: work.root().to_path_buf(),
+        slices: if counted { Some((1.0 / fraction).round() as u32) } else { None },
     })
 }
 
@@ -454,6 +888,7 @@ mod tests {
             stats: vec![LayerCounts { layer: 8, counts: Counts { classes: 100, ..Counts::default() }, games: None }],
             entering: Entering::default(),
             elapsed_seconds: 0.0,
+            slicing: Slicing::default(),
         }
     }
 
@@ -474,18 +909,21 @@ mod tests {
         };
         // room for ~3 times the layer: no compaction
         let roomy = next * RUNS_UNCOMPACTED + parts + 100.0;
-        assert_eq!(check_disk(&work, &m, here, &with(roomy, CompactionMode::Auto)).unwrap(), None);
+        assert_eq!(check_disk(&work, &m, here, &with(roomy, CompactionMode::Auto), 1.0, false).unwrap(), None);
         // always: the smallest ratio, even with room
-        let always = check_disk(&work, &m, here, &with(roomy, CompactionMode::Always)).unwrap().unwrap();
+        let always = check_disk(&work, &m, here, &with(roomy, CompactionMode::Always), 1.0, false).unwrap().unwrap();
         assert_eq!((always.ratio, always.min_bytes), (MIN_COMPACT_RATIO, 7));
         // room for ~2.3 times: compacted at the largest ratio that fits
         let tight = next * 2.3 * COMPACTED_OVERHEAD + parts;
-        let c = check_disk(&work, &m, here, &with(tight, CompactionMode::Auto)).unwrap().unwrap();
+        let c = check_disk(&work, &m, here, &with(tight, CompactionMode::Auto), 1.0, false).unwrap().unwrap();
         assert!((c.ratio - 1.3).abs() < 0.01, "{c:?}");
         // room for less than 1.5 times: refused, resumably
         let short = next * 1.3 * COMPACTED_OVERHEAD + parts;
         for mode in [CompactionMode::Auto, CompactionMode::Always] {
-            assert!(matches!(check_disk(&work, &m, here, &with(short, mode)), Err(LayersError::Disk { .. })));
+            assert!(matches!(
+                check_disk(&work, &m, here, &with(short, mode), 1.0, false),
+                Err(LayersError::Disk { .. })
+            ));
         }
     }
 }

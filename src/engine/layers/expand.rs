@@ -36,7 +36,7 @@ pub struct PartInput {
 }
 
 /// What an expansion found.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Expansion {
     /// Counts of the parent classes.
     pub counts: Counts,
@@ -68,6 +68,37 @@ impl Expansion {
         self.shapes = (self.shapes.0 + o.shapes.0, self.shapes.1 + o.shapes.1);
     }
 }
+
+/// Field by field, in the order of the struct (`docs/layer-format.md`,
+/// the manifest's slice counts; also the sums over ranks).
+impl bincode::Encode for Expansion {
+    fn encode<E: bincode::enc::Encoder>(&self, e: &mut E) -> Result<(), bincode::error::EncodeError> {
+        self.counts.encode(e)?;
+        self.ended.encode(e)?;
+        self.entering.games.encode(e)?;
+        self.entering.passes.encode(e)?;
+        self.mass.encode(e)?;
+        self.emitted.encode(e)?;
+        self.spread.encode(e)?;
+        self.shapes.0.encode(e)?;
+        self.shapes.1.encode(e)
+    }
+}
+
+impl<C> bincode::Decode<C> for Expansion {
+    fn decode<D: bincode::de::Decoder<Context = C>>(d: &mut D) -> Result<Self, bincode::error::DecodeError> {
+        Ok(Expansion {
+            counts: Counts::decode(d)?,
+            ended: u128::decode(d)?,
+            entering: Entering { games: u128::decode(d)?, passes: u128::decode(d)? },
+            mass: u128::decode(d)?,
+            emitted: u64::decode(d)?,
+            spread: GameSpread::decode(d)?,
+            shapes: (u64::decode(d)?, u64::decode(d)?),
+        })
+    }
+}
+bincode::impl_borrow_decode!(Expansion);
 
 /// Games per image of each canonical occupancy tallied so far, with the
 /// size of its orbit.
@@ -285,13 +316,14 @@ impl<'a, G: Keyed> Worker<'a, G> {
     /// A worker buffering about `cap` children (split evenly, as the hash
     /// spreads them, with 1/8 to spare per partition).
     fn new(by: LayerBy, generate: bool, cap: usize, sink: &'a dyn ShuffleSink) -> Self {
-        let parts = sink.partitions() as usize;
-        let each = if generate { (cap / parts + cap / parts / 8).max(64) } else { 0 };
+        let parts = sink.partitions();
+        let kept = (0..parts).filter(|&j| sink.keeps(j)).count().max(1);
+        let each = if generate { (cap / kept + cap / kept / 8).max(64) } else { 0 };
         Worker {
             by,
             generate,
             held: 0,
-            split: (0..parts).map(|_| Vec::with_capacity(each)).collect(),
+            split: (0..parts).map(|j| Vec::with_capacity(if sink.keeps(j) { each } else { 0 })).collect(),
             sink,
             found: Expansion::default(),
             fast: crate::board::moves::has_bit_instructions(),
@@ -324,6 +356,9 @@ impl<'a, G: Keyed> Worker<'a, G> {
         let stored = to_stored(key.to_u128(), Self::SIDE);
         let j = partition_of(canonical_occupancy, self.split.len() as u32) as usize;
         let part = &mut self.split[j];
+        if part.capacity() == 0 {
+            return Ok(()); // a partition of another slice
+        }
         part.push((stored, m));
         self.held += 1;
         self.found.emitted += 1;

@@ -17,7 +17,10 @@
 //!   part of the next layer;
 //! - *commit* ([`commit::commit`]): the manifest, replaced atomically.
 //!
-//! [`driver`] is the single-process driver. RAM is bounded by `--memory`
+//! [`driver`] composes them, over a [`Transport`]: one process
+//! ([`Alone`]), MPI ranks (`distributed`), or threads standing in for
+//! ranks ([`ThreadRanks`]). A last layer that is not stored can be counted
+//! in slices of its partitions, each a unit of resume. RAM is bounded by `--memory`
 //! (the buffers), not by the layer size; resume continues from the last
 //! committed phase, and from the last merged partition inside a merge.
 //!
@@ -33,6 +36,7 @@ pub mod expand;
 pub mod merge;
 pub mod shuffle;
 pub mod store;
+pub mod transport;
 pub mod workdir;
 
 use std::path::PathBuf;
@@ -45,6 +49,7 @@ use crate::key::Keyed;
 use crate::text::{human_bytes, shell_path};
 
 pub use shuffle::{LocalBuckets, ShuffleSink};
+pub use transport::{Alone, ThreadRanks, Transport};
 pub use workdir::WorkDir;
 
 /// Settings of a layered run that may change on resume.
@@ -66,6 +71,10 @@ pub struct LayersSettings {
     /// ([`store::COMPACT_MIN_BYTES`] unless a test wants compactions on
     /// small layers).
     pub compact_min_bytes: u64,
+    /// Slices in which a last layer that is not stored is counted (`None`:
+    /// as few as the disk allows, one if it fits whole). Fixed once the
+    /// slicing of a layer has begun.
+    pub slices: Option<u32>,
 }
 
 /// When the buckets of a layer are compacted (see [`store::Compaction`]).
@@ -90,6 +99,7 @@ impl LayersSettings {
             store_last: true,
             compaction: CompactionMode::Auto,
             compact_min_bytes: store::COMPACT_MIN_BYTES,
+            slices: None,
         }
     }
 }
@@ -130,6 +140,9 @@ pub struct LayersLive {
     pub previous: AtomicU64,
     /// The last layer of the run.
     pub limit: AtomicU64,
+    /// The slice of a last layer counted in slices: `(i << 32) | K` for
+    /// slice i (from 1) of K; 0 when not slicing.
+    pub slice: AtomicU64,
 }
 
 /// What every part of a run shares: its settings, the stop flag and the
@@ -155,9 +168,10 @@ pub enum LayersError {
     #[error("interrupted; layers up to the last complete one are kept in {}", .0.display())]
     Interrupted(PathBuf),
     #[error(
-        "layer {layer} needs an estimated {} of disk in {} ({} of sorted runs, then a {} layer that replaces \
+        "layer {layer}{} needs an estimated {} of disk in {} ({} of sorted runs, then a {} layer that replaces \
          them partition by partition), but only {} {what}; make room (or raise --disk), then continue with \
          `othello-census resume {}`",
+        slices.filter(|&k| k > 1).map_or(String::new(), |k| format!(" (one of {k} slices)")),
         human_bytes(*need),
         dir.display(),
         human_bytes(*runs),
@@ -165,7 +179,17 @@ pub enum LayersError {
         human_bytes(*free),
         shell_path(dir)
     )]
-    Disk { layer: u32, need: f64, runs: f64, layer_bytes: f64, free: f64, what: &'static str, dir: PathBuf },
+    Disk {
+        layer: u32,
+        need: f64,
+        runs: f64,
+        layer_bytes: f64,
+        free: f64,
+        what: &'static str,
+        dir: PathBuf,
+        /// The slices of a last layer counted without being stored.
+        slices: Option<u32>,
+    },
 }
 
 impl LayersError {
@@ -225,28 +249,23 @@ pub struct PhaseStat {
     pub compactions: u64,
     /// Bytes sent to other processes while expanding (0 in one process).
     pub exchanged: u64,
+    /// The slice (from 1) and the slices of a last layer counted in slices.
+    pub slice: Option<(u32, u32)>,
 }
 
-/// Starts a new run in `plan.work_dir`: writes the first layer and the
-/// manifest, then runs the local driver.
+/// Starts a new run in `plan.work_dir` in this process: writes the first
+/// layer and the manifest, then runs the census to its end.
 pub fn start<G: Keyed>(
     plan: &LayersPlan,
     settings: &LayersSettings,
     stop: &AtomicBool,
     live: &LayersLive,
 ) -> Result<LayersOutcome, LayersError> {
-    let work = WorkDir::new(&plan.work_dir);
-    work.check_fresh()?;
-    let lock = work.lock()?;
-    driver::begin::<G>(&work, plan, settings)?;
-    let ctx = RunContext { settings, stop, live, work_dir: work.root() };
-    let out = driver::drive::<G>(&work, &ctx);
-    drop(lock);
-    out
+    driver::start::<G, _>(&Alone, plan, settings, stop, live)
 }
 
-/// Continues the run of a work directory with the local driver, to a new
-/// last layer if `limit` is given (a finished run is taken further).
+/// Continues the run of a work directory in this process, to a new last
+/// layer if `limit` is given (a finished run is taken further).
 pub fn resume<G: Keyed>(
     work_dir: &std::path::Path,
     limit: Option<u32>,
@@ -254,12 +273,5 @@ pub fn resume<G: Keyed>(
     stop: &AtomicBool,
     live: &LayersLive,
 ) -> Result<LayersOutcome, LayersError> {
-    let work = WorkDir::new(work_dir);
-    commit::read_state(&work)?; // not a work directory: nothing is created in it
-    let _lock = work.lock()?;
-    if let Some(limit) = limit {
-        commit::set_limit(&work, limit)?;
-    }
-    let ctx = RunContext { settings, stop, live, work_dir: work.root() };
-    driver::drive::<G>(&work, &ctx)
+    driver::resume::<G, _>(&Alone, work_dir, limit, settings, stop, live)
 }

@@ -13,6 +13,12 @@ use super::workdir::WorkDir;
 pub trait ShuffleSink: Sync {
     /// Partitions of the next layer.
     fn partitions(&self) -> u32;
+    /// Whether the children of `partition` are wanted (a sliced layer
+    /// keeps those of one slice of its partitions; the others are not
+    /// generated at all).
+    fn keeps(&self, _partition: u32) -> bool {
+        true
+    }
     /// Takes a run of child records of `partition`: sorted by stored key,
     /// keys unique, multiplicities summed.
     fn send(&self, partition: u32, run: &[Record]) -> Result<(), LayersError>;

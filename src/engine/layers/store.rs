@@ -24,6 +24,7 @@ use bincode::enc::Encoder;
 use bincode::error::{DecodeError, EncodeError};
 use bincode::{Decode, Encode};
 
+use super::expand::Expansion;
 use crate::atomic::atomic_write_with;
 use crate::census::LayerCounts;
 use crate::framed::{
@@ -37,7 +38,7 @@ pub type Record = (u128, u128);
 pub const PART_KIND: FileKind = FileKind { magic: crate::framed::MAGIC_PART, version: 2, name: "layer file" };
 pub const BUCKET_KIND: FileKind = FileKind { magic: crate::framed::MAGIC_BUCKET, version: 2, name: "bucket file" };
 pub const MANIFEST_KIND: FileKind =
-    FileKind { magic: crate::framed::MAGIC_MANIFEST, version: 4, name: "layer manifest" };
+    FileKind { magic: crate::framed::MAGIC_MANIFEST, version: 5, name: "layer manifest" };
 
 /// The stored form of canonical dense key `k` on a board whose side weight
 /// (the value of the side-to-move digit) is `w`: `2 * board + side`.
@@ -142,6 +143,45 @@ pub struct Entering {
 /// while merged and never stored.
 pub const PHASE_COUNTED: u8 = 2;
 
+/// The manifest phase of a last layer counted in slices: the parts of
+/// `layer` are complete and its counts final; [`Slicing`] says how many
+/// slices of `layer + 1` are counted.
+pub const PHASE_SLICING: u8 = 3;
+
+/// A last layer counted in slices of its partitions: slice `i` of `K`
+/// holds the partitions `j` with `j * K / P == i`. Each slice expands the
+/// whole parent layer, keeps the children of its own partitions, merges
+/// and counts them, and is committed before the next begins.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Slicing {
+    /// Slices of the layer (0 when the run is not slicing).
+    pub slices: u32,
+    /// Slices counted so far.
+    pub done: u32,
+    /// The sum of their counts.
+    pub counted: Expansion,
+}
+
+impl Slicing {
+    /// The slice that partition `j` of `partitions` belongs to.
+    pub fn slice_of(j: u32, slices: u32, partitions: u32) -> u32 {
+        (j as u64 * slices as u64 / partitions.max(1) as u64) as u32
+    }
+}
+
+impl Encode for Slicing {
+    fn encode<E: Encoder>(&self, e: &mut E) -> Result<(), EncodeError> {
+        encode_fields!(e, self.slices, self.done, self.counted)
+    }
+}
+
+impl<C> Decode<C> for Slicing {
+    fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
+        Ok(Slicing { slices: u32::decode(d)?, done: u32::decode(d)?, counted: Expansion::decode(d)? })
+    }
+}
+bincode::impl_borrow_decode!(Slicing);
+
 /// What a manifest says is complete.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Manifest {
@@ -152,7 +192,8 @@ pub struct Manifest {
     /// 0: the parts of `layer` are complete; 1: `layer` has been expanded
     /// and the buckets of `layer + 1` are complete; 2: the run is finished,
     /// its last layer `layer` counted while merged and never stored
-    /// ([`PHASE_COUNTED`]).
+    /// ([`PHASE_COUNTED`]); 3: the parts of `layer` are complete and some
+    /// slices of `layer + 1`, the last, are counted ([`PHASE_SLICING`]).
     pub phase: u8,
     /// The layer.
     pub layer: u32,
@@ -166,6 +207,8 @@ pub struct Manifest {
     pub entering: Entering,
     /// Wall time of the run so far, seconds.
     pub elapsed_seconds: f64,
+    /// The slices of a last layer counted in slices (phase 3).
+    pub slicing: Slicing,
 }
 
 impl Encode for Manifest {
@@ -180,7 +223,8 @@ impl Encode for Manifest {
             self.stats,
             self.entering.games,
             self.entering.passes,
-            self.elapsed_seconds
+            self.elapsed_seconds,
+            self.slicing
         )
     }
 }
@@ -196,6 +240,7 @@ impl<C> Decode<C> for Manifest {
             stats: Vec::decode(d)?,
             entering: Entering { games: u128::decode(d)?, passes: u128::decode(d)? },
             elapsed_seconds: f64::decode(d)?,
+            slicing: Slicing::decode(d)?,
         })
     }
 }
@@ -712,6 +757,11 @@ mod tests {
             }],
             entering: Entering { games: 3, passes: 1 },
             elapsed_seconds: 0.5,
+            slicing: Slicing {
+                slices: 4,
+                done: 2,
+                counted: Expansion { mass: 1 << 70, emitted: 9, shapes: (3, 1), ..Default::default() },
+            },
         };
         write_manifest(&m, &manifest).unwrap();
         assert_eq!(read_manifest(&m).unwrap(), manifest);

@@ -143,7 +143,7 @@ impl WorkDir {
     /// counted unstored) every layer and bucket.
     pub fn sweep(&self, m: &Manifest) {
         let (keep_layer, keep_bucket) = match m.phase {
-            0 => (Some(m.layer), None),
+            0 | super::store::PHASE_SLICING => (Some(m.layer), None),
             1 => (Some(m.layer + 1), Some(m.layer + 1)),
             _ => (None, None),
         };

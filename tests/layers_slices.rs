@@ -1,0 +1,196 @@
+//! A last layer counted in slices, and the driver over several ranks
+//! played by threads: the counts equal those of one unsliced process, also
+//! when a run is stopped inside a slice and resumed.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use othello_census::board::{B6, B8};
+use othello_census::census::{LayerBy, LayerCounts};
+use othello_census::engine::layers::{
+    LayersError, LayersLive, LayersOutcome, LayersPlan, LayersSettings, ThreadRanks, driver, resume, start,
+};
+use othello_census::key::Keyed;
+
+fn plan(by: LayerBy, limit: u32, partitions: u32, dir: &std::path::Path) -> LayersPlan {
+    LayersPlan { by, limit, partitions, work_dir: dir.join("work"), command: "test".into(), started_unix: 0 }
+}
+
+/// Counts the last layer without storing it, in `slices` slices (`None`:
+/// as the disk check chooses).
+fn counted(slices: Option<u32>, memory: u64) -> LayersSettings {
+    LayersSettings { store_last: false, slices, ..LayersSettings::new(2, memory) }
+}
+
+fn alone<G: Keyed>(by: LayerBy, limit: u32, partitions: u32, settings: &LayersSettings) -> LayersOutcome {
+    let dir = tempfile::tempdir().unwrap();
+    let never = AtomicBool::new(false);
+    start::<G>(&plan(by, limit, partitions, dir.path()), settings, &never, &LayersLive::default()).unwrap()
+}
+
+/// The slices each phase of the last layer ran in.
+fn slices_run(o: &LayersOutcome) -> Vec<(u32, u32)> {
+    o.phases.iter().filter(|p| p.phase == "merge and count").filter_map(|p| p.slice).collect()
+}
+
+/// Ranks played by threads, each sending at most `cap` bytes a round; the
+/// outcome of every rank.
+fn ranks<G: Keyed>(
+    n: u32,
+    cap: usize,
+    by: LayerBy,
+    limit: u32,
+    partitions: u32,
+    settings: &LayersSettings,
+) -> Vec<LayersOutcome> {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = plan(by, limit, partitions, dir.path());
+    let team = ThreadRanks::team(n, cap);
+    let never = AtomicBool::new(false);
+    let outcomes: Vec<LayersOutcome> = std::thread::scope(|s| {
+        let handles: Vec<_> = team
+            .iter()
+            .map(|t| {
+                let (plan, never) = (&plan, &never);
+                s.spawn(move || driver::start::<G, _>(t, plan, settings, never, &LayersLive::default()).unwrap())
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    // every rank keeps its files in its own directory
+    for r in 0..n {
+        assert!(dir.path().join(format!("work/rank-{r:04}-of-{n:04}")).is_dir());
+    }
+    outcomes
+}
+
+#[test]
+fn sliced_last_layers_equal_unsliced_6x6_to_14_discs() {
+    let want = alone::<B6>(LayerBy::Discs, 14, 16, &LayersSettings::new(2, 1 << 30)).census.layers;
+    for (partitions, slices, memory) in [(16, 1, 1u64 << 30), (16, 2, 1 << 30), (5, 3, 1 << 16), (16, 16, 1 << 20)] {
+        let o = alone::<B6>(LayerBy::Discs, 14, partitions, &counted(Some(slices), memory));
+        assert!(!o.last_layer_stored);
+        assert_eq!(o.census.layers, want, "{slices} slices of {partitions} partitions, {memory} bytes");
+        let expect: Vec<(u32, u32)> = if slices > 1 { (1..=slices).map(|i| (i, slices)).collect() } else { vec![] };
+        assert_eq!(slices_run(&o), expect);
+    }
+}
+
+#[test]
+fn sliced_last_layers_equal_unsliced_8x8_by_ply_to_10() {
+    let want = alone::<B8>(LayerBy::Ply, 10, 8, &LayersSettings::new(2, 1 << 30)).census.layers;
+    for (partitions, slices) in [(8, 2), (7, 4)] {
+        let o = alone::<B8>(LayerBy::Ply, 10, partitions, &counted(Some(slices), 1 << 26));
+        assert_eq!(o.census.layers, want, "{slices} slices of {partitions} partitions");
+        assert_eq!(slices_run(&o).len(), slices as usize);
+    }
+}
+
+#[test]
+fn slices_are_chosen_by_the_disk_and_refused_beyond_the_partitions() {
+    // with room for the whole layer, one slice
+    let o = alone::<B6>(LayerBy::Discs, 12, 8, &counted(None, 1 << 30));
+    assert!(slices_run(&o).is_empty());
+    // a --disk budget below the whole layer's runs: several slices, the same counts
+    let want = o.census.layers;
+    let dir = tempfile::tempdir().unwrap();
+    let never = AtomicBool::new(false);
+    let p = plan(LayerBy::Discs, 12, 8, dir.path());
+    // layer 11 takes about 40 kB stored, layer 12's runs are estimated at
+    // about 650 kB uncompacted: 200 kB holds a few slices
+    let tight = LayersSettings { disk_limit: Some(200_000), ..counted(None, 1 << 30) };
+    let o = start::<B6>(&p, &tight, &never, &LayersLive::default()).unwrap();
+    assert_eq!(o.census.layers, want);
+    assert!(slices_run(&o).len() > 1, "a tight disk slices the last layer: {:?}", o.phases);
+    // more slices than partitions: one clear error
+    let dir = tempfile::tempdir().unwrap();
+    let p = plan(LayerBy::Discs, 10, 4, dir.path());
+    let e = start::<B6>(&p, &counted(Some(5), 1 << 20), &never, &LayersLive::default()).unwrap_err();
+    assert!(e.to_string().contains("5 slices cannot be made of 4 partitions"), "{e}");
+}
+
+/// Stops a run when `at` says so, then resumes it; returns both outcomes.
+fn stop_and_resume<G: Keyed>(
+    p: &LayersPlan,
+    settings: &LayersSettings,
+    at: impl Fn(&LayersLive) -> bool + Sync,
+) -> (Result<LayersOutcome, LayersError>, LayersOutcome) {
+    let stop = AtomicBool::new(false);
+    let live = LayersLive::default();
+    let first = std::thread::scope(|s| {
+        let h = s.spawn(|| start::<G>(p, settings, &stop, &live));
+        let t0 = Instant::now();
+        while !h.is_finished() && t0.elapsed() < Duration::from_secs(120) {
+            if at(&live) {
+                stop.store(true, Ordering::SeqCst);
+                break;
+            }
+            std::hint::spin_loop();
+        }
+        h.join().unwrap()
+    });
+    let never = AtomicBool::new(false);
+    let done = resume::<G>(&p.work_dir, None, settings, &never, &LayersLive::default()).unwrap();
+    (first, done)
+}
+
+/// When to stop a run, from its progress.
+type When = dyn Fn(&LayersLive) -> bool + Sync;
+
+#[test]
+fn a_run_stopped_inside_a_slice_resumes_to_the_same_counts() {
+    let want = alone::<B6>(LayerBy::Discs, 14, 8, &LayersSettings::new(2, 1 << 30)).census.layers;
+    let settings = LayersSettings { threads: 1, ..counted(Some(4), 1 << 20) };
+    let slice = |i: u64| (i << 32) | 4;
+    // stopped while slice 2 expands, and while slice 3 is merged and counted
+    let cases: [(&str, Box<When>); 2] = [
+        (
+            "expanding slice 2",
+            Box::new(move |l: &LayersLive| {
+                l.slice.load(Ordering::Relaxed) == slice(2)
+                    && l.phase.load(Ordering::Relaxed) == 0
+                    && l.done.load(Ordering::Relaxed) > 1000
+            }),
+        ),
+        (
+            "counting slice 3",
+            Box::new(move |l: &LayersLive| {
+                l.slice.load(Ordering::Relaxed) == slice(3) && l.phase.load(Ordering::Relaxed) == 1
+            }),
+        ),
+    ];
+    for (what, at) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let p = plan(LayerBy::Discs, 14, 8, dir.path());
+        let (first, done) = stop_and_resume::<B6>(&p, &settings, at);
+        assert!(matches!(first, Err(LayersError::Interrupted(_))), "{what}: the run was not stopped");
+        assert_eq!(done.census.layers, want, "{what}");
+        // the resumed session ran only the slices not committed before
+        let ran: Vec<u32> = slices_run(&done).iter().map(|s| s.0).collect();
+        let from = if what.contains('2') { 2 } else { 3 };
+        assert_eq!(ran, (from..=4).collect::<Vec<_>>(), "{what}");
+    }
+}
+
+#[test]
+fn threads_as_ranks_equal_one_process_with_a_small_message_cap() {
+    let cases: [(LayerBy, u32, u32); 2] = [(LayerBy::Discs, 12, 7), (LayerBy::Ply, 8, 5)];
+    for (by, limit, partitions) in cases {
+        let want: Vec<LayerCounts> = match by {
+            LayerBy::Discs => alone::<B6>(by, limit, partitions, &LayersSettings::new(2, 1 << 30)).census.layers,
+            LayerBy::Ply => alone::<B8>(by, limit, partitions, &LayersSettings::new(2, 1 << 30)).census.layers,
+        };
+        for settings in [LayersSettings::new(1, 1 << 18), counted(Some(3), 1 << 18)] {
+            let outcomes = match by {
+                LayerBy::Discs => ranks::<B6>(3, 4096, by, limit, partitions, &settings),
+                LayerBy::Ply => ranks::<B8>(3, 4096, by, limit, partitions, &settings),
+            };
+            for (r, o) in outcomes.iter().enumerate() {
+                assert_eq!(o.census.layers, want, "rank {r}, {by:?} to {limit}, slices {:?}", settings.slices);
+            }
+            // the children crossed between ranks in rounds of at most the cap
+            let exchanged: u64 = outcomes[0].phases.iter().map(|p| p.exchanged).sum();
+            assert!(exchanged > 3 * 4096, "{exchanged} bytes exchanged");
+        }
+    }
+}
