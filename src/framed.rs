@@ -402,6 +402,24 @@ impl PayloadReader {
     /// An unsigned LEB128 number of at most 128 bits.
     #[inline]
     pub fn varint(&mut self) -> Result<u128, FrameError> {
+        // fast path: a number of at most 9 bytes (63 bits) wholly in the
+        // buffer, gathered in a u64
+        if self.end - self.pos >= 9 {
+            let b = &self.buf[self.pos..self.pos + 9];
+            let mut v = 0u64;
+            for (i, &byte) in b.iter().enumerate() {
+                v |= ((byte & 0x7f) as u64) << (7 * i);
+                if byte & 0x80 == 0 {
+                    self.pos += i + 1;
+                    return Ok(v as u128);
+                }
+            }
+        }
+        self.varint_slow()
+    }
+
+    /// [`PayloadReader::varint`] byte by byte, across buffer refills.
+    fn varint_slow(&mut self) -> Result<u128, FrameError> {
         let mut v = 0u128;
         let mut shift = 0;
         loop {
@@ -442,6 +460,15 @@ impl PayloadReader {
 /// Appends `v` as unsigned LEB128.
 #[inline]
 pub fn put_varint(out: &mut Vec<u8>, mut v: u128) {
+    if v < 1 << 64 {
+        let mut w = v as u64;
+        while w >= 0x80 {
+            out.push(w as u8 | 0x80);
+            w >>= 7;
+        }
+        out.push(w as u8);
+        return;
+    }
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
         v >>= 7;

@@ -464,12 +464,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
                         self.show_merging(next, owned.len(), None);
                         let ex = self.count(&pool, by, next, &owned, &runs, fan_in)?;
                         phases.push(stat("merge and count", next, ex.counts.classes, None));
-                        check_mass(by, next, ex.mass, m.entering.games).map_err(|e| self.bad(e))?;
-                        m.stats.push(layer_counts(next, &ex, m.entering));
-                        m.phase = PHASE_COUNTED;
-                        m.layer = next;
-                        m.part_records = Vec::new();
-                        m.entering = Entering::default();
+                        self.last_counted(&mut m, by, &ex)?;
                         m.elapsed_seconds = elapsed(started);
                         self.commit(&mut m)?;
                         continue;
@@ -560,18 +555,26 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
                     m.slicing.done += 1;
                     if m.slicing.done == slices {
                         let total = std::mem::take(&mut m.slicing).counted;
-                        check_mass(by, next, total.mass, m.entering.games).map_err(|e| self.bad(e))?;
-                        m.stats.push(layer_counts(next, &total, m.entering));
-                        m.phase = PHASE_COUNTED;
-                        m.layer = next;
-                        m.part_records = Vec::new();
-                        m.entering = Entering::default();
+                        self.last_counted(&mut m, by, &total)?;
                     }
                     m.elapsed_seconds = elapsed(started);
                     self.commit(&mut m)?;
                 }
             }
         }
+    }
+
+    /// Makes `ex`, the counts of layer `m.layer + 1` (the last, not
+    /// stored), final: the run is finished once `m` is committed.
+    fn last_counted(&self, m: &mut Manifest, by: LayerBy, ex: &Expansion) -> Result<(), LayersError> {
+        let next = m.layer + 1;
+        check_mass(by, next, ex.mass, m.entering.games).map_err(|e| self.bad(e))?;
+        m.stats.push(layer_counts(next, ex, m.entering));
+        m.phase = PHASE_COUNTED;
+        m.layer = next;
+        m.part_records = Vec::new();
+        m.entering = Entering::default();
+        Ok(())
     }
 
     /// The parent parts this rank owns.

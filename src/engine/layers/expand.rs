@@ -21,7 +21,7 @@ use crate::board::Color;
 use crate::census::{Counts, GameSpread, LayerBy, add_games};
 use crate::framed::FrameError;
 use crate::key::dense::{child_image_keys, image_keys, side_weight, unpack};
-use crate::key::occupancy::canonical_occupancy;
+use crate::key::occupancy::{canonical_occupancy, occupancy_images};
 use crate::key::{Keyed, PackedKey, canonical_key};
 
 /// One parent part to expand.
@@ -100,21 +100,57 @@ impl<C> bincode::Decode<C> for Expansion {
 }
 bincode::impl_borrow_decode!(Expansion);
 
-/// Games per image of each canonical occupancy tallied so far, with the
-/// size of its orbit.
-type ShapeMap = std::collections::HashMap<u64, (u128, u8)>;
+/// What is tallied of a shape: the games reaching each image of it,
+/// saturated at 2 (a shape reached by exactly one game is all that is
+/// told apart), in the low two bits; the size of its orbit (1, 2 or 4)
+/// above them. One byte, so that a map entry is 16 bytes.
+#[derive(Clone, Copy, Debug)]
+struct ShapeTally(u8);
+
+impl ShapeTally {
+    fn new(images: u32) -> Self {
+        ShapeTally((images as u8) << 2)
+    }
+
+    /// Adds games (at least one).
+    #[inline(always)]
+    fn add(&mut self, games: u128) {
+        let sum = (self.0 & 3) as u128 + games;
+        self.0 = (self.0 & !3) | sum.min(2) as u8;
+    }
+
+    /// Adds another tally of the same shape.
+    fn join(&mut self, o: ShapeTally) {
+        self.add((o.0 & 3) as u128);
+    }
+
+    fn images(self) -> u64 {
+        (self.0 >> 2) as u64
+    }
+
+    fn unique(self) -> bool {
+        self.0 & 3 == 1
+    }
+}
+
+/// The tally of each canonical occupancy seen so far. (Hashed with
+/// rustc-hash's Fx hash, a multiply and a rotate: the keys are this
+/// process's own bitboards, and the default SipHash cost a tenth of a
+/// layer's expansion.)
+type ShapeMap = std::collections::HashMap<u64, ShapeTally, rustc_hash::FxBuildHasher>;
 
 /// A finished tally of shapes: how many, and how many reached by exactly
 /// one game (each canonical occupancy counts for its whole orbit).
 fn shape_counts(map: &ShapeMap) -> (u64, u64) {
-    map.values().fold((0, 0), |(n, u), &(g, j)| (n + j as u64, u + if g == 1 { j as u64 } else { 0 }))
+    map.values().fold((0, 0), |(n, u), &t| (n + t.images(), u + if t.unique() { t.images() } else { 0 }))
 }
 
 /// The shapes of the parts being expanded. Every class of a shape lies in
 /// one part (partitions follow the canonical occupancy), so a part's
 /// shapes are final once each of its records has been tallied: the workers'
-/// tallies of a part are merged here, and the part is counted and dropped
-/// as soon as they cover it, so only the parts in flight are held.
+/// tallies of a part are merged here (the smaller into the larger), and the
+/// part is counted and dropped as soon as they cover it, so only the parts
+/// in flight are held.
 struct ShapeParts {
     expected: Vec<u64>,
     open: Mutex<std::collections::HashMap<usize, (ShapeMap, u64)>>,
@@ -122,21 +158,32 @@ struct ShapeParts {
 }
 
 impl ShapeParts {
-    fn merge(&self, part: usize, map: ShapeMap, records: u64) {
-        let finished = {
-            let mut open = self.open.lock().expect("shape lock");
-            let (all, seen) = open.entry(part).or_default();
-            for (k, (g, j)) in map {
-                let e = all.entry(k).or_insert((0, j));
-                e.0 = add_games(e.0, g);
+    /// Adds a worker's tally of `records` records of `part`. Tallies are
+    /// joined outside the lock; whoever completes the part counts it.
+    fn merge(&self, part: usize, mut map: ShapeMap, mut records: u64) {
+        loop {
+            let held = self.open.lock().expect("shape lock").remove(&part);
+            if let Some((other, n)) = held {
+                let (mut big, small) = if other.len() > map.len() { (other, map) } else { (map, other) };
+                for (k, t) in small {
+                    big.entry(k).and_modify(|e| e.join(t)).or_insert(t);
+                }
+                map = big;
+                records += n;
+                continue;
             }
-            *seen += records;
-            if *seen == self.expected[part] { open.remove(&part) } else { None }
-        };
-        if let Some((all, _)) = finished {
-            let (n, u) = shape_counts(&all);
-            let mut done = self.done.lock().expect("shape lock");
-            *done = (done.0 + n, done.1 + u);
+            if records == self.expected[part] {
+                let (n, u) = shape_counts(&map);
+                let mut done = self.done.lock().expect("shape lock");
+                *done = (done.0 + n, done.1 + u);
+                return;
+            }
+            let mut open = self.open.lock().expect("shape lock");
+            // another worker may have put a tally of the part back meanwhile
+            if let std::collections::hash_map::Entry::Vacant(v) = open.entry(part) {
+                v.insert((map, records));
+                return;
+            }
         }
     }
 }
@@ -327,7 +374,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
             sink,
             found: Expansion::default(),
             fast: crate::board::moves::has_bit_instructions(),
-            shapes: ShapeMap::new(),
+            shapes: ShapeMap::default(),
             shape_part: 0,
             shape_records: 0,
             parts: None,
@@ -422,11 +469,12 @@ impl<'a, G: Keyed> Worker<'a, G> {
             })?;
             // the second position of a board already counted
             let twin = stored & 1 == 1 && i > 0 && chunk[i - 1].0 == stored - 1;
-            // the parent is its class's representative: its own key is the
-            // least of its images' keys; the images give its orbit and,
-            // by additions, every child's keys
-            let keys = image_keys(&p).map(PackedKey::to_u128);
-            let fixed = 1 + (keys[1] == keys[0]) as u64 + (keys[2] == keys[0]) as u64 + (keys[3] == keys[0]) as u64;
+            let (me, opp) = (p.mover().0, p.opponent().0);
+            // the orbit, on bitboards: a symmetry fixes the position when it
+            // fixes its occupancy and the mover's discs
+            let occupancy = occupancy_images::<G>(me | opp);
+            let movers = if occupancy[1..].contains(&occupancy[0]) { occupancy_images::<G>(me) } else { [0; 4] };
+            let fixed = 1 + (1..4).filter(|&s| occupancy[s] == occupancy[0] && movers[s] == me).count() as u64;
             let orbit = 4 / fixed;
             let f = &mut self.found;
             f.counts.classes += 1;
@@ -437,15 +485,16 @@ impl<'a, G: Keyed> Worker<'a, G> {
             f.mass = add_games(f.mass, m);
             // the class's multiplicity is the games reaching any of its
             // positions; the orbit's positions share them equally
-            assert!(m % orbit as u128 == 0, "{m} games do not divide over an orbit of {orbit}");
-            f.spread.record(m / orbit as u128, orbit);
-            let (me, opp) = (p.mover().0, p.opponent().0);
+            // (orbits of 1, 2 or 4: shifts, not 128-bit divisions)
+            let shift = orbit.trailing_zeros();
+            assert!(m & (orbit as u128 - 1) == 0, "{m} games do not divide over an orbit of {orbit}");
+            f.spread.record(m >> shift, orbit);
             // the shape: the games reaching each image of the occupancy
             // from this class (its positions spread evenly over the images)
-            let (shape, images) = canonical_occupancy::<G>(me | opp);
-            assert!(m % images as u128 == 0, "{m} games do not divide over {images} shapes");
-            let e = self.shapes.entry(shape).or_insert((0, images as u8));
-            e.0 = add_games(e.0, m / images as u128);
+            let shape = occupancy[0].min(occupancy[1]).min(occupancy[2].min(occupancy[3]));
+            let images = 4 / (1 + (1..4).filter(|&s| occupancy[s] == occupancy[0]).count() as u32);
+            assert!(m & (images as u128 - 1) == 0, "{m} games do not divide over {images} shapes");
+            self.shapes.entry(shape).or_insert(ShapeTally::new(images)).add(m >> images.trailing_zeros());
             let black = p.side_to_move() == Color::Black;
             // the side term of a key: a board with the other side to move
             // is `SIDE` away (White to move adds it)
@@ -456,6 +505,10 @@ impl<'a, G: Keyed> Worker<'a, G> {
                 let games = m.checked_mul(n).expect("game count overflow (more than 2^128 games)");
                 f.entering.games = add_games(f.entering.games, games);
                 if self.generate {
+                    // the parent is its class's representative: its own key
+                    // is the least of its images' keys, and the images give
+                    // every child's keys by additions
+                    let keys = image_keys(&p).map(PackedKey::to_u128);
                     let mut left = legal;
                     while left != 0 {
                         let sq = left.trailing_zeros();
@@ -486,7 +539,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
                     f.entering.passes = add_games(f.entering.passes, m);
                     if self.generate {
                         // every image shifts by the side term alike
-                        let passed = other_side(keys[0], black);
+                        let passed = other_side(from_stored(stored, Self::SIDE), black);
                         debug_assert_eq!(passed, canonical_key(&p.pass()).to_u128());
                         self.push(G::Key::from_u128(passed), m, shape)?;
                     }

@@ -12,8 +12,6 @@
 //! multiplicity. Every structured section is encoded field by field, in the
 //! order that `docs/layer-format.md` gives.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};
@@ -585,16 +583,15 @@ fn run_offsets(path: &Path, expected_runs: u64) -> Result<Vec<u64>, FrameError> 
 /// handing each merged record to `emit` in key order.
 fn merge_runs(path: &Path, offsets: &[u64], emit: &mut dyn FnMut(Record) -> io::Result<()>) -> Result<(), FrameError> {
     let mut cursors = Vec::with_capacity(offsets.len());
-    let mut heap = BinaryHeap::with_capacity(offsets.len());
+    let mut heads = Vec::with_capacity(offsets.len());
     for &o in offsets {
         let mut c = open_run(path, o)?;
-        if let Some((k, m)) = c.next()? {
-            heap.push(Reverse((k, cursors.len(), m)));
-        }
+        heads.push(c.next()?);
         cursors.push(c);
     }
+    let mut tree = LoserTree::new(&heads);
     let mut current: Option<Record> = None;
-    while let Some(Reverse((k, i, m))) = heap.pop() {
+    while let Some((i, (k, m))) = tree.winner() {
         match &mut current {
             Some((ck, cm)) if *ck == k => *cm = cm.checked_add(m).expect("game count overflow"),
             _ => {
@@ -604,14 +601,80 @@ fn merge_runs(path: &Path, offsets: &[u64], emit: &mut dyn FnMut(Record) -> io::
                 current = Some((k, m));
             }
         }
-        if let Some((k2, m2)) = cursors[i].next()? {
-            heap.push(Reverse((k2, i, m2)));
-        }
+        tree.replace(i, cursors[i].next()?);
     }
     if let Some(r) = current {
         emit(r).map_err(|e| io_err(path, e))?;
     }
     Ok(())
+}
+
+/// A tournament (loser) tree over the heads of k sorted runs: the least
+/// head in one look, the next after log2(k) comparisons along one path
+/// (a binary heap makes about twice as many, on both children of a node).
+struct LoserTree {
+    /// Each leaf's head; a run that has ended holds `None`, which loses
+    /// to every record.
+    heads: Vec<Option<Record>>,
+    /// `nodes[0]`: the leaf that won; `nodes[n]` for n >= 1: the leaf that
+    /// lost at internal node n (children 2n and 2n + 1; leaf l is node
+    /// `size + l`).
+    nodes: Vec<usize>,
+    size: usize,
+}
+
+impl LoserTree {
+    fn new(heads: &[Option<Record>]) -> Self {
+        let size = heads.len().next_power_of_two().max(2);
+        let mut padded = heads.to_vec();
+        padded.resize(size, None);
+        let mut t = LoserTree { heads: padded, nodes: vec![0; size], size };
+        // winners of every subtree, bottom up
+        let mut winners = vec![0usize; 2 * size];
+        for l in 0..size {
+            winners[size + l] = l;
+        }
+        for n in (1..size).rev() {
+            let (a, b) = (winners[2 * n], winners[2 * n + 1]);
+            let (win, lose) = if t.beats(b, a) { (b, a) } else { (a, b) };
+            winners[n] = win;
+            t.nodes[n] = lose;
+        }
+        t.nodes[0] = winners[1];
+        t
+    }
+
+    /// Whether leaf `a`'s head comes before leaf `b`'s.
+    #[inline(always)]
+    fn beats(&self, a: usize, b: usize) -> bool {
+        match (self.heads[a], self.heads[b]) {
+            (Some(x), Some(y)) => x.0 < y.0,
+            (Some(_), None) => true,
+            _ => false,
+        }
+    }
+
+    /// The leaf with the least head, and that head (`None`: every run ended).
+    #[inline]
+    fn winner(&self) -> Option<(usize, Record)> {
+        let w = self.nodes[0];
+        self.heads[w].map(|r| (w, r))
+    }
+
+    /// Gives leaf `l` (the last winner) its next head and replays its path.
+    #[inline]
+    fn replace(&mut self, l: usize, head: Option<Record>) {
+        self.heads[l] = head;
+        let mut win = l;
+        let mut n = (self.size + l) / 2;
+        while n >= 1 {
+            if self.beats(self.nodes[n], win) {
+                std::mem::swap(&mut self.nodes[n], &mut win);
+            }
+            n /= 2;
+        }
+        self.nodes[0] = win;
+    }
 }
 
 /// Writes one RUN section to `w` (the file `dest`) holding the merge of
@@ -702,6 +765,31 @@ fn merge_offsets(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The loser tree yields every head of every run in key order (ties
+        /// in any order), for any number of runs, empty ones included.
+        #[test]
+        fn the_loser_tree_merges_sorted_runs(runs in proptest::collection::vec(
+            proptest::collection::btree_set(0u128..400, 0..40), 0..13)) {
+            let mut runs: Vec<Vec<u128>> = runs.into_iter().map(|r| r.into_iter().collect()).collect();
+            let mut want: Vec<u128> = runs.iter().flatten().copied().collect();
+            want.sort_unstable();
+            let heads: Vec<Option<Record>> = runs.iter().map(|r| r.first().map(|&k| (k, 1))).collect();
+            let mut at = vec![1usize; runs.len()];
+            let mut got = Vec::new();
+            if !runs.is_empty() {
+                let mut tree = LoserTree::new(&heads);
+                while let Some((i, (k, _))) = tree.winner() {
+                    got.push(k);
+                    let next = runs[i].get(at[i]).map(|&k| (k, 1));
+                    at[i] += 1;
+                    tree.replace(i, next);
+                }
+            }
+            proptest::prop_assert_eq!(got, want);
+        }
+    }
 
     fn read_all(path: &Path, id: &PartId) -> Result<Vec<Record>, FrameError> {
         let mut r = PartReader::open(path, id)?;
