@@ -772,7 +772,7 @@ mod tests {
         #[test]
         fn the_loser_tree_merges_sorted_runs(runs in proptest::collection::vec(
             proptest::collection::btree_set(0u128..400, 0..40), 0..13)) {
-            let mut runs: Vec<Vec<u128>> = runs.into_iter().map(|r| r.into_iter().collect()).collect();
+            let runs: Vec<Vec<u128>> = runs.into_iter().map(|r| r.into_iter().collect()).collect();
             let mut want: Vec<u128> = runs.iter().flatten().copied().collect();
             want.sort_unstable();
             let heads: Vec<Option<Record>> = runs.iter().map(|r| r.first().map(|&k| (k, 1))).collect();
