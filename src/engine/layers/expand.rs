@@ -192,8 +192,65 @@ impl ShapeParts {
 /// position follows).
 const CHUNK: usize = 1 << 14;
 
-/// Bytes a worker's buffer spends per child record.
-pub const BUFFER_BYTES_PER_RECORD: u64 = std::mem::size_of::<Record>() as u64;
+/// Bytes a worker's buffer spends per child record (packed, see
+/// [`Children`]).
+pub const BUFFER_BYTES_PER_RECORD: u64 = std::mem::size_of::<u128>() as u64;
+
+/// A worker's children of one partition of the next layer, each packed in
+/// one u128: the stored key in the high bits, and in the `payload` bits
+/// below it (those the largest stored key of the board leaves free: 27 on
+/// 8x8, 72 on 6x6) either the multiplicity, when it is below the payload's
+/// top bit, or that bit and an index into `big`, which holds the larger
+/// ones. Sorting the u128s sorts by key, at half the bytes of a
+/// (key, multiplicity) pair.
+struct Children {
+    items: Vec<u128>,
+    big: Vec<u128>,
+}
+
+impl Children {
+    /// Free bits below the stored keys of a board of side weight `side`
+    /// (stored keys are below `2 * side`).
+    const fn payload_bits(side: u128) -> u32 {
+        (2 * side - 1).leading_zeros()
+    }
+
+    fn with_capacity(n: usize) -> Self {
+        Children { items: Vec::with_capacity(n), big: Vec::new() }
+    }
+
+    #[inline(always)]
+    fn push(&mut self, stored: u128, m: u128, payload: u32) {
+        let flag = 1u128 << (payload - 1);
+        let low = if m < flag {
+            m
+        } else {
+            self.big.push(m);
+            debug_assert!(self.big.len() as u128 <= flag, "more large multiplicities than the payload indexes");
+            flag | (self.big.len() - 1) as u128
+        };
+        self.items.push(stored << payload | low);
+    }
+
+    /// Sorts the children, sums the multiplicities of equal keys into
+    /// `out` (cleared first) as records, and empties the buffer.
+    fn drain_sorted(&mut self, payload: u32, out: &mut Vec<Record>) {
+        out.clear();
+        self.items.sort_unstable();
+        let flag = 1u128 << (payload - 1);
+        let low = (1u128 << payload) - 1;
+        for &x in &self.items {
+            let (key, p) = (x >> payload, x & low);
+            let m = if p & flag == 0 { p } else { self.big[(p ^ flag) as usize] };
+            match out.last_mut() {
+                Some(last) if last.0 == key => last.1 = add_games(last.1, m),
+                _ => out.push((key, m)),
+            }
+        }
+        self.items.clear();
+        self.big.clear();
+    }
+}
 
 /// Share of the memory limit given to the workers' child buffers; the rest
 /// covers the chunks in flight and the merges of compacting buckets.
@@ -341,7 +398,9 @@ struct Worker<'a, G: Keyed> {
     held: usize,
     /// The children, one buffer per partition of the next layer, each
     /// allocated once (spilled before it would grow).
-    split: Vec<Vec<Record>>,
+    split: Vec<Children>,
+    /// The records of one spilled partition, summed.
+    out: Vec<Record>,
     sink: &'a dyn ShuffleSink,
     found: Expansion,
     /// Whether this CPU runs the copy compiled for AVX2 and the bit
@@ -359,18 +418,22 @@ struct Worker<'a, G: Keyed> {
 
 impl<'a, G: Keyed> Worker<'a, G> {
     const SIDE: u128 = side_weight(G::N);
+    const PAYLOAD: u32 = Children::payload_bits(Self::SIDE);
 
     /// A worker buffering about `cap` children (split evenly, as the hash
     /// spreads them, with 1/8 to spare per partition).
     fn new(by: LayerBy, generate: bool, cap: usize, sink: &'a dyn ShuffleSink) -> Self {
         let parts = sink.partitions();
         let kept = (0..parts).filter(|&j| sink.keeps(j)).count().max(1);
-        let each = if generate { (cap / kept + cap / kept / 8).max(64) } else { 0 };
+        // (an index into the large multiplicities must fit the payload)
+        let most = 1usize << (Self::PAYLOAD - 1).min(40);
+        let each = if generate { (cap / kept + cap / kept / 8).clamp(64, most) } else { 0 };
         Worker {
             by,
             generate,
             held: 0,
-            split: (0..parts).map(|j| Vec::with_capacity(if sink.keeps(j) { each } else { 0 })).collect(),
+            split: (0..parts).map(|j| Children::with_capacity(if sink.keeps(j) { each } else { 0 })).collect(),
+            out: Vec::new(),
             sink,
             found: Expansion::default(),
             fast: crate::board::moves::has_bit_instructions(),
@@ -403,13 +466,13 @@ impl<'a, G: Keyed> Worker<'a, G> {
         let stored = to_stored(key.to_u128(), Self::SIDE);
         let j = partition_of(canonical_occupancy, self.split.len() as u32) as usize;
         let part = &mut self.split[j];
-        if part.capacity() == 0 {
+        if part.items.capacity() == 0 {
             return Ok(()); // a partition of another slice
         }
-        part.push((stored, m));
+        part.push(stored, m, Self::PAYLOAD);
         self.held += 1;
         self.found.emitted += 1;
-        if part.len() == part.capacity() {
+        if part.items.len() == part.items.capacity() {
             self.spill()?;
         }
         Ok(())
@@ -564,31 +627,15 @@ impl<'a, G: Keyed> Worker<'a, G> {
             return Ok(());
         }
         for (j, part) in self.split.iter_mut().enumerate() {
-            let n = sort_and_sum(part);
-            if n > 0 {
-                self.sink.send(j as u32, &part[..n])?;
+            if part.items.is_empty() {
+                continue;
             }
-            part.clear();
+            part.drain_sorted(Self::PAYLOAD, &mut self.out);
+            self.sink.send(j as u32, &self.out)?;
         }
         self.held = 0;
         Ok(())
     }
-}
-
-/// Sorts `group` by stored key and sums the multiplicities of equal keys
-/// into the first `n` records; returns `n`.
-fn sort_and_sum(group: &mut [Record]) -> usize {
-    group.sort_unstable_by_key(|r| r.0);
-    let mut w = 0;
-    for i in 0..group.len() {
-        if w > 0 && group[w - 1].0 == group[i].0 {
-            group[w - 1].1 = add_games(group[w - 1].1, group[i].1);
-        } else {
-            group[w] = group[i];
-            w += 1;
-        }
-    }
-    w
 }
 
 /// Counts a layer from its records handed over in key order, generating no
@@ -636,6 +683,39 @@ mod tests {
     use super::*;
     use crate::board::{B4, B6, B8, Position};
     use crate::key::canonical_key;
+
+    proptest::proptest! {
+        /// Packed children sum to what a map of the pairs sums to, with
+        /// multiplicities on both sides of the payload's limit.
+        #[test]
+        fn packed_children_sum_like_a_map(pairs in proptest::collection::vec((0u128..50, 1u128..600), 0..256)) {
+            // 9 payload bits: multiplicities of 256 and more go to the side
+            // table, whose indices stay below 256 (a buffer holds no more
+            // children than that)
+            let payload = 9;
+            let mut c = Children::with_capacity(pairs.len());
+            let mut want = std::collections::BTreeMap::new();
+            for &(k, m) in &pairs {
+                c.push(k, m, payload);
+                *want.entry(k).or_insert(0u128) += m;
+            }
+            let mut out = Vec::new();
+            c.drain_sorted(payload, &mut out);
+            proptest::prop_assert_eq!(out, want.into_iter().collect::<Vec<_>>());
+            proptest::prop_assert!(c.items.is_empty() && c.big.is_empty());
+        }
+    }
+
+    #[test]
+    fn payloads_leave_room_for_every_stored_key() {
+        // 8x8: keys of 101 bits, 27 free; 6x6: 56 and 72
+        assert_eq!(Children::payload_bits(side_weight(8)), 27);
+        assert_eq!(Children::payload_bits(side_weight(6)), 72);
+        for n in [4, 6, 8] {
+            let p = Children::payload_bits(side_weight(n));
+            assert!((2 * side_weight(n) - 1).checked_shl(p).is_some_and(|x| x >> p == 2 * side_weight(n) - 1));
+        }
+    }
 
     /// Collects what a worker sends, partition by partition.
     struct Collect(Mutex<Vec<(u32, Vec<Record>)>>);
