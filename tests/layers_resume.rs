@@ -112,8 +112,12 @@ fn bad_work_directories() {
     let n = bad.len();
     bad[n - 20] ^= 0x55;
     std::fs::write(&part, &bad).unwrap();
-    fails_with(d, &["resume", "w"], "part-0000.lyr");
+    // (the last layer was counted while it was written: resuming the
+    // finished run reads no part, but inspecting it and extending it do)
+    fails_with(d, &["inspect", "w"], "part-0000.lyr");
+    fails_with(d, &["resume", "w", "--max-discs", "10"], "part-0000.lyr");
     std::fs::write(&part, &bytes).unwrap();
+    std::fs::write(&manifest, &good).unwrap();
 
     // a directory that is not a work directory
     std::fs::create_dir(d.join("empty")).unwrap();

@@ -503,7 +503,7 @@ pub fn inspect_dir(a: &InspectArgs) -> anyhow::Result<ExitCode> {
             parts = m.run.partitions,
             cmd = m.run.command,
             counted = match (m.stats.first(), m.stats.last()) {
-                (Some(f), Some(l)) if m.phase == 0 => format!(
+                (Some(f), Some(l)) if m.phase == 0 && l.layer < m.layer => format!(
                     "counts final for layers {}..{} ({}; layer {} is counted as it is expanded)",
                     f.layer,
                     l.layer,

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use super::commit::{commit, read_state, set_limit};
 use super::expand::{BUFFER_BYTES_PER_RECORD, BUFFER_SHARE, Counter, Expansion, PartInput, expand};
-use super::merge::merge_partition;
+use super::merge::{merge_and_count, merge_partition};
 use super::shuffle::{LocalBuckets, NoChildren, ShuffleSink};
 use super::store::{
     Compaction, Entering, MIN_COMPACT_RATIO, Manifest, PHASE_COUNTED, PHASE_SLICING, RunConfig, Slicing, merge_bucket,
@@ -412,6 +412,10 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
                         largest = (bytes, classes);
                     }
                     let last = k >= m.run.limit;
+                    if last && m.stats.last().is_some_and(|l| l.layer == k) {
+                        // counted while it was merged
+                        return Ok(finished(m, largest, phases));
+                    }
                     let next = if last {
                         NextPlan { compaction: None, slices: 1 }
                     } else {
@@ -430,8 +434,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
                         let ex = t.agree(expand::<G>(ctx, by, &inputs, false, &NoChildren), self.path())?;
                         let ex = sum_expansions(t, ex)?;
                         phases.push(stat("expand", k, 0, None));
-                        check_mass(by, k, ex.mass, m.entering.games).map_err(|e| self.bad(e))?;
-                        m.stats.push(layer_counts(k, &ex, m.entering));
+                        self.parent_counted(&mut m, by, &ex)?;
                         m.elapsed_seconds = elapsed(started);
                         return Ok(finished(m, largest, phases));
                     }
@@ -441,8 +444,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
                         exchanged: ex.exchanged,
                         ..stat("expand", k, ex.found.emitted, None)
                     });
-                    check_mass(by, k, ex.found.mass, m.entering.games).map_err(|e| self.bad(e))?;
-                    m.stats.push(layer_counts(k, &ex.found, m.entering));
+                    self.parent_counted(&mut m, by, &ex.found)?;
                     if ex.found.emitted == 0 {
                         super::workdir::remove_run_dir(&mine.bucket_dir(k + 1));
                         m.elapsed_seconds = elapsed(started);
@@ -470,18 +472,25 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
                         continue;
                     }
                     self.show_merging(next, owned.len(), None);
-                    let merged: Result<Vec<(u32, u64)>, LayersError> = (|| {
+                    // the last layer is counted while it is written
+                    let last = next >= m.run.limit;
+                    let merged: Result<Vec<(u32, u64, Expansion)>, LayersError> = (|| {
                         let dir = mine.create_layer_dir(next)?;
-                        let counts: Result<Vec<(u32, u64)>, LayersError> = pool.install(|| {
+                        let counts: Result<Vec<(u32, u64, Expansion)>, LayersError> = pool.install(|| {
                             owned
                                 .par_iter()
                                 .map(|&j| {
                                     if ctx.stop.load(Ordering::SeqCst) {
                                         return Err(self.stopped());
                                     }
-                                    let n = merge_partition(mine, &m.run.part(next, j), runs[j as usize], fan_in)?;
+                                    let id = m.run.part(next, j);
+                                    let (n, ex) = if last {
+                                        merge_and_count::<G>(mine, by, &id, runs[j as usize], fan_in)?
+                                    } else {
+                                        (merge_partition(mine, &id, runs[j as usize], fan_in)?, Expansion::default())
+                                    };
                                     ctx.live.parts_done.fetch_add(1, Ordering::Relaxed);
-                                    Ok((j, n))
+                                    Ok((j, n, ex))
                                 })
                                 .collect()
                         });
@@ -489,14 +498,25 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
                         counts
                     })();
                     let mut part_records = vec![0u64; partitions as usize];
-                    for (j, n) in t.agree(merged, self.path())? {
+                    let mut found = Expansion::default();
+                    for (j, n, ex) in t.agree(merged, self.path())? {
                         part_records[j as usize] = n;
+                        found.add(&ex);
                     }
                     let part_records = t.sum(&part_records);
-                    phases.push(stat("merge", next, part_records.iter().sum(), None));
+                    let found = sum_expansions(t, found)?;
+                    phases.push(stat(
+                        if last { "merge and count" } else { "merge" },
+                        next,
+                        part_records.iter().sum(),
+                        None,
+                    ));
                     m.phase = 0;
                     m.layer = next;
                     m.part_records = part_records;
+                    if last {
+                        self.parent_counted(&mut m, by, &found)?;
+                    }
                     m.elapsed_seconds = elapsed(started);
                     self.commit(&mut m)?;
                 }
@@ -525,23 +545,19 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
                         exchanged: ex.exchanged,
                         ..stat("expand", k, ex.found.emitted, slice)
                     });
-                    let parent = m.stats.last().filter(|l| l.layer == k).cloned();
-                    match parent {
-                        None => {
-                            check_mass(by, k, ex.found.mass, m.entering.games).map_err(|e| self.bad(e))?;
-                            m.stats.push(layer_counts(k, &ex.found, m.entering));
-                            m.entering = ex.found.entering;
-                        }
-                        // every slice expands the same parent layer
-                        Some(p) if p.counts != ex.found.counts || m.entering != ex.found.entering => {
-                            return Err(self.bad(format!(
-                                "slice {} of {slices} found layer {k} other than the first slice did; its parts \
-                                 may have changed",
-                                done + 1
-                            )));
-                        }
-                        Some(_) => {}
+                    // every slice expands the same parent layer: the first
+                    // counts it, the others find the same
+                    if m.stats.last().is_some_and(|l| l.layer == k) && m.entering != ex.found.entering {
+                        return Err(self.bad(format!(
+                            "slice {} of {slices} found layer {k} sending {} games on, not {}; its parts may \
+                             have changed",
+                            done + 1,
+                            ex.found.entering.games,
+                            m.entering.games
+                        )));
                     }
+                    self.parent_counted(&mut m, by, &ex.found)?;
+                    m.entering = ex.found.entering;
                     let mine_in_slice: Vec<u32> = owned.iter().copied().filter(|&j| keep(j)).collect();
                     self.watch.begin();
                     let counted_from = Instant::now();
@@ -560,6 +576,32 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
                     m.elapsed_seconds = elapsed(started);
                     self.commit(&mut m)?;
                 }
+            }
+        }
+    }
+
+    /// Makes `ex`, what the parts of layer `m.layer` counted to, final,
+    /// or, if they are final already (counted while merged, or by an
+    /// earlier slice), checks that `ex` says the same.
+    fn parent_counted(&self, m: &mut Manifest, by: LayerBy, ex: &Expansion) -> Result<(), LayersError> {
+        let k = m.layer;
+        match m.stats.last() {
+            Some(l) if l.layer == k => {
+                // (the games that entered it, as they were counted)
+                let g = l.games.unwrap_or_default();
+                if layer_counts(k, ex, Entering { games: g.games, passes: g.passes }) != *l {
+                    return Err(self.bad(format!(
+                        "layer {k} counts to other figures than when it was first counted ({} classes, not {}); \
+                         its parts may have changed",
+                        ex.counts.classes, l.counts.classes
+                    )));
+                }
+                Ok(())
+            }
+            _ => {
+                check_mass(by, k, ex.mass, m.entering.games).map_err(|e| self.bad(e))?;
+                m.stats.push(layer_counts(k, ex, m.entering));
+                Ok(())
             }
         }
     }

@@ -3,32 +3,71 @@
 //! holds its bucket; a part finished before an interruption is kept.
 
 use super::LayersError;
-use super::store::{PartId, PartReader, merge_bucket, write_part};
+use super::expand::{Counter, Expansion};
+use super::store::{PartId, PartReader, Record, merge_bucket, write_part};
 use super::workdir::WorkDir;
+use crate::census::LayerBy;
 use crate::framed::FrameError;
+use crate::key::Keyed;
 
 /// Merges bucket `id.partition` of layer `id.layer` (`runs` runs) into its
 /// part, at most `fan_in` runs at once, and removes the bucket; returns the
 /// records of the part. A part already complete and intact is kept.
 pub fn merge_partition(work: &WorkDir, id: &PartId, runs: u64, fan_in: usize) -> Result<u64, LayersError> {
+    merge_partition_seen(work, id, runs, fan_in, &mut |_| Ok(()))
+}
+
+/// [`merge_partition`], also counting the part's classes as they pass
+/// (the last layer of a run, counted while it is written instead of read
+/// again): its records and what they count to.
+pub fn merge_and_count<G: Keyed>(
+    work: &WorkDir,
+    by: LayerBy,
+    id: &PartId,
+    runs: u64,
+    fan_in: usize,
+) -> Result<(u64, Expansion), LayersError> {
+    let mut counter = Counter::<G>::new(by, work.part(id.layer, id.partition));
+    let n = merge_partition_seen(work, id, runs, fan_in, &mut |r| counter.push(r))?;
+    Ok((n, counter.finish()?))
+}
+
+/// [`merge_partition`], handing every record of the part to `seen` in key
+/// order (those of a part kept from before, read again).
+fn merge_partition_seen(
+    work: &WorkDir,
+    id: &PartId,
+    runs: u64,
+    fan_in: usize,
+    seen: &mut dyn FnMut(Record) -> Result<(), LayersError>,
+) -> Result<u64, LayersError> {
     let out = work.part(id.layer, id.partition);
     let bucket = work.bucket(id.layer, id.partition);
-    if out.exists()
-        && let Ok(n) = count_part(&out, id)
-    {
+    if out.exists() && count_part(&out, id).is_ok() {
+        let mut r = PartReader::open(&out, id)?;
+        while let Some(rec) = r.next_record()? {
+            seen(rec)?;
+        }
         let _ = std::fs::remove_file(&bucket);
-        return Ok(n);
+        return Ok(r.count());
     }
-    let mut failure: Option<FrameError> = None;
+    let mut failure: Option<LayersError> = None;
     let n = write_part(&out, id, |emit| {
-        if let Err(e) = merge_bucket(&bucket, runs, fan_in, emit) {
-            failure = Some(e);
+        let merged = merge_bucket(&bucket, runs, fan_in, &mut |r| {
+            seen(r).map_err(|e| {
+                failure = Some(e);
+                std::io::Error::other("counting failed")
+            })?;
+            emit(r)
+        });
+        if let Err(e) = merged {
+            failure.get_or_insert(e.into());
             return Err(std::io::Error::other("merge failed"));
         }
         Ok(())
     });
     if let Some(e) = failure {
-        return Err(e.into());
+        return Err(e);
     }
     let n = n?;
     // the part is durable (written atomically): its bucket is no longer needed
