@@ -16,7 +16,7 @@ use othello_census::board::BoardSize;
 use othello_census::census::LayerBy;
 use othello_census::engine::layers::commit::read_state;
 use othello_census::engine::layers::merge::count_part;
-use othello_census::engine::layers::store::{PHASE_COUNTED, PHASE_SLICING};
+use othello_census::engine::layers::store::Phase;
 use othello_census::engine::layers::{
     CompactionMode, LayersError, LayersLive, LayersOutcome, LayersPlan, LayersSettings, WorkDir, resume, start,
 };
@@ -429,10 +429,12 @@ pub fn inspect_dir(a: &InspectArgs) -> anyhow::Result<ExitCode> {
     let m = read_state(&work)?;
     let by = LayerBy::from_code(m.run.by).map_or("unknown", LayerBy::name);
     let state = match m.phase {
-        0 => format!("layer {} complete ({} classes)", m.layer, group_digits(m.part_records.iter().sum::<u64>())),
-        1 => format!("layer {} expanded; layer {} waiting to be merged", m.layer, m.layer + 1),
-        2 => format!("finished; its last layer, {}, was counted while merged and not stored", m.layer),
-        _ => format!(
+        Phase::Complete => {
+            format!("layer {} complete ({} classes)", m.layer, group_digits(m.part_records.iter().sum::<u64>()))
+        }
+        Phase::Expanded => format!("layer {} expanded; layer {} waiting to be merged", m.layer, m.layer + 1),
+        Phase::Counted => format!("finished; its last layer, {}, was counted while merged and not stored", m.layer),
+        Phase::Slicing => format!(
             "layer {} complete; its last layer, {}, is counted in {} slices, {} done",
             m.layer,
             m.layer + 1,
@@ -444,11 +446,11 @@ pub fn inspect_dir(a: &InspectArgs) -> anyhow::Result<ExitCode> {
     // next; phase 2: none. A run of MPI ranks keeps each part in the
     // directory of the rank that owns it.
     let (layer, promised) =
-        if m.phase == 0 || m.phase == PHASE_SLICING { (m.layer, true) } else { (m.layer + 1, false) };
+        if matches!(m.phase, Phase::Complete | Phase::Slicing) { (m.layer, true) } else { (m.layer + 1, false) };
     let ranks = work.ranks();
     let mut problems = Vec::new();
     let mut checked = 0;
-    for j in (0..m.run.partitions).filter(|_| m.phase != PHASE_COUNTED) {
+    for j in (0..m.run.partitions).filter(|_| m.phase != Phase::Counted) {
         let path = match ranks {
             Some(r) => work.for_rank(j % r, r).part(layer, j),
             None => work.part(layer, j),
@@ -480,7 +482,7 @@ pub fn inspect_dir(a: &InspectArgs) -> anyhow::Result<ExitCode> {
             "started_unix": m.run.started_unix,
             "memory_limit": m.run.memory_limit,
             "layer": m.layer,
-            "phase": (["complete", "expanded", "counted", "slicing"][m.phase.min(3) as usize]),
+            "phase": m.phase.name(),
             "slices": m.slicing.slices,
             "slices_done": m.slicing.done,
             "layers_counted": m.stats.len(),
@@ -503,7 +505,7 @@ pub fn inspect_dir(a: &InspectArgs) -> anyhow::Result<ExitCode> {
             parts = m.run.partitions,
             cmd = m.run.command,
             counted = match (m.stats.first(), m.stats.last()) {
-                (Some(f), Some(l)) if m.phase == 0 && l.layer < m.layer => format!(
+                (Some(f), Some(l)) if m.phase == Phase::Complete && l.layer < m.layer => format!(
                     "counts final for layers {}..{} ({}; layer {} is counted as it is expanded)",
                     f.layer,
                     l.layer,

@@ -3,7 +3,7 @@
 //! then removed.
 
 use super::LayersError;
-use super::store::{Manifest, read_manifest, write_manifest};
+use super::store::{Manifest, Phase, read_manifest, write_manifest};
 use super::workdir::WorkDir;
 use crate::software;
 
@@ -32,7 +32,7 @@ pub fn read_state(work: &WorkDir) -> Result<Manifest, LayersError> {
 /// The caller holds the run's lock.
 pub fn set_limit(work: &WorkDir, limit: u32) -> Result<(), LayersError> {
     let mut m = read_state(work)?;
-    if m.phase == super::store::PHASE_COUNTED && limit != m.run.limit {
+    if m.phase == Phase::Counted && limit != m.run.limit {
         return Err(LayersError::WorkDir {
             path: work.root().to_path_buf(),
             detail: format!(
@@ -42,7 +42,7 @@ pub fn set_limit(work: &WorkDir, limit: u32) -> Result<(), LayersError> {
             ),
         });
     }
-    let reached = m.layer + m.phase.min(1) as u32;
+    let reached = m.layer + (m.phase == Phase::Expanded) as u32;
     if limit < reached {
         return Err(LayersError::WorkDir {
             path: work.root().to_path_buf(),

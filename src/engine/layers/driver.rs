@@ -20,8 +20,8 @@ use super::expand::{BUFFER_BYTES_PER_RECORD, BUFFER_SHARE, Counter, Expansion, P
 use super::merge::{merge_and_count, merge_partition};
 use super::shuffle::{LocalBuckets, NoChildren, ShuffleSink};
 use super::store::{
-    Compaction, Entering, MIN_COMPACT_RATIO, Manifest, PHASE_COUNTED, PHASE_SLICING, RunConfig, Slicing, merge_bucket,
-    partition_of, to_stored, write_part,
+    Compaction, Entering, MIN_COMPACT_RATIO, Manifest, Phase, RunConfig, Slicing, merge_bucket, partition_of,
+    to_stored, write_part,
 };
 use super::transport::{Outbox, Transport, decode_message};
 use super::workdir::{RunLock, WorkDir};
@@ -220,7 +220,7 @@ fn begin<G: Keyed, T: Transport>(
     let mut m = Manifest {
         software: software(),
         run,
-        phase: 0,
+        phase: Phase::Complete,
         layer: k,
         part_records: t.sum(&records),
         stats: Vec::new(),
@@ -351,9 +351,6 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
         if m.run.size != G::N {
             return Err(self.bad(format!("the manifest describes a {0}x{0} run, not {1}x{1}", m.run.size, G::N)));
         }
-        if m.phase > PHASE_SLICING {
-            return Err(self.bad(format!("the manifest names an unknown phase ({})", m.phase)));
-        }
         let started = Instant::now();
         let elapsed_before = m.elapsed_seconds;
         let elapsed = |s: Instant| elapsed_before + s.elapsed().as_secs_f64();
@@ -377,14 +374,14 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
                 phases,
                 command: m.run.command,
                 partitions: m.run.partitions,
-                last_layer_stored: m.phase != PHASE_COUNTED,
+                last_layer_stored: m.phase != Phase::Counted,
             }
         };
         ctx.live.partitions.store(owned.len() as u64, Ordering::Relaxed);
         ctx.live.limit.store(m.run.limit as u64, Ordering::Relaxed);
         mine.sweep(&m);
         loop {
-            if m.phase == PHASE_COUNTED {
+            if m.phase == Phase::Counted {
                 return Ok(finished(m, largest, phases));
             }
             if t.any(ctx.stop.load(Ordering::SeqCst)) {
@@ -404,7 +401,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
                 slice,
             };
             match m.phase {
-                0 => {
+                Phase::Complete => {
                     let classes: u64 = m.part_records.iter().sum();
                     let here: u64 = owned.iter().map(|&j| m.part_records[j as usize]).sum();
                     let bytes = t.sum(&[mine.layer_bytes(k)])[0];
@@ -424,7 +421,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
                         t.agree(plan, self.path())?
                     };
                     if next.slices > 1 {
-                        m.phase = PHASE_SLICING;
+                        m.phase = Phase::Slicing;
                         m.slicing = Slicing { slices: next.slices, done: 0, counted: Expansion::default() };
                         continue;
                     }
@@ -450,13 +447,13 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
                         m.elapsed_seconds = elapsed(started);
                         return Ok(finished(m, largest, phases));
                     }
-                    m.phase = 1;
+                    m.phase = Phase::Expanded;
                     m.part_records = ex.runs;
                     m.entering = ex.found.entering;
                     m.elapsed_seconds = elapsed(started);
                     self.commit(&mut m)?;
                 }
-                1 => {
+                Phase::Expanded => {
                     let next = k + 1;
                     let runs = m.part_records.clone();
                     if next >= m.run.limit && !ctx.settings.store_last {
@@ -511,7 +508,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
                         part_records.iter().sum(),
                         None,
                     ));
-                    m.phase = 0;
+                    m.phase = Phase::Complete;
                     m.layer = next;
                     m.part_records = part_records;
                     if last {
@@ -520,7 +517,8 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
                     m.elapsed_seconds = elapsed(started);
                     self.commit(&mut m)?;
                 }
-                _ => {
+                Phase::Counted => unreachable!("returned above"),
+                Phase::Slicing => {
                     // a slice of the last layer: expand the whole parent,
                     // keep the children of the slice's partitions, count them
                     let next = k + 1;
@@ -612,7 +610,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
         let next = m.layer + 1;
         check_mass(by, next, ex.mass, m.entering.games).map_err(|e| self.bad(e))?;
         m.stats.push(layer_counts(next, ex, m.entering));
-        m.phase = PHASE_COUNTED;
+        m.phase = Phase::Counted;
         m.layer = next;
         m.part_records = Vec::new();
         m.entering = Entering::default();
@@ -927,7 +925,7 @@ mod tests {
                 started_unix: 0,
                 memory_limit: 1 << 20,
             },
-            phase: 0,
+            phase: Phase::Complete,
             layer: 9,
             part_records: vec![1000 / 16; 16],
             stats: vec![LayerCounts { layer: 8, counts: Counts { classes: 100, ..Counts::default() }, games: None }],

@@ -137,14 +137,62 @@ pub struct Entering {
     pub passes: u128,
 }
 
-/// The manifest phase of a finished run whose last layer was counted
-/// while merged and never stored.
-pub const PHASE_COUNTED: u8 = 2;
+/// What a manifest says is complete (encoded as a u8: the codes below).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// 0: the parts of `layer` are complete.
+    Complete,
+    /// 1: `layer` has been expanded and the buckets of `layer + 1` are
+    /// complete.
+    Expanded,
+    /// 2: the run is finished, its last layer `layer` counted while merged
+    /// and never stored.
+    Counted,
+    /// 3: the parts of `layer` are complete and its counts final; some
+    /// slices of `layer + 1`, the last layer, are counted ([`Slicing`]).
+    Slicing,
+}
 
-/// The manifest phase of a last layer counted in slices: the parts of
-/// `layer` are complete and its counts final; [`Slicing`] says how many
-/// slices of `layer + 1` are counted.
-pub const PHASE_SLICING: u8 = 3;
+impl Phase {
+    /// The code a manifest holds.
+    pub fn code(self) -> u8 {
+        match self {
+            Phase::Complete => 0,
+            Phase::Expanded => 1,
+            Phase::Counted => 2,
+            Phase::Slicing => 3,
+        }
+    }
+
+    /// The phase of a code.
+    pub fn from_code(code: u8) -> Option<Phase> {
+        [Phase::Complete, Phase::Expanded, Phase::Counted, Phase::Slicing].get(code as usize).copied()
+    }
+
+    /// Its name in `inspect --json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Complete => "complete",
+            Phase::Expanded => "expanded",
+            Phase::Counted => "counted",
+            Phase::Slicing => "slicing",
+        }
+    }
+}
+
+impl Encode for Phase {
+    fn encode<E: Encoder>(&self, e: &mut E) -> Result<(), EncodeError> {
+        self.code().encode(e)
+    }
+}
+
+impl<C> Decode<C> for Phase {
+    fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
+        let code = u8::decode(d)?;
+        Phase::from_code(code).ok_or_else(|| DecodeError::OtherString(format!("an unknown phase ({code})")))
+    }
+}
+bincode::impl_borrow_decode!(Phase);
 
 /// A last layer counted in slices of its partitions: slice `i` of `K`
 /// holds the partitions `j` with `j * K / P == i`. Each slice expands the
@@ -187,12 +235,8 @@ pub struct Manifest {
     pub software: String,
     /// The run.
     pub run: RunConfig,
-    /// 0: the parts of `layer` are complete; 1: `layer` has been expanded
-    /// and the buckets of `layer + 1` are complete; 2: the run is finished,
-    /// its last layer `layer` counted while merged and never stored
-    /// ([`PHASE_COUNTED`]); 3: the parts of `layer` are complete and some
-    /// slices of `layer + 1`, the last, are counted ([`PHASE_SLICING`]).
-    pub phase: u8,
+    /// What is complete.
+    pub phase: Phase,
     /// The layer.
     pub layer: u32,
     /// Phase 0: records of each part of `layer`.
@@ -232,7 +276,7 @@ impl<C> Decode<C> for Manifest {
         Ok(Manifest {
             software: String::decode(d)?,
             run: RunConfig::decode(d)?,
-            phase: u8::decode(d)?,
+            phase: Phase::decode(d)?,
             layer: u32::decode(d)?,
             part_records: Vec::decode(d)?,
             stats: Vec::decode(d)?,
@@ -835,7 +879,7 @@ mod tests {
                 started_unix: 1,
                 memory_limit: 2,
             },
-            phase: 1,
+            phase: Phase::Expanded,
             layer: 7,
             part_records: vec![1, 2, 3, 4, 5],
             stats: vec![LayerCounts {

@@ -142,10 +142,11 @@ impl WorkDir {
     /// buckets and merged parts of `layer + 1`; in phase 2 (the last layer
     /// counted unstored) every layer and bucket.
     pub fn sweep(&self, m: &Manifest) {
+        use super::store::Phase;
         let (keep_layer, keep_bucket) = match m.phase {
-            0 | super::store::PHASE_SLICING => (Some(m.layer), None),
-            1 => (Some(m.layer + 1), Some(m.layer + 1)),
-            _ => (None, None),
+            Phase::Complete | Phase::Slicing => (Some(m.layer), None),
+            Phase::Expanded => (Some(m.layer + 1), Some(m.layer + 1)),
+            Phase::Counted => (None, None),
         };
         if let Ok(entries) = fs::read_dir(&self.root) {
             for e in entries.flatten() {
