@@ -461,10 +461,10 @@ impl<'a, G: Keyed> Worker<'a, G> {
         self.shape_records = 0;
     }
 
+    /// Buffers a child of partition `j` (that of its canonical occupancy).
     #[inline]
-    fn push(&mut self, key: G::Key, m: u128, canonical_occupancy: u64) -> Result<(), LayersError> {
+    fn push(&mut self, key: G::Key, m: u128, j: usize) -> Result<(), LayersError> {
         let stored = to_stored(key.to_u128(), Self::SIDE);
-        let j = partition_of(canonical_occupancy, self.split.len() as u32) as usize;
         let part = &mut self.split[j];
         if part.items.capacity() == 0 {
             return Ok(()); // a partition of another slice
@@ -571,17 +571,26 @@ impl<'a, G: Keyed> Worker<'a, G> {
                     // the parent is its class's representative: its own key
                     // is the least of its images' keys, and the images give
                     // every child's keys by additions
-                    let keys = image_keys(&p).map(PackedKey::to_u128);
+                    // (made when a child is kept: a slice of the next layer
+                    // keeps the children of some partitions only)
+                    let mut keys: Option<[u128; 4]> = None;
                     let mut left = legal;
                     while left != 0 {
                         let sq = left.trailing_zeros();
                         left &= left - 1;
+                        // the partition first, from the occupancy alone: a
+                        // child of a partition that is not kept costs no more
+                        let shape = canonical_occupancy::<G>(me | opp | (1u64 << sq)).0;
+                        let j = partition_of(shape, self.split.len() as u32) as usize;
+                        if self.split[j].items.capacity() == 0 {
+                            continue;
+                        }
+                        let keys = keys.get_or_insert_with(|| image_keys(&p).map(PackedKey::to_u128));
                         let flipped = flips::<G, FAST>(me, opp, sq);
-                        let ck = child_image_keys(&p, &keys, sq, flipped);
+                        let ck = child_image_keys(&p, keys, sq, flipped);
                         let canon = ck[0].min(ck[1]).min(ck[2].min(ck[3]));
                         debug_assert_eq!(canon, canonical_key(&p.play(sq)).to_u128());
-                        let shape = canonical_occupancy::<G>(me | opp | (1u64 << sq)).0;
-                        self.push(G::Key::from_u128(canon), m, shape)?;
+                        self.push(G::Key::from_u128(canon), m, j)?;
                         if self.by == LayerBy::Discs {
                             let (c_me, c_opp) = (opp ^ flipped, me | flipped | (1u64 << sq));
                             if moves::<G, FAST>(c_me, c_opp) == 0 && moves::<G, FAST>(c_opp, c_me) != 0 {
@@ -589,7 +598,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
                                 // the parent's side to move again
                                 let passed = other_side(canon, !black);
                                 debug_assert_eq!(passed, canonical_key(&p.play(sq).pass()).to_u128());
-                                self.push(G::Key::from_u128(passed), m, shape)?;
+                                self.push(G::Key::from_u128(passed), m, j)?;
                             }
                         }
                     }
@@ -604,7 +613,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
                         // every image shifts by the side term alike
                         let passed = other_side(from_stored(stored, Self::SIDE), black);
                         debug_assert_eq!(passed, canonical_key(&p.pass()).to_u128());
-                        self.push(G::Key::from_u128(passed), m, shape)?;
+                        self.push(G::Key::from_u128(passed), m, partition_of(shape, self.split.len() as u32) as usize)?;
                     }
                 }
             } else {
