@@ -26,7 +26,11 @@ a, b = (json.load(open(p)) for p in sys.argv[1:3])
 for l in a["layers"]:
     if "games_a124004" in l:
         l["games_including_ended"] = l.pop("games_a124004")
-print("layers equal:", a["layers"] == b["layers"])
+# columns that both builds write (a newer build may add columns)
+common = [sorted(set(x) & set(y)) for x, y in zip(a["layers"], b["layers"])]
+same = len(a["layers"]) == len(b["layers"]) and all(
+    all(x[k] == y[k] for k in keys) for x, y, keys in zip(a["layers"], b["layers"], common))
+print("layers equal in the columns both write:", same, sorted(set().union(*map(set, common))) if common else [])
 for name, doc in (("base", a), ("new", b)):
     print(name, [(p["phase"], p["layer"], round(p["seconds"], 1), p["records"]) for p in doc["engine_stats"]["phases"]][-5:])
 PY
