@@ -9,7 +9,6 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::bail;
 
 use super::args::{ByChoice, CountArgs, InspectArgs, OutputArgs, ResumeArgs};
-use super::ranks::Ranks;
 use super::run::{EXIT_INTERRUPTED, Progress, check_out_dir, human_duration, memory_limit, note, report, watched};
 use super::signals::stop_flag;
 use othello_census::board::BoardSize;
@@ -18,7 +17,8 @@ use othello_census::engine::layers::commit::read_state;
 use othello_census::engine::layers::merge::count_part;
 use othello_census::engine::layers::store::Phase;
 use othello_census::engine::layers::{
-    CompactionMode, LayersError, LayersLive, LayersOutcome, LayersPlan, LayersSettings, WorkDir, resume, start,
+    CompactionMode, LayersError, LayersLive, LayersOutcome, LayersPlan, LayersSettings, Ranks, Transport, WorkDir,
+    driver,
 };
 use othello_census::engine::memory::default_layers_memory;
 use othello_census::engine::reach;
@@ -73,7 +73,7 @@ pub fn count(a: &CountArgs, command_line: &str, ranks: &Ranks) -> anyhow::Result
     });
     // every rank works in the directory rank 0 names
     let work_dir = PathBuf::from(
-        String::from_utf8_lossy(&ranks.rank0s(work_dir.to_string_lossy().into_owned().into_bytes())).into_owned(),
+        String::from_utf8_lossy(&ranks.broadcast(work_dir.to_string_lossy().into_owned().into_bytes())).into_owned(),
     );
     if ranks.rank() == 0 {
         if WorkDir::is_work_dir(&work_dir) {
@@ -87,7 +87,7 @@ pub fn count(a: &CountArgs, command_line: &str, ranks: &Ranks) -> anyhow::Result
         check_out_dir(&a.output.out)?;
         othello_census::atomic::check_writable_dir(&work_dir.join("run.manifest"))
             .map_err(|e| anyhow::anyhow!("cannot write the work directory {} ({e})", work_dir.display()))?;
-        check_reach(a, by, limit, &work_dir, ranks.size() as usize)?;
+        check_reach(a, by, limit, &work_dir, ranks.ranks() as usize)?;
     }
     let settings = LayersSettings {
         disk_limit: a.disk,
@@ -109,18 +109,14 @@ pub fn count(a: &CountArgs, command_line: &str, ranks: &Ranks) -> anyhow::Result
     };
     let live = LayersLive::default();
     let result = with_geometry!(a.size, G => watch(ranks, &live, &a.output, || {
-        #[cfg(feature = "mpi")]
-        if let Some(cluster) = ranks.cluster() {
-            return othello_census::engine::layers::driver::start::<G, _>(cluster, &plan, &settings, stop, &live);
-        }
-        start::<G>(&plan, &settings, stop, &live)
+        driver::start::<G, _>(ranks, &plan, &settings, stop, &live)
     }));
     finish(result, &work_dir, &settings, &a.output, false, ranks)
 }
 
 /// `mpirun -np N ` under MPI, to put before a command that names a run.
 fn launcher(ranks: &Ranks) -> String {
-    if ranks.distributed() { format!("mpirun -np {} ", ranks.size()) } else { String::new() }
+    if ranks.distributed() { format!("mpirun -np {} ", ranks.ranks()) } else { String::new() }
 }
 
 /// Refuses a run whose disk is far beyond what the machine (or the ranks'
@@ -174,7 +170,7 @@ pub fn resume_dir(a: &ResumeArgs, ranks: &Ranks) -> anyhow::Result<ExitCode> {
     }
     // rank 0 holds the manifest; the others learn the run's size and layering
     let m = if ranks.rank() == 0 { Some(read_state(&WorkDir::new(&a.file))?) } else { None };
-    let head = ranks.rank0s(m.as_ref().map_or(Vec::new(), |m| {
+    let head = ranks.broadcast(m.as_ref().map_or(Vec::new(), |m| {
         let mut b = m.run.size.to_le_bytes().to_vec();
         b.push(m.run.by);
         b.extend_from_slice(&m.run.memory_limit.to_le_bytes());
@@ -214,13 +210,7 @@ pub fn resume_dir(a: &ResumeArgs, ranks: &Ranks) -> anyhow::Result<ExitCode> {
     };
     let live = LayersLive::default();
     let result = with_geometry!(size, G => watch(ranks, &live, &a.output, || {
-        #[cfg(feature = "mpi")]
-        if let Some(cluster) = ranks.cluster() {
-            return othello_census::engine::layers::driver::resume::<G, _>(
-                cluster, &a.file, limit, &settings, stop, &live,
-            );
-        }
-        resume::<G>(&a.file, limit, &settings, stop, &live)
+        driver::resume::<G, _>(ranks, &a.file, limit, &settings, stop, &live)
     }));
     finish(result, &a.file, &settings, &a.output, true, ranks)
 }
@@ -377,7 +367,7 @@ fn finish(
         .insert("disk_bytes_per_class".into(), ((bytes as f64 / classes.max(1) as f64 * 100.0).round() / 100.0).into());
     stats.insert("peak_disk_bytes".into(), outcome.peak_disk.into());
     if ranks.distributed() {
-        stats.insert("ranks".into(), ranks.size().into());
+        stats.insert("ranks".into(), ranks.ranks().into());
         stats.insert("peak_rss_bytes_per_rank".into(), rss.clone().into());
     }
     stats.insert(

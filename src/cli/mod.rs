@@ -6,7 +6,6 @@ mod count;
 mod inspect;
 mod layers;
 mod perft;
-mod ranks;
 mod reproduce;
 mod run;
 mod signals;
@@ -50,7 +49,8 @@ pub fn main() -> ExitCode {
     // as a user would type it again: the program's name, each word quoted
     // where a shell needs it (not the path of the binary that ran)
     let command_line = format!("othello-census {}", othello_census::text::shell_words(std::env::args().skip(1)));
-    let ranks = match ranks::Ranks::init() {
+    use othello_census::engine::layers::Transport;
+    let ranks = match othello_census::engine::layers::Ranks::init() {
         Ok(r) => r,
         Err(e) => {
             run::note(format!("error: {e:#}"));
@@ -60,7 +60,7 @@ pub fn main() -> ExitCode {
     let layered = matches!(&cli.command, Command::Count(a) if a.engine == args::EngineChoice::Layers)
         || matches!(&cli.command, Command::Resume(a) if a.file.is_dir());
     let result = match cli.command {
-        _ if ranks.size() > 1 && !layered => Err(anyhow::anyhow!(
+        _ if ranks.ranks() > 1 && !layered => Err(anyhow::anyhow!(
             "only the layered census (count --engine layers, resume DIR) runs over several MPI ranks; run other \
              commands without mpirun"
         )),

@@ -34,6 +34,7 @@ pub mod distributed;
 pub mod driver;
 pub mod expand;
 pub mod merge;
+pub mod ranks;
 pub mod shuffle;
 pub mod store;
 pub mod transport;
@@ -48,6 +49,7 @@ use crate::framed::FrameError;
 use crate::key::Keyed;
 use crate::text::{human_bytes, shell_path};
 
+pub use ranks::Ranks;
 pub use shuffle::{LocalBuckets, ShuffleSink};
 pub use transport::{Alone, ThreadRanks, Transport};
 pub use workdir::WorkDir;
