@@ -76,6 +76,26 @@ fn one_to_four_ranks_give_the_counts_of_one_process() {
     }
 }
 
+#[test]
+fn ranks_count_a_last_layer_in_slices_like_one_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let want = counts(&single(d, &SIX, "single"));
+    let sliced = ["--no-store-last", "--slices", "3", "--partitions", "7", "--memory", "8MiB"];
+    let extra = ["--json", "-q", "--threads", "1", "--work-dir", "w", "--out", "r"];
+    let doc = json(mpirun(d, 3, &SIX).args(sliced).args(extra).output().unwrap(), "3 ranks, 3 slices");
+    assert_eq!(counts(&doc), want);
+    let slices: Vec<&Value> = doc["engine_stats"]["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["phase"] == "merge and count")
+        .map(|p| &p["slice"])
+        .collect();
+    assert_eq!(slices.len(), 3, "{slices:?}");
+    assert!(slices.iter().all(|s| s["of"] == 3));
+}
+
 /// The process of rank `rank` among the children of `mpirun`.
 fn rank_pid(mpirun_pid: u32, rank: u32) -> Option<u32> {
     for e in std::fs::read_dir("/proc").ok()?.flatten() {
