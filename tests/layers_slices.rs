@@ -109,10 +109,12 @@ fn slices_are_chosen_by_the_disk_and_refused_beyond_the_partitions() {
     assert!(e.to_string().contains("5 slices cannot be made of 4 partitions"), "{e}");
 }
 
-/// Stops a run when `at` says so, then resumes it; returns both outcomes.
+/// Stops a run when `at` says so, then resumes it (with `again`); returns
+/// both outcomes.
 fn stop_and_resume<G: Keyed>(
     p: &LayersPlan,
     settings: &LayersSettings,
+    again: &LayersSettings,
     at: impl Fn(&LayersLive) -> bool + Sync,
 ) -> (Result<LayersOutcome, LayersError>, LayersOutcome) {
     let stop = AtomicBool::new(false);
@@ -130,7 +132,7 @@ fn stop_and_resume<G: Keyed>(
         h.join().unwrap()
     });
     let never = AtomicBool::new(false);
-    let done = resume::<G>(&p.work_dir, None, settings, &never, &LayersLive::default()).unwrap();
+    let done = resume::<G>(&p.work_dir, None, again, &never, &LayersLive::default()).unwrap();
     (first, done)
 }
 
@@ -162,7 +164,7 @@ fn a_run_stopped_inside_a_slice_resumes_to_the_same_counts() {
     for (what, at) in cases {
         let dir = tempfile::tempdir().unwrap();
         let p = plan(LayerBy::Discs, 14, 8, dir.path());
-        let (first, done) = stop_and_resume::<B6>(&p, &settings, at);
+        let (first, done) = stop_and_resume::<B6>(&p, &settings, &settings, at);
         assert!(matches!(first, Err(LayersError::Interrupted(_))), "{what}: the run was not stopped");
         assert_eq!(done.census.layers, want, "{what}");
         // the resumed session ran only the slices not committed before
@@ -193,4 +195,21 @@ fn threads_as_ranks_equal_one_process_with_a_small_message_cap() {
             assert!(exchanged > 3 * 4096, "{exchanged} bytes exchanged");
         }
     }
+}
+
+#[test]
+fn a_run_started_without_storing_its_last_layer_keeps_to_it_when_resumed() {
+    let want = alone::<B6>(LayerBy::Discs, 12, 8, &LayersSettings::new(2, 1 << 30)).census.layers;
+    let dir = tempfile::tempdir().unwrap();
+    let p = plan(LayerBy::Discs, 12, 8, dir.path());
+    // stopped while layer 10 is expanded, resumed with the default settings
+    // (which would store a last layer)
+    let default = LayersSettings::new(2, 1 << 20);
+    let (first, done) = stop_and_resume::<B6>(&p, &counted(None, 1 << 20), &default, |l: &LayersLive| {
+        l.layer.load(Ordering::Relaxed) == 10 && l.phase.load(Ordering::Relaxed) == 0
+    });
+    assert!(matches!(first, Err(LayersError::Interrupted(_))));
+    assert_eq!(done.census.layers, want);
+    assert!(!done.last_layer_stored, "the run was started with the last layer unstored");
+    assert!(!p.work_dir.join("layer-012").exists());
 }

@@ -351,7 +351,7 @@ fn inspect_checks_every_layer_file_and_versions_are_named() {
     old[8] = 2;
     std::fs::write(&manifest, &old).unwrap();
     for cmd in ["resume", "inspect"] {
-        fails_with(d, &[cmd, "w"], "format version 2, written by an older othello-census (this build reads version 5)");
+        fails_with(d, &[cmd, "w"], "format version 2, written by an older othello-census (this build reads version 6)");
     }
     assert_eq!(std::fs::read(&manifest).unwrap(), old);
 }

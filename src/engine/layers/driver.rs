@@ -197,6 +197,7 @@ fn begin<G: Keyed, T: Transport>(
         command: plan.command.clone(),
         started_unix: plan.started_unix,
         memory_limit: settings.memory_limit,
+        store_last: settings.store_last,
     };
     let k = plan.by.first_layer();
     let parts = (|| {
@@ -358,6 +359,8 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool");
         let fan_in = merge_fan_in(open_files_limit(), threads, super::store::MAX_FAN_IN);
         let partitions = m.run.partitions;
+        // the last layer is stored unless this session or the run's start said not
+        let store_last = ctx.settings.store_last && m.run.store_last;
         let owned: Vec<u32> = (0..partitions).filter(|&j| t.owns(j)).collect();
         let share = owned.len() as f64 / partitions.max(1) as f64;
         let mut largest = (0u64, 0u64);
@@ -416,7 +419,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
                     let next = if last {
                         NextPlan { compaction: None, slices: 1 }
                     } else {
-                        let counted = k + 1 >= m.run.limit && !ctx.settings.store_last;
+                        let counted = k + 1 >= m.run.limit && !store_last;
                         let plan = plan_next(mine, &m, (here, mine.layer_bytes(k), share), ctx.settings, counted);
                         t.agree(plan, self.path())?
                     };
@@ -456,7 +459,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
                 Phase::Expanded => {
                     let next = k + 1;
                     let runs = m.part_records.clone();
-                    if next >= m.run.limit && !ctx.settings.store_last {
+                    if next >= m.run.limit && !store_last {
                         // merge and count every partition; the buckets stay
                         // until the counts are committed, so an interruption
                         // loses nothing
@@ -924,6 +927,7 @@ mod tests {
                 command: "t".into(),
                 started_unix: 0,
                 memory_limit: 1 << 20,
+                store_last: true,
             },
             phase: Phase::Complete,
             layer: 9,

@@ -36,7 +36,7 @@ pub type Record = (u128, u128);
 pub const PART_KIND: FileKind = FileKind { magic: crate::framed::MAGIC_PART, version: 2, name: "layer file" };
 pub const BUCKET_KIND: FileKind = FileKind { magic: crate::framed::MAGIC_BUCKET, version: 2, name: "bucket file" };
 pub const MANIFEST_KIND: FileKind =
-    FileKind { magic: crate::framed::MAGIC_MANIFEST, version: 5, name: "layer manifest" };
+    FileKind { magic: crate::framed::MAGIC_MANIFEST, version: 6, name: "layer manifest" };
 
 /// The stored form of canonical dense key `k` on a board whose side weight
 /// (the value of the side-to-move digit) is `w`: `2 * board + side`.
@@ -89,6 +89,9 @@ pub struct RunConfig {
     pub started_unix: u64,
     /// Memory limit the run was started with, bytes.
     pub memory_limit: u64,
+    /// Whether the last layer is stored: false when the run was started
+    /// with `--no-store-last` (a resume keeps it so, whatever its flags).
+    pub store_last: bool,
 }
 
 impl Encode for RunConfig {
@@ -101,7 +104,8 @@ impl Encode for RunConfig {
             self.partitions,
             self.command,
             self.started_unix,
-            self.memory_limit
+            self.memory_limit,
+            self.store_last
         )
     }
 }
@@ -116,6 +120,7 @@ impl<C> Decode<C> for RunConfig {
             command: String::decode(d)?,
             started_unix: u64::decode(d)?,
             memory_limit: u64::decode(d)?,
+            store_last: bool::decode(d)?,
         })
     }
 }
@@ -878,6 +883,7 @@ mod tests {
                 command: "c".into(),
                 started_unix: 1,
                 memory_limit: 2,
+                store_last: false,
             },
             phase: Phase::Expanded,
             layer: 7,
