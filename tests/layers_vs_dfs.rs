@@ -43,7 +43,8 @@ fn lean(memory: u64) -> LayersSettings {
 
 /// Both engines give identical per-layer records, boards included, and
 /// equal the oracle's, under several partition counts and memory limits,
-/// with buckets compacted and the last layer counted unstored.
+/// with buckets compacted and the last layer counted unstored, whole or in
+/// slices.
 fn compare_with_dfs<G: Keyed>(max_discs: u32) {
     let dfs = census::<G>(&DfsConfig { threads: 2, max_discs, memory_limit: 1 << 32 }, &Live::default()).unwrap();
     let oracle = oracle::census(G::N as usize, max_discs as usize);
@@ -56,6 +57,10 @@ fn compare_with_dfs<G: Keyed>(max_discs: u32) {
     let compactions: u64 = lean_run.phases.iter().map(|p| p.compactions).sum();
     assert!(compactions > 0, "the lean run compacts buckets");
     runs.push(("compacted, last layer unstored".into(), lean_run.census.layers));
+    for slices in [2, 7] {
+        let sliced = run::<G>(LayerBy::Discs, max_discs, 7, &LayersSettings { slices: Some(slices), ..lean(1 << 16) });
+        runs.push((format!("last layer in {slices} slices"), sliced.census.layers));
+    }
     for (what, lay) in &runs {
         assert_eq!(lay.len(), dfs.census.layers.len());
         for (l, d) in lay.iter().zip(&dfs.census.layers) {

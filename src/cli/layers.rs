@@ -265,6 +265,12 @@ fn layers_message(live: &LayersLive, since: (u64, f64), merged: Option<f64>, tot
                     future += size / rate;
                 }
             }
+            // a last layer counted in slices: each slice expands the whole
+            // parent again, and merges its share of the next layer
+            let (i, k) = (slice >> 32, slice & 0xffff_ffff);
+            if slice != 0 && k > 0 {
+                future = (k - i) as f64 * total as f64 / rate + future * (k - i + 1) as f64 / k as f64;
+            }
             format!(
                 ", run ETA ~{} (from the growth of the last layer, {growth:.2}x)",
                 human_duration(layer_eta + future)
