@@ -13,7 +13,9 @@ export PATH="$bin_dir:$PATH"
 grep -m1 'model name' /proc/cpuinfo
 echo "avx512: $(grep -o 'avx512[a-z]*' /proc/cpuinfo | sort -u | tr '\n' ' ')"
 if [ -e "$work/run.manifest" ]; then
-    othello-census resume "$work" --json --out "$work.out" --progress-every 2m > "$work.json"
+    # (--no-store-last again: builds before manifest version 6 do not
+    # remember it, and it is harmless after)
+    othello-census resume "$work" --no-store-last --json --out "$work.out" --progress-every 2m > "$work.json"
 else
     othello-census count --engine layers --size 8 --by ply --plies 15 --no-store-last --partitions 64 \
         --memory 10GiB --json --out "$work.out" --work-dir "$work" --progress-every 2m > "$work.json"
