@@ -1,3 +1,4 @@
+#![deny(clippy::undocumented_unsafe_blocks)]
 //! othello-census: exact counts of the reachable positions, terminal
 //! positions and games of Othello on 4x4, 6x6 and 8x8 boards.
 

@@ -17,7 +17,8 @@ use std::sync::atomic::{AtomicU64, Ordering, fence};
 /// # Safety
 ///
 /// All-zero bytes must be a valid value of the type, and `&T` must be
-/// safe to share between threads.
+/// safe to share between threads. The slots are given back without being
+/// dropped, so the type must need no drop (checked when slots are made).
 pub unsafe trait Zeroable: Sync {}
 
 /// A cache line of eight atomic words: the slot of the tables.
@@ -50,6 +51,7 @@ unsafe impl<T: Zeroable> Sync for Slots<T> {}
 impl<T: Zeroable> Slots<T> {
     /// `len` (at least 1) zeroed slots.
     pub fn new(len: usize) -> Slots<T> {
+        const { assert!(!std::mem::needs_drop::<T>(), "slots are never dropped one by one") };
         let len = len.max(1);
         let layout = Layout::array::<T>(len).expect("table size");
         assert!(layout.size() > 0, "slots of no size");

@@ -12,6 +12,8 @@ pub fn free_disk(path: &Path) -> Option<u64> {
         p = p.parent().filter(|q| !q.as_os_str().is_empty()).unwrap_or(Path::new("."));
     }
     let c = CString::new(p.as_os_str().as_bytes()).ok()?;
+    // SAFETY: `statvfs` is a C struct of integers (and padding), for which
+    // all-zero bytes are a valid value.
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
     // SAFETY: `c` is a valid NUL-terminated path and `st` a valid out-pointer.
     if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {

@@ -383,6 +383,32 @@ mod tests {
         });
     }
 
+    proptest::proptest! {
+        /// Any bytes from another rank decode or give an error, never a
+        /// panic: arbitrary ones, and valid messages with bytes changed.
+        #[test]
+        fn any_message_decodes_or_is_refused(
+            noise in proptest::collection::vec(proptest::num::u8::ANY, 0..200),
+            keys in proptest::collection::btree_set(0u128..1 << 100, 1..20),
+            edits in proptest::collection::vec((0usize..400, proptest::num::u8::ANY), 0..4),
+        ) {
+            let _ = decode_message(&noise, 0, |_| true, |_, _| Ok(()));
+            let run: Vec<Record> = keys.into_iter().map(|k| (k, k % 7 + 1)).collect();
+            let mut msg = frame_run(3, &run);
+            for (at, byte) in edits {
+                let n = msg.len();
+                msg[at % n] = byte;
+            }
+            // whatever run is accepted has increasing keys
+            let mut sorted = true;
+            let _ = decode_message(&msg, 0, |_| true, |_, r| {
+                sorted &= r.windows(2).all(|w| w[0].0 < w[1].0);
+                Ok(())
+            });
+            proptest::prop_assert!(sorted);
+        }
+    }
+
     #[test]
     fn messages_decode_what_was_framed_and_refuse_damage() {
         let run = [(3u128, 1u128), (9, 2), (1 << 100, 5)];
