@@ -194,6 +194,18 @@ pub fn resume_dir(a: &ResumeArgs, ranks: &Ranks) -> anyhow::Result<ExitCode> {
     {
         note(format!("{} was last written by {}; this is {}", a.file.display(), m.software, software()));
     }
+    if let Some(m) = &m
+        && m.phase == Phase::Slicing
+        && a.slices.is_some_and(|k| k != m.slicing.slices)
+    {
+        note(format!(
+            "{} counts its last layer in the {} slices it began with ({} done); --slices is kept for a layer \
+             not yet sliced",
+            a.file.display(),
+            m.slicing.slices,
+            m.slicing.done
+        ));
+    }
     let size = BoardSize::from_n(run_size)?;
     if ranks.rank() == 0 {
         check_out_dir(&a.output.out)?;
