@@ -62,10 +62,6 @@ fn lock_checkpoint(path: &Path) -> anyhow::Result<Option<std::fs::File>> {
     }
 }
 
-fn default_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |t| t.get())
-}
-
 pub fn run(a: &CountArgs, command_line: &str) -> anyhow::Result<ExitCode> {
     if a.by != ByChoice::Discs
         || a.plies.is_some()
@@ -86,7 +82,7 @@ pub fn run(a: &CountArgs, command_line: &str) -> anyhow::Result<ExitCode> {
     if max_discs > n * n {
         bail!("--max-discs {max_discs} is more than the {} squares of a {} board", n * n, a.size);
     }
-    let threads = a.threads.map_or_else(default_threads, |t| t as usize);
+    let threads = othello_census::engine::resources::threads(a.threads);
     check_out_dir(&a.output.out)?;
     let path = match &a.checkpoint {
         Some(p) => {
@@ -157,7 +153,7 @@ pub fn resume(a: &ResumeArgs) -> anyhow::Result<ExitCode> {
     }
     let job = Job {
         config: DfsConfig {
-            threads: a.threads.map_or_else(default_threads, |t| t as usize),
+            threads: othello_census::engine::resources::threads(a.threads),
             max_discs: header.max_discs,
             memory_limit: memory,
         },

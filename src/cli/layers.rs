@@ -32,10 +32,6 @@ const MAX_PLIES: u32 = 256;
 /// Partitions per layer unless `--partitions` says otherwise.
 const DEFAULT_PARTITIONS: u32 = 16;
 
-fn threads(t: Option<u32>) -> usize {
-    t.map_or_else(|| std::thread::available_parallelism().map_or(1, |t| t.get()), |t| t as usize)
-}
-
 pub fn count(a: &CountArgs, command_line: &str, ranks: &Ranks) -> anyhow::Result<ExitCode> {
     let stop = stop_flag();
     let n = a.size.n();
@@ -95,7 +91,7 @@ pub fn count(a: &CountArgs, command_line: &str, ranks: &Ranks) -> anyhow::Result
         compaction: if a.compact_buckets { CompactionMode::Always } else { CompactionMode::Auto },
         slices: a.slices,
         ..LayersSettings::new(
-            threads(a.threads),
+            othello_census::engine::resources::threads(a.threads),
             memory_limit(a.memory, default_layers_memory, "sort buffers", a.output.quiet || ranks.rank() > 0)?,
         )
     };
@@ -216,7 +212,7 @@ pub fn resume_dir(a: &ResumeArgs, ranks: &Ranks) -> anyhow::Result<ExitCode> {
         compaction: if a.compact_buckets { CompactionMode::Always } else { CompactionMode::Auto },
         slices: a.slices,
         ..LayersSettings::new(
-            threads(a.threads),
+            othello_census::engine::resources::threads(a.threads),
             memory_limit(Some(a.memory.unwrap_or(saved_memory)), default_layers_memory, "", true)?,
         )
     };

@@ -21,7 +21,7 @@ pub fn run(a: &PerftArgs) -> anyhow::Result<ExitCode> {
         PerftMethod::Brute => None,
     };
     let hashed = a.method == PerftMethod::Hashed;
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    let threads = othello_census::engine::resources::threads(None);
     if let Some(secs) = reach::perft_seconds(a.size, a.depth, hashed, threads)
         && secs > reach::MAX_SECONDS
         && !a.force

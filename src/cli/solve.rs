@@ -21,7 +21,7 @@ fn default_table_memory() -> u64 {
 
 pub fn run(a: &SolveArgs) -> anyhow::Result<ExitCode> {
     let memory = memory_limit(a.memory, default_table_memory, "the transposition table", true)?;
-    let threads = a.threads.map_or_else(|| std::thread::available_parallelism().map_or(1, |t| t.get()), |t| t as usize);
+    let threads = othello_census::engine::resources::threads(a.threads);
     let n = a.size.n();
     let (s, shown, side): (Solution, String, Color) = with_geometry!(a.size, G => {
         let p = match &a.position {

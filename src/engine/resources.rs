@@ -1,8 +1,15 @@
-//! What the machine allows: free disk and open files.
+//! What the machine allows: threads, free disk and open files.
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
+
+/// The worker threads a run gets unless told otherwise: the CPUs this
+/// process may run on (its affinity, under `mpirun` or `taskset`), or
+/// `threads` when given.
+pub fn threads(threads: Option<u32>) -> usize {
+    threads.map_or_else(|| std::thread::available_parallelism().map_or(1, |t| t.get()), |t| (t as usize).max(1))
+}
 
 /// Bytes an unprivileged process may still write on the filesystem of
 /// `path` (the nearest existing ancestor is asked), if known.
