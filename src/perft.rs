@@ -142,7 +142,7 @@ pub(crate) fn frontier<G: Geometry>(split: u32, t: &mut Tally) -> Vec<(u64, u64)
                     let sq = moves.trailing_zeros();
                     moves &= moves - 1;
                     let f = flips::<G>(me, opp, sq);
-                    next.push((opp ^ f, me | f | (1u64 << sq)));
+                    next.push(crate::board::moves::play(me, opp, sq, f));
                 }
             } else if legal_moves::<G>(opp, me) != 0 {
                 t.nodes[ply + 1] = add_games(t.nodes[ply + 1], 1);
@@ -236,7 +236,10 @@ macro_rules! brute_walker {
                             let sq = moves.trailing_zeros();
                             moves &= moves - 1;
                             let f = $flips::<G>(me, opp, sq);
-                            walk::<G>(opp ^ f, me | f | (1u64 << sq), ply + 1, depth, t);
+                            {
+                                let (cme, copp) = crate::board::moves::play(me, opp, sq, f);
+                                walk::<G>(cme, copp, ply + 1, depth, t);
+                            }
                         }
                     }
                 } else if $moves::<G>(opp, me) != 0 {

@@ -18,7 +18,7 @@
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::board::moves::{flips, legal_moves};
+use crate::board::moves::{flips, legal_moves, play};
 use crate::board::{Color, Position};
 use crate::key::Keyed;
 use crate::shape::{map_square, shape_and_symmetry};
@@ -355,7 +355,7 @@ macro_rules! searcher {
                     let sq = m.trailing_zeros();
                     m &= m - 1;
                     let f = $flips::<G>(me, opp, sq);
-                    let (cme, copp) = (opp & !f, me | f | (1u64 << sq));
+                    let (cme, copp) = play(me, opp, sq, f);
                     let mut score = if empties >= PROBE_EMPTIES {
                         // a short search of the child, by mobility and corners
                         let depth = 1 + u32::from(empties >= PROBE_DEEPER) + u32::from(empties >= PROBE_DEEPEST);
@@ -403,7 +403,7 @@ macro_rules! searcher {
                     let moves = if pass == 0 { n } else { later };
                     for i in 0..moves {
                         let (sq, f) = if pass == 0 { (list[i].1, list[i].2) } else { deferred[i] };
-                        let (cme, copp) = (opp & !f, me | f | (1u64 << sq));
+                        let (cme, copp) = play(me, opp, sq, f);
                         let mark = (empties > DEFER_EMPTIES).then(|| s.shared.busy_slot(Search::<G>::key(cme, copp).0));
                         if pass == 0
                             && i > 0
@@ -484,7 +484,8 @@ macro_rules! searcher {
                     let sq = m.trailing_zeros();
                     m &= m - 1;
                     let f = $flips::<G>(me, opp, sq);
-                    let v = -probe::<G>(s, opp & !f, me | f | (1u64 << sq), depth - 1, -beta, -alpha);
+                    let (cme, copp) = play(me, opp, sq, f);
+                    let v = -probe::<G>(s, cme, copp, depth - 1, -beta, -alpha);
                     if v > best {
                         best = v;
                         if v > alpha {
@@ -509,7 +510,7 @@ macro_rules! searcher {
                     let sq = m.trailing_zeros();
                     m &= m - 1;
                     let f = $flips::<G>(me, opp, sq);
-                    let (cme, copp) = (opp & !f, me | f | (1u64 << sq));
+                    let (cme, copp) = play(me, opp, sq, f);
                     s.nodes += 1;
                     let v = if last {
                         -last_empty::<G>(s, cme, copp)
@@ -676,7 +677,7 @@ pub fn solve_with_progress<G: Keyed>(
         let mut found = None;
         for sq in crate::board::Bitboard(moves).iter() {
             let f = flips::<G>(a, b, sq);
-            let (ca, cb) = (b & !f, a | f | (1u64 << sq));
+            let (ca, cb) = play(a, b, sq, f);
             if -search.pvs(ca, cb, -v - 1, -v + 1) == v {
                 found = Some((sq, ca, cb));
                 break;

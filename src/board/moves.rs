@@ -226,6 +226,14 @@ pub fn mobility_sum<G: Geometry>(me: u64, opp: u64, moves: u64) -> (u64, u64) {
     mobility_loop!(G, me, opp, moves, flips, legal_moves)
 }
 
+/// The mover and opponent after the side to move (`me`) plays `square`,
+/// flipping `flipped` (the opponent's discs that [`flips`] gives): the
+/// opponent moves next. Written once for every engine.
+#[inline(always)]
+pub const fn play(me: u64, opp: u64, square: u32, flipped: u64) -> (u64, u64) {
+    (opp ^ flipped, me | flipped | 1u64 << square)
+}
+
 /// The loop of [`mobility_sum`] over the flips and moves functions named.
 macro_rules! mobility_loop {
     ($g:ident, $me:ident, $opp:ident, $moves:ident, $flips:ident, $legal:ident) => {{
@@ -234,7 +242,8 @@ macro_rules! mobility_loop {
             let sq = moves.trailing_zeros();
             moves &= moves - 1;
             let f = $flips::<$g>($me, $opp, sq);
-            let m = $legal::<$g>($opp ^ f, $me | f | (1u64 << sq));
+            let (cme, copp) = $crate::board::moves::play($me, $opp, sq, f);
+            let m = $legal::<$g>(cme, copp);
             sum += u64::from(m.count_ones());
             if m == 0 {
                 blocked |= 1u64 << sq;
@@ -514,7 +523,8 @@ mod tests {
                 check &= check - 1;
                 let f = flips::<B8>(me, opp, sq);
                 assert_ne!(f, 0);
-                expect += legal_moves::<B8>(opp ^ f, me | f | 1 << sq).count_ones() as u64;
+                let (cme, copp) = play(me, opp, sq, f);
+                expect += legal_moves::<B8>(cme, copp).count_ones() as u64;
             }
             assert_eq!(sum, expect);
             blocked_seen += blocked.count_ones();

@@ -213,12 +213,8 @@ impl<G: Geometry> Position<G> {
     pub fn play(&self, square: u32) -> Position<G> {
         let f = flips::<G>(self.me, self.opp, square);
         debug_assert!(f != 0, "illegal move {square}");
-        Position {
-            me: self.opp ^ f,
-            opp: self.me | f | (1u64 << square),
-            black_to_move: !self.black_to_move,
-            geometry: PhantomData,
-        }
+        let (me, opp) = super::moves::play(self.me, self.opp, square, f);
+        Position { me, opp, black_to_move: !self.black_to_move, geometry: PhantomData }
     }
 
     /// The same board with the other side to move.

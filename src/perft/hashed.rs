@@ -37,7 +37,7 @@ use rayon::prelude::*;
 
 use super::{PerftProgress, PerftRow, SPLIT_PLY, Tally, fast_copy, frontier};
 use crate::board::Geometry;
-use crate::board::moves::{fast_level, flips, legal_moves, mobility_sum};
+use crate::board::moves::{fast_level, flips, legal_moves, mobility_sum, play};
 use crate::census::{GameCount, add_games};
 use crate::shape::shape_key;
 use crate::slots::{Line, Slots, read_record, write_record};
@@ -483,7 +483,10 @@ macro_rules! hashed_walker {
                         let sq = moves.trailing_zeros();
                         moves &= moves - 1;
                         let f = $flips::<G>(me, opp, sq);
-                        visit::<G>(opp ^ f, me | f | (1u64 << sq), r - 1, table, sub, 1, c);
+                        {
+                            let (cme, copp) = play(me, opp, sq, f);
+                            visit::<G>(cme, copp, r - 1, table, sub, 1, c);
+                        }
                     }
                 } else if $moves::<G>(opp, me) != 0 {
                     *sub.nodes(1) = 1;
@@ -540,7 +543,7 @@ macro_rules! hashed_walker {
                             let sq = moves.trailing_zeros();
                             moves &= moves - 1;
                             let f = $flips::<G>(me, opp, sq);
-                            let (a, b) = (opp ^ f, me | f | (1u64 << sq));
+                            let (a, b) = play(me, opp, sq, f);
                             let key = shape_key::<G>(a, b);
                             table.flat.prefetch(key, r - 1);
                             kids[n] = (a, b, key);
@@ -554,7 +557,8 @@ macro_rules! hashed_walker {
                             let sq = moves.trailing_zeros();
                             moves &= moves - 1;
                             let f = $flips::<G>(me, opp, sq);
-                            t.add_child(&small::<G>(opp ^ f, me | f | (1u64 << sq), r - 1, table, c), r as usize - 1);
+                            let (cme, copp) = play(me, opp, sq, f);
+                            t.add_child(&small::<G>(cme, copp, r - 1, table, c), r as usize - 1);
                         }
                     }
                 } else if $moves::<G>(opp, me) != 0 {
@@ -585,7 +589,9 @@ macro_rules! hashed_walker {
                         let sq = blocked.trailing_zeros();
                         blocked &= blocked - 1;
                         let f = $flips::<G>(me, opp, sq);
-                        if $moves::<G>(me | f | (1u64 << sq), opp ^ f) != 0 {
+                        // the child's mover has no move: can its opponent move?
+                        let (cme, copp) = play(me, opp, sq, f);
+                        if $moves::<G>(copp, cme) != 0 {
                             t.nodes[2] += 1;
                             t.passes[2] += 1;
                         } else {

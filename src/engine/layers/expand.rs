@@ -592,7 +592,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
                         debug_assert_eq!(canon, canonical_key(&p.play(sq)).to_u128());
                         self.push(G::Key::from_u128(canon), m, j)?;
                         if self.by == LayerBy::Discs {
-                            let (c_me, c_opp) = (opp ^ flipped, me | flipped | (1u64 << sq));
+                            let (c_me, c_opp) = crate::board::moves::play(me, opp, sq, flipped);
                             if moves::<G, FAST>(c_me, c_opp) == 0 && moves::<G, FAST>(c_opp, c_me) != 0 {
                                 // the child must pass: the same board with
                                 // the parent's side to move again
