@@ -72,7 +72,13 @@ pub fn occupancy_images<G: Geometry>(occ: u64) -> [u64; 4] {
 /// orbit (1, 2 or 4).
 #[inline(always)]
 pub fn canonical_occupancy<G: Geometry>(occ: u64) -> (u64, u32) {
-    let i = occupancy_images::<G>(occ);
+    least_image(&occupancy_images::<G>(occ))
+}
+
+/// The least of four images (in the order of [`Symmetry::ALL`], the
+/// first the occupancy itself) and the size of its orbit.
+#[inline(always)]
+pub fn least_image(i: &[u64; 4]) -> (u64, u32) {
     let fixed = 1 + (i[1] == i[0]) as u32 + (i[2] == i[0]) as u32 + (i[3] == i[0]) as u32;
     (i[0].min(i[1]).min(i[2].min(i[3])), 4 / fixed)
 }

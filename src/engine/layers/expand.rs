@@ -21,7 +21,7 @@ use crate::board::Color;
 use crate::census::{Counts, GameSpread, LayerBy, add_games};
 use crate::framed::FrameError;
 use crate::key::dense::{child_image_keys, image_keys, side_weight, unpack};
-use crate::key::occupancy::{canonical_occupancy, occupancy_images};
+use crate::key::occupancy::{canonical_occupancy, least_image, occupancy_images};
 use crate::key::{Keyed, PackedKey, canonical_key};
 
 /// One parent part to expand.
@@ -554,8 +554,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
             f.spread.record(m >> shift, orbit);
             // the shape: the games reaching each image of the occupancy
             // from this class (its positions spread evenly over the images)
-            let shape = occupancy[0].min(occupancy[1]).min(occupancy[2].min(occupancy[3]));
-            let images = 4 / (1 + (1..4).filter(|&s| occupancy[s] == occupancy[0]).count() as u32);
+            let (shape, images) = least_image(&occupancy);
             assert!(m & (images as u128 - 1) == 0, "{m} games do not divide over {images} shapes");
             self.shapes.entry(shape).or_insert(ShapeTally::new(images)).add(m >> images.trailing_zeros());
             let black = p.side_to_move() == Color::Black;

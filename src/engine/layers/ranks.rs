@@ -90,7 +90,7 @@ impl Ranks {
     }
 
     /// The transport underneath: MPI's, or one process alone.
-    fn inner(&self) -> &dyn Primitives {
+    fn inner(&self) -> &dyn Transport {
         #[cfg(feature = "mpi")]
         if let Some((_, c)) = &self.mpi {
             return c;
@@ -99,46 +99,8 @@ impl Ranks {
     }
 }
 
-/// The primitives of a transport, as a trait object (the provided
-/// methods of [`Transport`] are built on them).
-trait Primitives: Sync {
-    fn rank(&self) -> u32;
-    fn ranks(&self) -> u32;
-    fn separate_dirs(&self) -> bool;
-    fn message_cap(&self) -> usize;
-    fn gather_bytes(&self, mine: &[u8]) -> Vec<Vec<u8>>;
-    fn all_to_all(&self, out: &[&[u8]]) -> Vec<Vec<u8>>;
-    fn gather(&self, v: u64) -> Vec<u64>;
-    fn broadcast(&self, bytes: Vec<u8>) -> Vec<u8>;
-}
-
-impl<T: Transport> Primitives for T {
-    fn rank(&self) -> u32 {
-        Transport::rank(self)
-    }
-    fn ranks(&self) -> u32 {
-        Transport::ranks(self)
-    }
-    fn separate_dirs(&self) -> bool {
-        Transport::separate_dirs(self)
-    }
-    fn message_cap(&self) -> usize {
-        Transport::message_cap(self)
-    }
-    fn gather_bytes(&self, mine: &[u8]) -> Vec<Vec<u8>> {
-        Transport::gather_bytes(self, mine)
-    }
-    fn all_to_all(&self, out: &[&[u8]]) -> Vec<Vec<u8>> {
-        Transport::all_to_all(self, out)
-    }
-    fn gather(&self, v: u64) -> Vec<u64> {
-        Transport::gather(self, v)
-    }
-    fn broadcast(&self, bytes: Vec<u8>) -> Vec<u8> {
-        Transport::broadcast(self, bytes)
-    }
-}
-
+// The primitives, and the collectives MPI does natively, are those of the
+// transport underneath; the rest are the trait's own.
 impl Transport for Ranks {
     fn rank(&self) -> u32 {
         self.inner().rank()
