@@ -233,6 +233,15 @@ fn errors_name_the_real_problem() {
     let d = dir.path();
     fails_with(d, &["resume", "/nonexistent/x", "--disk", "1GiB"], "/nonexistent/x does not exist");
     fails_with(d, &["solve", "--size", "4", "--position", "-----OX--XO---- X"], "found 15 squares and the side");
+    // slices are for a last layer not stored, and whole partitions
+    fails_with(
+        d,
+        &["count", "--engine", "layers", "--size", "4", "--slices", "2", "--work-dir", "s1"],
+        "--no-store-last",
+    );
+    let sliced =
+        ["count", "--engine", "layers", "--size", "4", "-q", "--no-store-last", "--partitions", "4", "--slices", "5"];
+    fails_with(d, &[&sliced[..], &["--work-dir", "s2"]].concat(), "5 slices cannot be made of 4 partitions");
     let o = run(
         d,
         &["count", "--engine", "layers", "--size", "4", "--max-discs", "8", "-q", "--out", "o", "--work-dir", "w"],
