@@ -40,6 +40,13 @@ pub enum Command {
     /// The exact value of a position with perfect play, and its principal
     /// variation.
     Solve(SolveArgs),
+    /// Estimate the reachable positions, terminal positions and classes of
+    /// layers beyond enumeration: uniform samples per disc count, each
+    /// decided exactly by a backward search, with 95% intervals.
+    Estimate(EstimateArgs),
+    /// Whether a position can be reached from the start; when it can, a
+    /// game that reaches it (replayed to check it).
+    Reachable(ReachableArgs),
     /// Reproduce published figures and explain them.
     Reproduce(ReproduceArgs),
     /// The catalogue of counts under results/: add finished runs to it.
@@ -134,6 +141,75 @@ pub struct PerftArgs {
     /// a live status line is shown instead).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub progress_every: Option<std::time::Duration>,
+}
+
+#[derive(Debug, Args)]
+pub struct EstimateArgs {
+    /// Board size: 4, 6 or 8.
+    #[arg(short, long, value_name = "N", default_value = "6", value_parser = parse_size)]
+    pub size: BoardSize,
+    /// The layers: disc counts and ranges (`20,24-28`), or `all` (5 to
+    /// N*N; the default).
+    #[arg(long, value_name = "K[,K..]|all", default_value = "all")]
+    pub discs: String,
+    /// Samples in all, shared among the layers (default 100000 unless
+    /// --time is given).
+    #[arg(long, value_name = "N", conflicts_with = "time")]
+    pub samples: Option<u64>,
+    /// Sample for this long instead, e.g. `10m`; the JSON gives the sample
+    /// count that reproduces the run with --samples.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub time: Option<std::time::Duration>,
+    /// The seed: the same seed and sample count give the same figures on
+    /// any thread count.
+    #[arg(long, value_name = "S", default_value = "1")]
+    pub seed: u64,
+    /// Positions one backward search may visit before the sample is
+    /// counted undecided (it then widens the interval).
+    #[arg(long, value_name = "NODES", default_value = "1000000")]
+    pub budget: u64,
+    /// Enumerate every reachable position up to this many discs first; the
+    /// backward searches stop there (default: 8 on 4x4, 14 on 6x6, 13 on
+    /// 8x8).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(4..=64))]
+    pub frontier: Option<u32>,
+    /// Threads (default: all cores).
+    #[arg(short = 'j', long, value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+    /// Print one JSON document on stdout instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the JSON document into this directory (for `catalog add`).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// No progress display on stderr.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Print a timestamped progress line this often, e.g. `30s`, `5m`.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub progress_every: Option<std::time::Duration>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReachableArgs {
+    /// Board size: 4, 6 or 8.
+    #[arg(short, long, value_name = "N", default_value = "8", value_parser = parse_size)]
+    pub size: BoardSize,
+    /// The position: N*N squares row by row from the top left, `X` Black,
+    /// `O` White, `-` empty, then the side to move (`X` or `O`).
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub position: String,
+    /// Positions the backward search may visit before it answers
+    /// "undecided".
+    #[arg(long, value_name = "NODES", default_value = "100000000")]
+    pub budget: u64,
+    /// Enumerate every reachable position up to this many discs first
+    /// (default: 8 on 4x4, 14 on 6x6, 13 on 8x8).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(4..=64))]
+    pub frontier: Option<u32>,
+    /// Print one JSON document on stdout.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

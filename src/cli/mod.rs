@@ -3,6 +3,7 @@
 pub mod args;
 mod catalog;
 mod count;
+mod estimate;
 mod inspect;
 mod layers;
 mod perft;
@@ -81,6 +82,8 @@ pub fn main() -> ExitCode {
         Command::Resume(a) => count::resume(&a),
         Command::Inspect(a) if a.file.is_dir() => layers::inspect_dir(&a),
         Command::Inspect(a) => inspect::run(&a),
+        Command::Estimate(a) => estimate::run(&a, &command_line),
+        Command::Reachable(a) => estimate::reachable(&a),
         Command::Reproduce(a) => reproduce::run(&a),
         Command::Catalog(a) => catalog::run(&a),
         Command::Plot(a) => catalog::plot(&a),

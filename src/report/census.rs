@@ -162,7 +162,7 @@ fn conventions(c: &Census) -> Vec<(&'static str, &'static str)> {
 }
 
 /// The machine a run ran on: cores and memory.
-fn machine() -> Value {
+pub fn machine() -> Value {
     json!({
         "cores": std::thread::available_parallelism().map_or(0, |n| n.get()),
         "memory_bytes": crate::engine::memory::total_memory(),

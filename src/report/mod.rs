@@ -2,6 +2,7 @@
 
 pub mod catalog;
 pub mod census;
+pub mod estimate;
 pub mod files;
 pub mod plot;
 pub mod table;

@@ -1,0 +1,192 @@
+//! `othello-census estimate` and `othello-census reachable`.
+
+use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+
+use anyhow::{Context, bail};
+use serde_json::json;
+
+use super::args::{EstimateArgs, ReachableArgs};
+use super::run::{Progress, human_duration, note, watched};
+use othello_census::board::BoardSize;
+use othello_census::estimate::{EstimateConfig, EstimateLive, estimate};
+use othello_census::reachable::{Frontier, Search, Verdict};
+use othello_census::report::estimate::{estimate_json, estimate_table, exact_layers};
+use othello_census::solve::parse_position;
+use othello_census::with_geometry;
+
+/// The default frontier: every reachable position up to this many discs
+/// (6x6: 2.1 M classes, 8x8: 0.5 M, built in seconds).
+fn default_frontier(size: BoardSize) -> u32 {
+    match size {
+        BoardSize::Four => 8,
+        BoardSize::Six => 14,
+        BoardSize::Eight => 13,
+    }
+}
+
+/// `20,24-28` or `all` (5 to N*N).
+fn parse_discs(spec: &str, n: u32) -> anyhow::Result<Vec<u32>> {
+    let max = n * n;
+    if spec.trim() == "all" {
+        return Ok((5..=max).collect());
+    }
+    let mut out = Vec::new();
+    for part in spec.split(',').map(str::trim) {
+        let (a, b) = match part.split_once('-') {
+            Some((a, b)) => (a.trim(), b.trim()),
+            None => (part, part),
+        };
+        let (a, b): (u32, u32) = (
+            a.parse().with_context(|| format!("--discs: {part:?} is not a disc count or a range K-L"))?,
+            b.parse().with_context(|| format!("--discs: {part:?} is not a disc count or a range K-L"))?,
+        );
+        if a < 4 || b > max || a > b {
+            bail!("--discs: {part} is outside 4..={max} on a {n}x{n} board");
+        }
+        out.extend(a..=b);
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}
+
+pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
+    let n = a.size.n();
+    let layers = parse_discs(&a.discs, n)?;
+    if let Some(out) = &a.out {
+        super::run::check_out_dir(out)?;
+    }
+    let threads = othello_census::engine::resources::threads(a.threads);
+    let samples = match (a.samples, a.time) {
+        (Some(s), _) => Some(s),
+        (None, None) => Some(100_000),
+        (None, Some(_)) => None,
+    };
+    if samples == Some(0) {
+        bail!("--samples 0 estimates nothing; give at least one sample per layer");
+    }
+    let cfg = EstimateConfig {
+        layers,
+        samples,
+        time: a.time,
+        seed: a.seed,
+        budget: a.budget,
+        frontier_discs: a.frontier.unwrap_or_else(|| default_frontier(a.size)),
+        threads,
+    };
+    let live = EstimateLive::default();
+    let stop = super::signals::stop_flag();
+    let mut display = Progress::new(a.quiet, a.progress_every);
+    let started = std::time::Instant::now();
+    let e = with_geometry!(a.size, G => {
+        watched(
+            std::time::Duration::from_millis(250),
+            || estimate::<G>(&cfg, &live),
+            || {
+                if stop.load(Ordering::Relaxed) {
+                    live.stop.store(true, Ordering::Relaxed);
+                }
+                display.update(|| {
+                    let (done, planned) = (live.samples.load(Ordering::Relaxed), live.planned.load(Ordering::Relaxed));
+                    let secs = started.elapsed().as_secs_f64();
+                    if done == 0 {
+                        return format!("estimate {n}x{n}: enumerating the frontier ({} discs), {}", cfg.frontier_discs, human_duration(secs));
+                    }
+                    let eta = if planned > done { format!(", ETA {}", human_duration(secs * (planned - done) as f64 / done as f64)) } else { String::new() };
+                    format!(
+                        "estimate {n}x{n}: {done} of {planned} samples, {} reachable{eta}; {}",
+                        live.reachable.load(Ordering::Relaxed),
+                        human_duration(secs)
+                    )
+                })
+            },
+        )
+    });
+    display.finish();
+    let exact = exact_layers(std::path::Path::new("results"), n);
+    let doc = estimate_json(&e, command_line, &exact);
+    if let Some(out) = &a.out {
+        let path = othello_census::report::files::fresh_path(
+            out,
+            &format!("estimate-{n}x{n}-{}", othello_census::report::files::timestamp_now()),
+            "json",
+        );
+        let text = serde_json::to_string_pretty(&doc)? + "\n";
+        othello_census::atomic::atomic_write(&path, text.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        if !a.quiet {
+            note(format!("result: {}", path.display()));
+        }
+    }
+    if a.json {
+        crate::outln!("{}", serde_json::to_string_pretty(&doc)?)?;
+    } else {
+        crate::out!("{}", estimate_table(&e, &exact))?;
+        crate::outln!(
+            "{n}x{n}, seed {}, {} samples in {} rounds, budget {} positions per search, frontier {} discs ({} classes); {:.1} s on {} threads",
+            e.seed,
+            e.samples,
+            e.rounds,
+            e.budget,
+            e.frontier_discs,
+            e.frontier_classes,
+            e.elapsed_seconds,
+            e.threads
+        )?;
+    }
+    if live.stop.load(Ordering::Relaxed) && samples.is_some_and(|s| e.samples < s) {
+        note(format!("stopped early: {} samples of {}", e.samples, samples.unwrap_or(0)));
+        return Ok(ExitCode::from(130));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
+    let frontier_discs = a.frontier.unwrap_or_else(|| default_frontier(a.size));
+    with_geometry!(a.size, G => {
+        let p = parse_position::<G>(&a.position).map_err(|e| anyhow::anyhow!("--position: {e}"))?;
+        if p.black().0 & p.white().0 != 0 {
+            bail!("--position: a square holds two discs");
+        }
+        let frontier = Frontier::<G>::build(frontier_discs);
+        let mut search = Search::new(&frontier, a.budget);
+        let verdict = search.decide(&p);
+        let (word, game) = match &verdict {
+            Verdict::Reachable(g) => {
+                g.replay().map_err(|e| anyhow::anyhow!("the game found does not replay ({e}): a defect, please report it"))?;
+                ("reachable", Some(g.notation()))
+            }
+            Verdict::Unreachable => ("unreachable", None),
+            Verdict::Undecided => ("undecided", None),
+        };
+        if a.json {
+            let doc = json!({
+                "tool": "othello-census",
+                "version": env!("CARGO_PKG_VERSION"),
+                "commit": othello_census::COMMIT,
+                "size": a.size.n(),
+                "position": p.to_string(),
+                "verdict": word,
+                "game": game,
+                "nodes": search.nodes(),
+                "budget": a.budget,
+                "frontier_discs": frontier.discs(),
+            });
+            crate::outln!("{}", serde_json::to_string_pretty(&doc)?)?;
+        } else {
+            crate::out!("{p}")?;
+            match &game {
+                Some(g) => crate::outln!("reachable, by the game (replayed): {}", g.join(" "))?,
+                None if word == "unreachable" => crate::outln!("unreachable (proven: every backward line ends)")?,
+                None => crate::outln!(
+                    "undecided: the search visited its budget of {} positions (raise --budget)",
+                    a.budget
+                )?,
+            }
+            crate::outln!("{} positions searched, frontier {} discs", search.nodes(), frontier.discs())?;
+        }
+        // a verdict is a success; undecided is not an answer
+        Ok(if verdict == Verdict::Undecided { ExitCode::from(3) } else { ExitCode::SUCCESS })
+    })
+}

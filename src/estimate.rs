@@ -1,0 +1,565 @@
+//! Estimates of the reachable positions, terminal positions and classes of
+//! the layers (disc counts) that cannot be enumerated, by sampling with an
+//! exact reachability test (`crate::reachable`).
+//!
+//! **Candidates.** Layer `k` is sampled uniformly from a candidate set
+//! whose size is exact: the four centre squares and `k - 4` of the other
+//! `N² - 4` squares occupied, each disc black or white, either side to
+//! move: `C(N² - 4, k - 4) · 2^k · 2` candidates. Every reachable position
+//! of `k` discs is one of them (the start occupies the centre and nothing
+//! is ever removed).
+//!
+//! **Estimators.** With `n` samples of which `r` are reachable, the
+//! positions of the layer are estimated as `C · r / n` (unbiased), the
+//! terminal positions likewise, the classes as `C / n` times the sum over
+//! reachable samples of `1 / orbit` (a class of orbit size `o` holds `o`
+//! positions). The 95% interval of positions and terminal positions is
+//! Wilson's score interval of the proportion, scaled by `C`; a sample
+//! whose search ran out of budget (undecided) counts as reachable for the
+//! upper end and unreachable for the lower end and the point. The class
+//! interval is the position interval times the sampled classes per
+//! position. The total over layers adds the points; its interval is
+//! normal, from the per-layer variances (each from its Wilson centre).
+//!
+//! **Allocation.** Samples are drawn in rounds of doubling size; each
+//! round is shared among the layers in proportion to `C · σ / √cost`
+//! (Neyman's allocation: `σ` from the proportion seen so far, the cost
+//! the mean number of positions the search visited per sample), with a
+//! floor for every layer. All of it depends only on the seed and the
+//! samples drawn, never on timing or threads: sample `i` of layer `k` is
+//! drawn from its own generator seeded by `(seed, k, i)`, so a run is
+//! reproduced exactly by the same seed and sample count.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::key::{Keyed, canonical_and_orbit};
+use crate::reachable::{Frontier, Search, centre};
+
+/// The number of candidates of layer `discs` on an `n x n` board (zero
+/// outside 4..=n²): `C(n² - 4, discs - 4) · 2^discs · 2`.
+pub fn candidates(n: u32, discs: u32) -> u128 {
+    if discs < 4 || discs > n * n {
+        return 0;
+    }
+    binomial(n * n - 4, discs - 4) << (discs + 1)
+}
+
+fn binomial(n: u32, k: u32) -> u128 {
+    let k = k.min(n - k);
+    let mut c: u128 = 1;
+    for i in 0..k {
+        // exact at each step: c · (n - i) is divisible by i + 1
+        c = c * (n - i) as u128 / (i + 1) as u128;
+    }
+    c
+}
+
+/// SplitMix64 (Steele, Lea and Flood): a small, fast generator whose
+/// streams from distinct seeds are independent enough for sampling.
+#[derive(Clone, Debug)]
+pub struct SplitMix(u64);
+
+impl SplitMix {
+    /// A generator for sample `index` of layer `discs` under `seed`.
+    pub fn for_sample(seed: u64, discs: u32, index: u64) -> SplitMix {
+        let mut g = SplitMix(seed);
+        let a = g.next_u64() ^ (u64::from(discs) << 56);
+        let mut h = SplitMix(a ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03));
+        h.next_u64();
+        h
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A uniform integer below `bound` (> 0), without bias (Lemire's
+    /// multiply and reject).
+    pub fn below(&mut self, bound: u64) -> u64 {
+        loop {
+            let m = u128::from(self.next_u64()) * u128::from(bound);
+            let low = m as u64;
+            if low >= bound.wrapping_neg() % bound {
+                return (m >> 64) as u64;
+            }
+            // rejected: the low part fell in the biased zone
+        }
+    }
+}
+
+/// A uniform candidate of layer `discs` (black discs, white discs, Black
+/// to move).
+pub fn draw<G: Keyed>(discs: u32, rng: &mut SplitMix) -> (u64, u64, bool) {
+    let c = centre(G::N);
+    let mut others = [0u8; 64];
+    let mut len = 0;
+    for sq in 0..G::SQUARES {
+        if c >> sq & 1 == 0 {
+            others[len] = sq as u8;
+            len += 1;
+        }
+    }
+    // the first discs - 4 of a partial Fisher-Yates shuffle
+    let mut occ = c;
+    for i in 0..(discs - 4) as usize {
+        let j = i + rng.below((len - i) as u64) as usize;
+        others.swap(i, j);
+        occ |= 1 << others[i];
+    }
+    let colours = rng.next_u64();
+    let (mut black, mut bit) = (0u64, 0);
+    let mut rest = occ;
+    while rest != 0 {
+        let sq = rest.trailing_zeros();
+        rest &= rest - 1;
+        if colours >> bit & 1 == 1 {
+            black |= 1 << sq;
+        }
+        bit += 1;
+    }
+    let black_to_move = colours >> 63 & 1 == 1;
+    (black, occ & !black, black_to_move)
+}
+
+/// What the samples of one layer found. All fields add up.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Tally {
+    /// Candidates drawn.
+    pub samples: u64,
+    /// Of them, discs all joined to the centre (the rest are unreachable
+    /// at a glance).
+    pub joined: u64,
+    /// Reachable, proven by a game.
+    pub reachable: u64,
+    /// Unreachable, proven.
+    pub unreachable: u64,
+    /// The search ran out of budget.
+    pub undecided: u64,
+    /// Reachable and terminal.
+    pub terminal: u64,
+    /// Undecided and terminal (would be terminal if reachable).
+    pub undecided_terminal: u64,
+    /// Reachable samples by orbit size: 1, 2, 4.
+    pub by_orbit: [u64; 3],
+    /// Positions the searches visited.
+    pub nodes: u64,
+}
+
+impl Tally {
+    fn add(mut self, o: Tally) -> Tally {
+        self.samples += o.samples;
+        self.joined += o.joined;
+        self.reachable += o.reachable;
+        self.unreachable += o.unreachable;
+        self.undecided += o.undecided;
+        self.terminal += o.terminal;
+        self.undecided_terminal += o.undecided_terminal;
+        for i in 0..3 {
+            self.by_orbit[i] += o.by_orbit[i];
+        }
+        self.nodes += o.nodes;
+        self
+    }
+}
+
+/// A 95% interval and its point.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Interval {
+    /// The estimate.
+    pub estimate: f64,
+    /// Lower end.
+    pub low: f64,
+    /// Upper end.
+    pub high: f64,
+}
+
+/// The normal quantile of a two-sided 95% interval.
+const Z95: f64 = 1.959_963_984_540_054;
+
+/// Wilson's score interval of a proportion `x / n` at 95%.
+pub fn wilson(x: u64, n: u64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let (x, n) = (x as f64, n as f64);
+    let p = x / n;
+    let z2 = Z95 * Z95;
+    let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let half = Z95 / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    let lo = if x == 0.0 { 0.0 } else { (centre - half).max(0.0) };
+    let hi = if x == n { 1.0 } else { (centre + half).min(1.0) };
+    (lo, hi)
+}
+
+/// The estimates of one layer.
+#[derive(Clone, Debug, Serialize)]
+pub struct LayerEstimate {
+    /// Discs.
+    pub discs: u32,
+    /// Candidates (exact).
+    pub candidates: u128,
+    /// What the samples found.
+    pub tally: Tally,
+    /// Reachable positions.
+    pub positions: Interval,
+    /// Terminal positions.
+    pub terminal_positions: Interval,
+    /// Classes under the four symmetries of the start.
+    pub classes: Interval,
+}
+
+impl LayerEstimate {
+    fn new(discs: u32, candidates: u128, t: Tally) -> LayerEstimate {
+        let c = candidates as f64;
+        let n = t.samples;
+        let scaled = |x: u64, lo_x: u64, hi_x: u64| {
+            let point = if n == 0 { 0.0 } else { c * x as f64 / n as f64 };
+            let (lo, _) = wilson(lo_x, n);
+            let (_, hi) = wilson(hi_x, n);
+            Interval { estimate: point, low: c * lo, high: c * hi }
+        };
+        let positions = scaled(t.reachable, t.reachable, t.reachable + t.undecided);
+        let terminal_positions = scaled(t.terminal, t.terminal, t.terminal + t.undecided_terminal);
+        let weight = t.by_orbit[0] as f64 + t.by_orbit[1] as f64 / 2.0 + t.by_orbit[2] as f64 / 4.0;
+        let per = if t.reachable == 0 { 0.25 } else { weight / t.reachable as f64 };
+        let classes = Interval {
+            estimate: if n == 0 { 0.0 } else { c * weight / n as f64 },
+            low: positions.low * per,
+            high: positions.high * per,
+        };
+        LayerEstimate { discs, candidates, tally: t, positions, terminal_positions, classes }
+    }
+
+    /// The variance of the position estimate, from the Wilson centre of
+    /// the proportion (never zero, even when nothing was found).
+    fn variance(&self, optimistic: bool) -> f64 {
+        let t = &self.tally;
+        let x = if optimistic { t.reachable + t.undecided } else { t.reachable };
+        let n = t.samples.max(1) as f64;
+        let z2 = Z95 * Z95;
+        let p = (x as f64 + z2 / 2.0) / (n + z2);
+        let c = self.candidates as f64;
+        c * c * p * (1.0 - p) / n
+    }
+}
+
+/// Settings of an estimate.
+#[derive(Clone, Debug)]
+pub struct EstimateConfig {
+    /// The layers (disc counts) to estimate.
+    pub layers: Vec<u32>,
+    /// Stop after this many samples in all (rounds truncated to fit).
+    pub samples: Option<u64>,
+    /// Or stop when this time is spent (whole rounds, the last one cut to
+    /// what the time allows).
+    pub time: Option<Duration>,
+    /// The seed of every sample.
+    pub seed: u64,
+    /// Positions a search may visit before it gives up (undecided).
+    pub budget: u64,
+    /// The frontier: every reachable position of up to this many discs is
+    /// enumerated first, and the backward searches stop there.
+    pub frontier_discs: u32,
+    /// Threads.
+    pub threads: usize,
+}
+
+/// Counters a progress display may read while it runs.
+#[derive(Debug, Default)]
+pub struct EstimateLive {
+    /// Samples decided so far.
+    pub samples: AtomicU64,
+    /// Samples planned in all (0 while the frontier is built; grows by
+    /// round under a time limit).
+    pub planned: AtomicU64,
+    /// Reachable samples so far.
+    pub reachable: AtomicU64,
+    /// Set to stop after the current round.
+    pub stop: AtomicBool,
+}
+
+/// An estimate's result.
+#[derive(Clone, Debug, Serialize)]
+pub struct Estimate {
+    /// Board side.
+    pub n: u32,
+    /// Per layer, in the order asked.
+    pub layers: Vec<LayerEstimate>,
+    /// The positions of all the layers asked, with a 95% interval.
+    pub total_positions: Interval,
+    /// Terminal positions of all the layers asked.
+    pub total_terminal_positions: Interval,
+    /// Classes of all the layers asked.
+    pub total_classes: Interval,
+    /// Samples drawn.
+    pub samples: u64,
+    /// Rounds run.
+    pub rounds: u32,
+    /// The seed.
+    pub seed: u64,
+    /// The search budget per sample.
+    pub budget: u64,
+    /// Discs of the frontier, and the classes it held.
+    pub frontier_discs: u32,
+    /// Classes of the frontier.
+    pub frontier_classes: u64,
+    /// Seconds to build the frontier.
+    pub frontier_seconds: f64,
+    /// Seconds in all.
+    pub elapsed_seconds: f64,
+    /// Threads.
+    pub threads: usize,
+}
+
+/// Samples of the first round (shared by the layers).
+const FIRST_ROUND: u64 = 1 << 12;
+
+/// Decides samples `from..to` of layer `discs`.
+fn sample_range<G: Keyed>(frontier: &Frontier<G>, cfg: &EstimateConfig, discs: u32, from: u64, to: u64) -> Tally {
+    const CHUNK: u64 = 256;
+    let chunks = (to - from).div_ceil(CHUNK);
+    (0..chunks)
+        .into_par_iter()
+        .map_init(
+            || Search::new(frontier, cfg.budget),
+            |search, c| {
+                let mut t = Tally::default();
+                for i in from + c * CHUNK..(from + (c + 1) * CHUNK).min(to) {
+                    t = t.add(one_sample(search, cfg.seed, discs, i));
+                }
+                t
+            },
+        )
+        .reduce(Tally::default, Tally::add)
+}
+
+fn one_sample<G: Keyed>(search: &mut Search<'_, G>, seed: u64, discs: u32, index: u64) -> Tally {
+    let mut rng = crate::estimate::SplitMix::for_sample(seed, discs, index);
+    let (black, white, black_to_move) = draw::<G>(discs, &mut rng);
+    let side = if black_to_move { crate::board::Color::Black } else { crate::board::Color::White };
+    let p = crate::board::Position::<G>::from_colors_unchecked(black, white, side);
+    let mut t = Tally { samples: 1, ..Tally::default() };
+    if !crate::reachable::joined_to_centre::<G>(black | white) {
+        t.unreachable = 1;
+        return t;
+    }
+    t.joined = 1;
+    let terminal = p.status() == crate::board::Status::Terminal;
+    match search.is_reachable(&p) {
+        Some(true) => {
+            t.reachable = 1;
+            t.terminal = terminal as u64;
+            let (_, orbit) = canonical_and_orbit(&p);
+            t.by_orbit[match orbit {
+                1 => 0,
+                2 => 1,
+                _ => 2,
+            }] = 1;
+        }
+        Some(false) => t.unreachable = 1,
+        None => {
+            t.undecided = 1;
+            t.undecided_terminal = terminal as u64;
+        }
+    }
+    t.nodes = search.nodes();
+    t
+}
+
+/// Shares `round` samples among the layers by Neyman's allocation (with
+/// costs), every layer getting at least a floor.
+fn allocate(cands: &[u128], tallies: &[Tally], round: u64) -> Vec<u64> {
+    let k = cands.len() as u64;
+    let floor = (round / (4 * k)).max(1);
+    let scores: Vec<f64> = cands
+        .iter()
+        .zip(tallies)
+        .map(|(&c, t)| {
+            let n = t.samples as f64;
+            let p = (t.reachable + t.undecided) as f64 + 1.0;
+            let p = p / (n + 2.0);
+            let cost = (t.nodes as f64 + n + 1.0) / (n + 1.0);
+            c as f64 * (p * (1.0 - p)).sqrt() / cost.sqrt()
+        })
+        .collect();
+    let sum: f64 = scores.iter().sum();
+    let spare = round.saturating_sub(floor * k);
+    let mut out: Vec<u64> = scores
+        .iter()
+        .map(|s| floor + if sum > 0.0 { (spare as f64 * s / sum).floor() as u64 } else { spare / k })
+        .collect();
+    // what rounding left goes to the first layers
+    let mut left = round.saturating_sub(out.iter().sum());
+    for o in out.iter_mut() {
+        if left == 0 {
+            break;
+        }
+        *o += 1;
+        left -= 1;
+    }
+    out
+}
+
+/// Rounds of samples: `FIRST_ROUND`, then doubling; the last cut to the
+/// sample count asked.
+fn round_size(done: u64) -> u64 {
+    done.max(FIRST_ROUND)
+}
+
+/// Runs an estimate on board `G`.
+pub fn estimate<G: Keyed>(cfg: &EstimateConfig, live: &EstimateLive) -> Estimate {
+    let started = Instant::now();
+    let frontier = Frontier::<G>::build(cfg.frontier_discs);
+    let frontier_seconds = started.elapsed().as_secs_f64();
+    let cands: Vec<u128> = cfg.layers.iter().map(|&k| candidates(G::N, k)).collect();
+    let mut tallies = vec![Tally::default(); cfg.layers.len()];
+    let mut done = 0u64;
+    let mut rounds = 0;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(cfg.threads.max(1)).build().expect("thread pool");
+    if let Some(s) = cfg.samples {
+        live.planned.store(s, Ordering::Relaxed);
+    }
+    loop {
+        let mut size = round_size(done);
+        if let Some(s) = cfg.samples {
+            size = size.min(s.saturating_sub(done));
+        }
+        if let Some(limit) = cfg.time {
+            let spent = started.elapsed().as_secs_f64() - frontier_seconds;
+            let left = limit.as_secs_f64() - started.elapsed().as_secs_f64();
+            if left <= 0.0 {
+                break;
+            }
+            if done > 0 {
+                // what the time left allows at the rate so far
+                let fits = (done as f64 * left / spent.max(1e-9)) as u64;
+                size = size.min(fits);
+            }
+            live.planned.store(done + size, Ordering::Relaxed);
+        }
+        if size == 0 || (rounds > 0 && live.stop.load(Ordering::Relaxed)) {
+            break;
+        }
+        let shares = allocate(&cands, &tallies, size);
+        pool.install(|| {
+            for (i, &share) in shares.iter().enumerate() {
+                let from = tallies[i].samples;
+                // in pieces, for the progress display
+                let mut at = from;
+                while at < from + share {
+                    let to = (at + (1 << 14)).min(from + share);
+                    let t = sample_range(&frontier, cfg, cfg.layers[i], at, to);
+                    live.samples.fetch_add(t.samples, Ordering::Relaxed);
+                    live.reachable.fetch_add(t.reachable, Ordering::Relaxed);
+                    tallies[i] = tallies[i].add(t);
+                    at = to;
+                }
+            }
+        });
+        done += size;
+        rounds += 1;
+    }
+    let layers: Vec<LayerEstimate> =
+        cfg.layers.iter().zip(&cands).zip(&tallies).map(|((&k, &c), &t)| LayerEstimate::new(k, c, t)).collect();
+    let total = |f: &dyn Fn(&LayerEstimate) -> Interval, scale: &dyn Fn(&LayerEstimate) -> f64| {
+        let point: f64 = layers.iter().map(|l| f(l).estimate).sum();
+        let lo_var: f64 = layers.iter().map(|l| l.variance(false) * scale(l) * scale(l)).sum();
+        let hi_var: f64 = layers.iter().map(|l| l.variance(true) * scale(l) * scale(l)).sum();
+        let lo_point = point;
+        let hi_point: f64 = point
+            + layers
+                .iter()
+                .map(|l| l.candidates as f64 * l.tally.undecided as f64 / l.tally.samples.max(1) as f64 * scale(l))
+                .sum::<f64>();
+        Interval {
+            estimate: point,
+            low: (lo_point - Z95 * lo_var.sqrt()).max(0.0),
+            high: hi_point + Z95 * hi_var.sqrt(),
+        }
+    };
+    let per_class = |l: &LayerEstimate| {
+        if l.positions.estimate > 0.0 { l.classes.estimate / l.positions.estimate } else { 0.25 }
+    };
+    let per_terminal = |l: &LayerEstimate| {
+        if l.positions.estimate > 0.0 { l.terminal_positions.estimate / l.positions.estimate } else { 0.0 }
+    };
+    Estimate {
+        n: G::N,
+        total_positions: total(&|l| l.positions, &|_| 1.0),
+        total_terminal_positions: total(&|l| l.terminal_positions, &per_terminal),
+        total_classes: total(&|l| l.classes, &per_class),
+        layers,
+        samples: done,
+        rounds,
+        seed: cfg.seed,
+        budget: cfg.budget,
+        frontier_discs: frontier.discs(),
+        frontier_classes: frontier.classes() as u64,
+        frontier_seconds,
+        elapsed_seconds: started.elapsed().as_secs_f64(),
+        threads: cfg.threads,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::{B4, B6};
+
+    #[test]
+    fn candidate_counts() {
+        // 4x4: 12 other squares; k = 5: 12 · 2^5 · 2
+        assert_eq!(candidates(4, 5), 12 * 64);
+        assert_eq!(candidates(4, 4), 32);
+        assert_eq!(candidates(4, 16), 1 << 17);
+        assert_eq!(candidates(4, 17), 0);
+        // all 4x4 candidates: 2 · 2^4 · 3^12
+        let all: u128 = (4..=16).map(|k| candidates(4, k)).sum();
+        assert_eq!(all, 32 * 3u128.pow(12));
+        let all8: u128 = (4..=64).map(|k| candidates(8, k)).sum();
+        assert_eq!(all8, 32 * 3u128.pow(60));
+    }
+
+    #[test]
+    fn below_is_in_range_and_draws_have_the_discs() {
+        let mut g = SplitMix::for_sample(7, 20, 3);
+        for b in [1u64, 2, 3, 7, 1000, u64::MAX] {
+            for _ in 0..100 {
+                assert!(g.below(b) < b);
+            }
+        }
+        for k in 4..=36 {
+            let (b, w, _) = draw::<B6>(k, &mut g);
+            assert_eq!(b & w, 0);
+            assert_eq!((b | w).count_ones(), k);
+            assert_eq!((b | w) & centre(6), centre(6));
+        }
+    }
+
+    #[test]
+    fn wilson_brackets() {
+        let (lo, hi) = wilson(0, 100);
+        assert_eq!(lo, 0.0);
+        assert!(hi > 0.03 && hi < 0.04, "{hi}");
+        let (lo, hi) = wilson(50, 100);
+        assert!(lo < 0.5 && hi > 0.5 && (0.5 - lo - (hi - 0.5)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn allocation_adds_up() {
+        let t = [Tally::default(); 3];
+        let a = allocate(&[10, 1000, 100], &t, 1000);
+        assert_eq!(a.iter().sum::<u64>(), 1000);
+        assert!(a[1] > a[2] && a[2] > a[0]);
+        let _ = estimate::<B4>;
+    }
+}

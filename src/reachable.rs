@@ -1,0 +1,441 @@
+//! Whether a position (board and side to move) can be reached from the
+//! start by a legal game, decided exactly by searching backwards.
+//!
+//! The census definition of a reachable position: the start, and every
+//! child of a reachable position that is not terminal (a move, or the same
+//! board with the other side to move when the side to move must pass). So
+//! `(B, s)` — board `B`, side `s` to move, `m` the other side — has two
+//! kinds of predecessor:
+//!
+//! - **a move of `m`**: a disc `q` of `m` (never a centre square, which
+//!   the start occupies) was placed last and flipped, along each of the
+//!   eight rays from `q`, either nothing or the first `L` discs of the run
+//!   of `m` discs that starts next to `q`, where `1 <= L < run` (the disc
+//!   after the flipped ones is the anchor, `m`'s before the move). A ray
+//!   not flipped must not have been flippable: if it starts with a run of
+//!   `s` discs closed by an `m` disc, `q` cannot have been the last move.
+//!   The predecessor is `B` without `q`, the flipped discs given back to
+//!   `s`, with `m` to move; at least one ray is flipped.
+//! - **a pass of `m`**: `(B, m)` when `m` has no move on `B` and `s` has.
+//!
+//! [`Search`] walks predecessors depth first, down to a [`Frontier`]: every
+//! reachable position of up to `k` discs, enumerated forwards from the
+//! start, so the backward search stops `k` discs above the start with an
+//! exact answer. Positions proven unreachable are remembered (by class: a
+//! symmetry of the start maps reachable positions to reachable ones). A
+//! position whose discs are not joined to the centre through occupied
+//! neighbours (every move is placed next to a disc) is unreachable at
+//! once. A search that visits more positions than its budget allows gives
+//! up: [`Verdict::Undecided`], never a guess.
+
+use rustc_hash::FxHashSet;
+
+use crate::board::{Color, Geometry, Position, Status};
+use crate::key::{Keyed, canonical_key};
+
+/// The four centre squares of an `n x n` board (occupied from the start).
+pub const fn centre(n: u32) -> u64 {
+    let h = n / 2;
+    (1u64 << ((h - 1) * n + h - 1)) | (1u64 << ((h - 1) * n + h)) | (1u64 << (h * n + h - 1)) | (1u64 << (h * n + h))
+}
+
+/// The squares next to any square of `b` (the eight directions), `b`
+/// itself included.
+#[inline]
+fn with_neighbours<G: Geometry>(b: u64) -> u64 {
+    let n = G::N;
+    let mut col0 = 0u64;
+    for r in 0..n {
+        col0 |= 1 << (r * n);
+    }
+    let last = col0 << (n - 1);
+    let row = b | ((b & !last) << 1) | ((b & !col0) >> 1);
+    (row | (row << n) | (row >> n)) & G::FULL
+}
+
+/// Whether every occupied square of `occ` is joined to the centre through
+/// occupied neighbours (the centre itself occupied).
+pub fn joined_to_centre<G: Geometry>(occ: u64) -> bool {
+    let c = centre(G::N);
+    if occ & c != c {
+        return false;
+    }
+    let mut reach = c;
+    loop {
+        let next = with_neighbours::<G>(reach) & occ;
+        if next == reach {
+            return reach == occ;
+        }
+        reach = next;
+    }
+}
+
+/// Every reachable position of up to [`Frontier::discs`] discs, by class,
+/// enumerated forwards from the start.
+pub struct Frontier<G: Keyed> {
+    discs: u32,
+    known: FxHashSet<G::Key>,
+}
+
+impl<G: Keyed> Frontier<G> {
+    /// Enumerates every reachable position of at most `discs` discs (at
+    /// least the 4 of the start). A position of `k` discs is reached only
+    /// through positions of at most `k` discs, so the walk never needs
+    /// more.
+    pub fn build(discs: u32) -> Frontier<G> {
+        let discs = discs.clamp(4, G::SQUARES);
+        let start = Position::<G>::start();
+        let mut known = FxHashSet::default();
+        known.insert(canonical_key(&start));
+        let mut stack = vec![start];
+        while let Some(p) = stack.pop() {
+            for c in p.children() {
+                if c.discs() <= discs && known.insert(canonical_key(&c)) {
+                    stack.push(c);
+                }
+            }
+        }
+        Frontier { discs, known }
+    }
+
+    /// The most discs of the positions it holds.
+    pub fn discs(&self) -> u32 {
+        self.discs
+    }
+
+    /// Classes held (every reachable class of up to `discs` discs).
+    pub fn classes(&self) -> usize {
+        self.known.len()
+    }
+
+    /// Bytes of memory it holds, about.
+    pub fn bytes(&self) -> usize {
+        self.known.capacity() * (std::mem::size_of::<G::Key>() + 1)
+    }
+
+    /// Whether `p`, of at most [`Frontier::discs`] discs, is reachable.
+    pub fn contains(&self, p: &Position<G>) -> bool {
+        p.discs() <= self.discs && self.known.contains(&canonical_key(p))
+    }
+}
+
+/// The answer of a search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict<G: Geometry> {
+    /// Reachable: a game from the start to the position (checked by
+    /// replaying it).
+    Reachable(Game<G>),
+    /// Unreachable, proven: every backward line was exhausted.
+    Unreachable,
+    /// The search visited its budget of positions without an answer.
+    Undecided,
+}
+
+/// A game from the start: a move (square) or a pass per ply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Game<G: Geometry> {
+    /// The plies, `None` for a pass.
+    pub plies: Vec<Option<u32>>,
+    /// The position it ends in.
+    pub end: Position<G>,
+}
+
+/// A game that does not replay (a defect of the search, never expected).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("ply {ply}: {what}")]
+pub struct ReplayError {
+    /// The ply (from 1) that failed.
+    pub ply: usize,
+    /// What was wrong.
+    pub what: String,
+}
+
+impl<G: Geometry> Game<G> {
+    /// Plays the game from the start with the rules of the board module,
+    /// refusing an illegal move or pass, and checks where it ends.
+    pub fn replay(&self) -> Result<(), ReplayError> {
+        let mut p = Position::<G>::start();
+        for (i, ply) in self.plies.iter().enumerate() {
+            let err = |what: String| ReplayError { ply: i + 1, what };
+            p = match (p.status(), ply) {
+                (Status::Moves(m), Some(sq)) if m.contains(*sq) => p.play(*sq),
+                (Status::Pass, None) => p.pass(),
+                (Status::Terminal, _) => return Err(err("the game was over".into())),
+                (s, ply) => return Err(err(format!("{ply:?} is not legal here ({s:?})"))),
+            };
+        }
+        if p != self.end {
+            return Err(ReplayError { ply: self.plies.len(), what: "the game ends elsewhere".into() });
+        }
+        Ok(())
+    }
+
+    /// The plies as square names (`a1` top left), `pass` for a pass.
+    pub fn notation(&self) -> Vec<String> {
+        self.plies
+            .iter()
+            .map(|p| match p {
+                Some(sq) => format!("{}{}", (b'a' + (sq % G::N) as u8) as char, sq / G::N + 1),
+                None => "pass".into(),
+            })
+            .collect()
+    }
+}
+
+/// The search ran out of budget.
+struct OutOfBudget;
+
+/// A backward search, reusable from one position to the next (its memory
+/// of unreachable classes is cleared at each [`Search::decide`], so a
+/// verdict depends only on the position, the frontier and the budget).
+pub struct Search<'f, G: Keyed> {
+    frontier: &'f Frontier<G>,
+    budget: u64,
+    nodes: u64,
+    unreachable: FxHashSet<G::Key>,
+    /// Predecessor lists, one per depth, reused.
+    scratch: Vec<Vec<Position<G>>>,
+    /// The line found, from the position down to the frontier.
+    line: Vec<Position<G>>,
+}
+
+impl<'f, G: Keyed> Search<'f, G> {
+    /// A search down to `frontier`, giving up after `budget` positions.
+    pub fn new(frontier: &'f Frontier<G>, budget: u64) -> Search<'f, G> {
+        Search {
+            frontier,
+            budget: budget.max(1),
+            nodes: 0,
+            unreachable: FxHashSet::default(),
+            scratch: Vec::new(),
+            line: Vec::new(),
+        }
+    }
+
+    /// Positions visited by the last [`Search::decide`].
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Whether `p` is reachable from the start.
+    pub fn decide(&mut self, p: &Position<G>) -> Verdict<G> {
+        self.nodes = 0;
+        self.unreachable.clear();
+        self.line.clear();
+        match self.visit(*p, 0) {
+            Err(OutOfBudget) => Verdict::Undecided,
+            Ok(false) => Verdict::Unreachable,
+            Ok(true) => Verdict::Reachable(self.game(*p)),
+        }
+    }
+
+    /// Whether `p` is reachable, without the game (the cheaper question
+    /// the estimates ask).
+    pub fn is_reachable(&mut self, p: &Position<G>) -> Option<bool> {
+        self.nodes = 0;
+        self.unreachable.clear();
+        self.line.clear();
+        self.visit(*p, 0).ok()
+    }
+
+    fn visit(&mut self, p: Position<G>, depth: usize) -> Result<bool, OutOfBudget> {
+        self.nodes += 1;
+        if p.discs() <= self.frontier.discs {
+            let found = self.frontier.contains(&p);
+            if found {
+                self.line.push(p);
+            }
+            return Ok(found);
+        }
+        if self.nodes > self.budget {
+            return Err(OutOfBudget);
+        }
+        let key = canonical_key(&p);
+        if self.unreachable.contains(&key) || !joined_to_centre::<G>(p.black().0 | p.white().0) {
+            return Ok(false);
+        }
+        if self.scratch.len() <= depth {
+            self.scratch.push(Vec::new());
+        }
+        let mut preds = std::mem::take(&mut self.scratch[depth]);
+        preds.clear();
+        predecessors(&p, &mut preds);
+        let mut found = false;
+        for q in &preds {
+            match self.visit(*q, depth + 1) {
+                Ok(true) => {
+                    found = true;
+                    break;
+                }
+                Ok(false) => {}
+                Err(e) => {
+                    self.scratch[depth] = preds;
+                    return Err(e);
+                }
+            }
+        }
+        self.scratch[depth] = preds;
+        if found {
+            self.line.push(p);
+        } else {
+            self.unreachable.insert(key);
+        }
+        Ok(found)
+    }
+
+    /// The game to `p`: the line found (frontier position up to `p`),
+    /// preceded by a line down to the start inside the frontier (every
+    /// predecessor the frontier holds is reachable, so a greedy walk never
+    /// fails).
+    fn game(&self, p: Position<G>) -> Game<G> {
+        // self.line: the frontier position first, then up to p
+        let mut down: Vec<Position<G>> = Vec::new();
+        let mut at = *self.line.first().expect("a line was found");
+        let start = Position::<G>::start();
+        let mut preds = Vec::new();
+        while at != start {
+            preds.clear();
+            predecessors(&at, &mut preds);
+            at = *preds
+                .iter()
+                .find(|q| self.frontier.contains(q))
+                .expect("a frontier position has a reachable predecessor");
+            down.push(at);
+        }
+        let line: Vec<Position<G>> = down.into_iter().rev().chain(self.line.iter().copied()).collect();
+        debug_assert_eq!(line.last(), Some(&p));
+        let plies = line
+            .windows(2)
+            .map(|w| {
+                let (a, b) = (w[0].black().0 | w[0].white().0, w[1].black().0 | w[1].white().0);
+                if a == b { None } else { Some((b & !a).trailing_zeros()) }
+            })
+            .collect();
+        Game { plies, end: p }
+    }
+}
+
+/// Every predecessor of `p` (see the module documentation), appended to
+/// `out`: the pass first, then the moves by square and flip choices.
+pub fn predecessors<G: Geometry>(p: &Position<G>, out: &mut Vec<Position<G>>) {
+    let (s_discs, m_discs) = (p.mover().0, p.opponent().0);
+    let s = p.side_to_move();
+    let m = s.opposite();
+    let colours = |mover: u64, other: u64| -> Position<G> {
+        // a position with `m` to move: `mover` are m's discs
+        match m {
+            Color::Black => Position::from_colors_unchecked(mover, other, Color::Black),
+            Color::White => Position::from_colors_unchecked(other, mover, Color::White),
+        }
+    };
+    // a pass of m: m has no move here, s has one
+    if !p.legal_moves().is_empty() && !p.opponent_can_move() {
+        out.push(p.pass());
+    }
+    let rays = G::rays();
+    let mut q_set = m_discs & !centre(G::N);
+    while q_set != 0 {
+        let q = q_set.trailing_zeros();
+        q_set &= q_set - 1;
+        // per ray, the flippable prefixes: the first L discs of the run of
+        // m discs next to q, 1 <= L < run (nearest first)
+        let mut choices: [[u64; 8]; 8] = [[0; 8]; 8];
+        let mut counts = [1usize; 8];
+        let mut possible = true;
+        for (d, &ray) in rays[q as usize].iter().enumerate() {
+            let up = d < 4;
+            let nearest_first = |mut bits: u64, out: &mut [u64; 8]| -> usize {
+                // the squares of `bits` along the ray, nearest first
+                let mut k = 0;
+                while bits != 0 {
+                    let sq = if up { bits.trailing_zeros() } else { 63 - bits.leading_zeros() };
+                    out[k] = 1 << sq;
+                    bits &= !(1u64 << sq);
+                    k += 1;
+                }
+                k
+            };
+            let mut squares = [0u64; 8];
+            let len = nearest_first(ray, &mut squares);
+            let mut run = 0;
+            while run < len && squares[run] & m_discs != 0 {
+                run += 1;
+            }
+            if run == 0 {
+                // not flipped: it must not have been flippable (a run of s
+                // discs closed by an m disc)
+                let mut k = 0;
+                while k < len && squares[k] & s_discs != 0 {
+                    k += 1;
+                }
+                if k > 0 && k < len && squares[k] & m_discs != 0 {
+                    possible = false;
+                    break;
+                }
+                continue;
+            }
+            // L discs flipped, L in 1..run: choice L is the union of the first L
+            let mut acc = 0u64;
+            for l in 1..run {
+                acc |= squares[l - 1];
+                choices[d][l] = acc;
+            }
+            counts[d] = run;
+        }
+        if !possible {
+            continue;
+        }
+        // every combination but "nothing flipped" (mixed radix)
+        let total: usize = counts.iter().product();
+        for code in 1..total {
+            let mut c = code;
+            let mut flipped = 0u64;
+            for d in 0..8 {
+                flipped |= choices[d][c % counts[d]];
+                c /= counts[d];
+            }
+            let before = colours(m_discs & !(1u64 << q) & !flipped, s_discs | flipped);
+            debug_assert_eq!(before.flips(q).0, flipped, "predecessor does not replay");
+            out.push(before);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::{B4, B6};
+
+    #[test]
+    fn joined() {
+        // 6x6: the centre and a disc two squares away from it
+        let c = centre(6);
+        assert!(joined_to_centre::<B6>(c));
+        assert!(joined_to_centre::<B6>(c | 1 << 7)); // b2 touches c3
+        assert!(!joined_to_centre::<B6>(c | 1 << 0)); // a1 does not
+        assert!(joined_to_centre::<B6>(c | 1 << 0 | 1 << 7));
+        // no wrap around rows: f3 (17) and a4 (18) are not neighbours
+        assert!(joined_to_centre::<B6>(c | 1 << 16 | 1 << 17));
+        assert!(!joined_to_centre::<B6>(c | 1 << 16 | 1 << 17 | 1 << 18));
+        assert!(!joined_to_centre::<B4>(0));
+    }
+
+    /// Every child of every reachable position lists its parent among its
+    /// predecessors, through 4x4 to the end.
+    #[test]
+    fn children_list_their_parents() {
+        let mut stack = vec![Position::<B4>::start()];
+        let mut seen = std::collections::HashSet::new();
+        let mut preds = Vec::new();
+        while let Some(p) = stack.pop() {
+            for c in p.children() {
+                preds.clear();
+                predecessors(&c, &mut preds);
+                assert!(preds.contains(&p), "{c} lacks {p}");
+                if seen.insert(c) {
+                    stack.push(c);
+                }
+            }
+        }
+    }
+}
