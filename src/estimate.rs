@@ -34,7 +34,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::key::{Keyed, canonical_and_orbit};
 use crate::reachable::{Frontier, Search, centre};
@@ -131,7 +131,7 @@ pub fn draw<G: Keyed>(discs: u32, rng: &mut SplitMix) -> (u64, u64, bool) {
 }
 
 /// What the samples of one layer found. All fields add up.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tally {
     /// Candidates drawn.
     pub samples: u64,
@@ -155,7 +155,8 @@ pub struct Tally {
 }
 
 impl Tally {
-    fn add(mut self, o: Tally) -> Tally {
+    /// The two tallies together (of disjoint samples).
+    pub fn add(mut self, o: Tally) -> Tally {
         self.samples += o.samples;
         self.joined += o.joined;
         self.reachable += o.reachable;
@@ -218,7 +219,8 @@ pub struct LayerEstimate {
 }
 
 impl LayerEstimate {
-    fn new(discs: u32, candidates: u128, t: Tally) -> LayerEstimate {
+    /// The estimates of layer `discs` from what its samples found.
+    pub fn new(discs: u32, candidates: u128, t: Tally) -> LayerEstimate {
         let c = candidates as f64;
         let n = t.samples;
         let scaled = |x: u64, lo_x: u64, hi_x: u64| {

@@ -293,3 +293,54 @@ fn estimate_command_writes_its_json() {
         serde_json::from_slice(&std::fs::read(files[0].as_ref().unwrap().path()).unwrap()).unwrap();
     assert_eq!(saved, doc);
 }
+
+/// An estimate enters the catalogue as its own table, beside the exact
+/// counts; a repeat of its samples and an edited document are refused.
+#[test]
+fn estimates_enter_the_catalogue_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    let cat = dir.path().join("cat");
+    for seed in ["1", "2"] {
+        let out = Command::new(common::bin())
+            .args(["estimate", "--size", "4", "--samples", "3000", "--seed", seed, "-q", "--out"])
+            .arg(&runs)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+    }
+    let mut files: Vec<_> = std::fs::read_dir(&runs).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    let add = |f: &std::path::Path| {
+        Command::new(common::bin()).args(["catalog", "add", "--new", "--dir"]).arg(&cat).arg(f).output().unwrap()
+    };
+    assert!(add(&files[0]).status.success());
+    assert!(add(&files[1]).status.success());
+    let csv = std::fs::read_to_string(cat.join("4x4-estimate.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().filter(|l| !l.starts_with('#')).collect();
+    assert!(rows[0].starts_with("discs,candidates,samples"));
+    assert_eq!(rows.len(), 13, "{csv}");
+    // pooled: the samples of both runs
+    let samples: u64 = rows[1..].iter().map(|r| r.split(',').nth(2).unwrap().parse::<u64>().unwrap()).sum();
+    assert_eq!(samples, 6000);
+    assert!(!cat.join("4x4-by-discs.csv").exists(), "estimates never mix with exact tables");
+    // the same run again, a copy of it, an edited one: refused, one line
+    common::fails_with(
+        dir.path(),
+        &["catalog", "add", "--dir", cat.to_str().unwrap(), files[0].to_str().unwrap()],
+        "already",
+    );
+    let copy = dir.path().join("copy.json");
+    std::fs::copy(&files[0], &copy).unwrap();
+    common::fails_with(dir.path(), &["catalog", "add", "--dir", cat.to_str().unwrap(), copy.to_str().unwrap()], "seed");
+    let mut doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&files[0]).unwrap()).unwrap();
+    doc["seed"] = serde_json::json!(77);
+    doc["layers"][3]["positions"]["estimate"] = serde_json::json!(1e9);
+    let edited = dir.path().join("edited.json");
+    std::fs::write(&edited, serde_json::to_vec(&doc).unwrap()).unwrap();
+    common::fails_with(
+        dir.path(),
+        &["catalog", "add", "--dir", cat.to_str().unwrap(), edited.to_str().unwrap()],
+        "intervals",
+    );
+}

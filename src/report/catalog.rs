@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 use super::census::{SCHEMA, SCHEMA_VERSION};
+use super::estimate;
 use crate::atomic::atomic_write;
 use crate::census::{COLUMNS, LayerBy, columns};
 use crate::published;
@@ -57,6 +58,9 @@ pub struct Catalog {
     pub runs: Vec<Value>,
     /// `<N>x<N>-by-<by>` → layer → row (the result columns, plus `runs`).
     pub tables: BTreeMap<String, BTreeMap<u32, Map<String, Value>>>,
+    /// Estimate runs (`othello-census estimate --out`), each its document
+    /// with an `id`; their tables `<N>x<N>-estimate` are pooled from them.
+    pub estimates: Vec<Value>,
 }
 
 impl Catalog {
@@ -78,7 +82,11 @@ impl Catalog {
         if doc["schema"] != CATALOG_SCHEMA || !version.is_some_and(|v| (1..=CATALOG_VERSION).contains(&v)) {
             return Err(refuse(&path, format!("not a {CATALOG_SCHEMA} file of version 1 to {CATALOG_VERSION}")));
         }
-        let mut c = Catalog { runs: doc["runs"].as_array().cloned().unwrap_or_default(), ..Catalog::default() };
+        let mut c = Catalog {
+            runs: doc["runs"].as_array().cloned().unwrap_or_default(),
+            estimates: doc["estimates"].as_array().cloned().unwrap_or_default(),
+            ..Catalog::default()
+        };
         for (name, rows) in doc["tables"].as_object().into_iter().flatten() {
             let table = c.tables.entry(name.clone()).or_default();
             for row in rows.as_array().into_iter().flatten() {
@@ -93,6 +101,9 @@ impl Catalog {
 
     /// Adds the finished run of result document `doc` (read from `path`).
     pub fn add(&mut self, path: &Path, doc: &Value) -> Result<String, CatalogError> {
+        if doc["schema"] == estimate::ESTIMATE_SCHEMA {
+            return self.add_estimate(path, doc);
+        }
         let doc = &upgrade(doc);
         let layers = validate(path, doc)?;
         let id = path.file_stem().map_or("run".into(), |s| s.to_string_lossy().into_owned());
@@ -148,6 +159,64 @@ impl Catalog {
         Ok(name)
     }
 
+    /// Adds an estimate run: checked, and refused when it repeats the
+    /// samples of one catalogued (same board, seed and a layer in common:
+    /// its draws would be the same).
+    fn add_estimate(&mut self, path: &Path, doc: &Value) -> Result<String, CatalogError> {
+        let (n, seed, layers) = estimate::validate_estimate(doc).map_err(|e| refuse(path, e))?;
+        let id = path.file_stem().map_or("estimate".into(), |s| s.to_string_lossy().into_owned());
+        if self.runs.iter().chain(&self.estimates).any(|r| r["id"] == id) {
+            return Err(refuse(path, format!("run {id} is in the catalogue already")));
+        }
+        for e in &self.estimates {
+            if let Ok((n2, seed2, l2)) = estimate::validate_estimate(e)
+                && n2 == n
+                && seed2 == seed
+                && l2.iter().any(|(k, _)| layers.iter().any(|(k2, _)| k2 == k))
+            {
+                return Err(refuse(
+                    path,
+                    format!(
+                        "estimate {} has the same board, seed {seed} and layers in common: its samples would be                          counted twice; run with another --seed",
+                        e["id"].as_str().unwrap_or("?")
+                    ),
+                ));
+            }
+        }
+        let mut entry = doc.clone();
+        entry["id"] = json!(id);
+        self.estimates.push(entry);
+        Ok(format!("{n}x{n}-estimate"))
+    }
+
+    /// Per board, the estimate tallies of every layer pooled over runs,
+    /// with the runs that gave them.
+    pub fn pooled_estimates(&self) -> BTreeMap<u32, BTreeMap<u32, (crate::estimate::Tally, Vec<String>)>> {
+        let mut out: BTreeMap<u32, BTreeMap<u32, (crate::estimate::Tally, Vec<String>)>> = BTreeMap::new();
+        for e in &self.estimates {
+            if let Ok((n, _, layers)) = estimate::validate_estimate(e) {
+                for (k, t) in layers {
+                    let slot = out.entry(n).or_default().entry(k).or_default();
+                    slot.0 = slot.0.add(t);
+                    slot.1.push(e["id"].as_str().unwrap_or("?").to_string());
+                }
+            }
+        }
+        out
+    }
+
+    /// The exact positions of a board's by-discs table.
+    fn exact_positions(&self, n: u32) -> BTreeMap<u32, u64> {
+        self.tables
+            .get(&format!("{n}x{n}-by-discs"))
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, row)| {
+                row.get("positions").and_then(count).and_then(|v| u64::try_from(v).ok()).map(|v| (*k, v))
+            })
+            .collect()
+    }
+
     /// Writes `catalog.json`, the CSV tables and `README.md` into `dir`.
     /// Refuses (writing nothing) when a row disagrees with a published value.
     pub fn save(&self, dir: &Path) -> Result<Vec<PathBuf>, CatalogError> {
@@ -176,13 +245,16 @@ impl Catalog {
             .iter()
             .map(|(k, rows)| (k.clone(), Value::Array(rows.values().map(|r| Value::Object(r.clone())).collect())))
             .collect();
-        let doc = json!({
+        let mut doc = json!({
             "schema": CATALOG_SCHEMA,
             "schema_version": CATALOG_VERSION,
             "note": "generated by `othello-census catalog add`; do not edit by hand",
             "runs": self.runs,
             "tables": tables,
         });
+        if !self.estimates.is_empty() {
+            doc["estimates"] = json!(self.estimates);
+        }
         let p = dir.join(CATALOG_FILE);
         atomic_write(&p, format!("{}\n", serde_json::to_string_pretty(&doc).expect("serialisable")).as_bytes())
             .map_err(io(&p))?;
@@ -190,6 +262,12 @@ impl Catalog {
         for (name, rows) in &self.tables {
             let p = dir.join(format!("{name}.csv"));
             atomic_write(&p, self.table_csv(name, rows).as_bytes()).map_err(io(&p))?;
+            written.push(p);
+        }
+        for (n, pooled) in self.pooled_estimates() {
+            let p = dir.join(format!("{n}x{n}-estimate.csv"));
+            atomic_write(&p, estimate::estimate_csv(n, &pooled, &self.exact_positions(n)).as_bytes())
+                .map_err(io(&p))?;
             written.push(p);
         }
         let p = dir.join("README.md");
@@ -312,6 +390,34 @@ impl Catalog {
                     r["elapsed_seconds"].as_f64().unwrap_or(0.0),
                     gib(&r["peak_rss_bytes"]),
                     gib(&r["peak_disk_bytes"]),
+                ));
+            }
+            out.push('\n');
+        }
+        for n in self.pooled_estimates().keys() {
+            let name = format!("{n}x{n}-estimate");
+            out.push_str(&format!(
+                "## {name}\n\nTable: [{name}.csv]({name}.csv). Estimates, not counts: uniform samples per disc \
+                 count, each decided exactly by a backward search, 95% intervals (method in \
+                 [docs/estimate.md](../docs/estimate.md)); pooled over the runs below, never mixed with the exact \
+                 tables.\n\n| run | layers | command | version (commit) | machine | seed | samples | undecided | wall \
+                 time |\n|---|---|---|---|---|---|---|---|---|\n"
+            ));
+            for e in self.estimates.iter().filter(|e| e["size"] == *n) {
+                let ls = e["layers"].as_array().map_or(&[][..], |v| v.as_slice());
+                let undecided: u64 = ls.iter().filter_map(|l| l["undecided"].as_u64()).sum();
+                out.push_str(&format!(
+                    "| {} | {}..{} | `{}` | {} ({}) | {} cores | {} | {} | {undecided} | {:.1} s |\n",
+                    e["id"].as_str().unwrap_or("?"),
+                    ls.first().map_or(json!(null), |l| l["discs"].clone()),
+                    ls.last().map_or(json!(null), |l| l["discs"].clone()),
+                    e["command"].as_str().unwrap_or("?").replace('|', "\\|"),
+                    e["version"].as_str().unwrap_or("?"),
+                    e["commit"].as_str().unwrap_or("unknown"),
+                    e["machine"]["cores"],
+                    e["seed"],
+                    e["samples"],
+                    e["elapsed_seconds"].as_f64().unwrap_or(0.0),
                 ));
             }
             out.push('\n');
