@@ -156,7 +156,7 @@ pub struct Tally {
 
 impl Tally {
     /// The two tallies together (of disjoint samples).
-    pub fn add(mut self, o: Tally) -> Tally {
+    pub fn plus(mut self, o: Tally) -> Tally {
         self.samples += o.samples;
         self.joined += o.joined;
         self.reachable += o.reachable;
@@ -336,12 +336,12 @@ fn sample_range<G: Keyed>(frontier: &Frontier<G>, cfg: &EstimateConfig, discs: u
             |search, c| {
                 let mut t = Tally::default();
                 for i in from + c * CHUNK..(from + (c + 1) * CHUNK).min(to) {
-                    t = t.add(one_sample(search, cfg.seed, discs, i));
+                    t = t.plus(one_sample(search, cfg.seed, discs, i));
                 }
                 t
             },
         )
-        .reduce(Tally::default, Tally::add)
+        .reduce(Tally::default, Tally::plus)
 }
 
 fn one_sample<G: Keyed>(search: &mut Search<'_, G>, seed: u64, discs: u32, index: u64) -> Tally {
@@ -462,7 +462,7 @@ pub fn estimate<G: Keyed>(cfg: &EstimateConfig, live: &EstimateLive) -> Estimate
                     let t = sample_range(&frontier, cfg, cfg.layers[i], at, to);
                     live.samples.fetch_add(t.samples, Ordering::Relaxed);
                     live.reachable.fetch_add(t.reachable, Ordering::Relaxed);
-                    tallies[i] = tallies[i].add(t);
+                    tallies[i] = tallies[i].plus(t);
                     at = to;
                 }
             }

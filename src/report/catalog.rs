@@ -163,16 +163,17 @@ impl Catalog {
     /// samples of one catalogued (same board, seed and a layer in common:
     /// its draws would be the same).
     fn add_estimate(&mut self, path: &Path, doc: &Value) -> Result<String, CatalogError> {
-        let (n, seed, layers) = estimate::validate_estimate(doc).map_err(|e| refuse(path, e))?;
+        let estimate::CheckedEstimate { n, seed, layers } =
+            estimate::validate_estimate(doc).map_err(|e| refuse(path, e))?;
         let id = path.file_stem().map_or("estimate".into(), |s| s.to_string_lossy().into_owned());
         if self.runs.iter().chain(&self.estimates).any(|r| r["id"] == id) {
             return Err(refuse(path, format!("run {id} is in the catalogue already")));
         }
         for e in &self.estimates {
-            if let Ok((n2, seed2, l2)) = estimate::validate_estimate(e)
-                && n2 == n
-                && seed2 == seed
-                && l2.iter().any(|(k, _)| layers.iter().any(|(k2, _)| k2 == k))
+            if let Ok(other) = estimate::validate_estimate(e)
+                && other.n == n
+                && other.seed == seed
+                && other.layers.iter().any(|(k, _)| layers.iter().any(|(k2, _)| k2 == k))
             {
                 return Err(refuse(
                     path,
@@ -194,10 +195,10 @@ impl Catalog {
     pub fn pooled_estimates(&self) -> BTreeMap<u32, BTreeMap<u32, (crate::estimate::Tally, Vec<String>)>> {
         let mut out: BTreeMap<u32, BTreeMap<u32, (crate::estimate::Tally, Vec<String>)>> = BTreeMap::new();
         for e in &self.estimates {
-            if let Ok((n, _, layers)) = estimate::validate_estimate(e) {
-                for (k, t) in layers {
-                    let slot = out.entry(n).or_default().entry(k).or_default();
-                    slot.0 = slot.0.add(t);
+            if let Ok(checked) = estimate::validate_estimate(e) {
+                for (k, t) in checked.layers {
+                    let slot = out.entry(checked.n).or_default().entry(k).or_default();
+                    slot.0 = slot.0.plus(t);
                     slot.1.push(e["id"].as_str().unwrap_or("?").to_string());
                 }
             }

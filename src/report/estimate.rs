@@ -179,11 +179,11 @@ pub fn estimate_table(e: &Estimate, exact: &BTreeMap<u32, ExactLayer>) -> String
     t.render()
 }
 
-/// The layers of an estimate document, checked: its schema, a board size,
+/// An estimate document, checked: its schema, a board size,
 /// candidate counts equal to the exact ones, tallies that add up, and
 /// intervals equal to the ones its tallies give (a document edited by hand
 /// is refused).
-pub fn validate_estimate(doc: &Value) -> Result<(u32, u64, Vec<(u32, Tally)>), String> {
+pub fn validate_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
     if doc["schema"] != ESTIMATE_SCHEMA || doc["schema_version"] != ESTIMATE_SCHEMA_VERSION {
         return Err(format!("not an {ESTIMATE_SCHEMA} document of version {ESTIMATE_SCHEMA_VERSION}"));
     }
@@ -217,7 +217,18 @@ pub fn validate_estimate(doc: &Value) -> Result<(u32, u64, Vec<(u32, Tally)>), S
     if out.is_empty() {
         return Err("no layers".into());
     }
-    Ok((n, seed, out))
+    Ok(CheckedEstimate { n, seed, layers: out })
+}
+
+/// What [`validate_estimate`] read from a document.
+#[derive(Clone, Debug)]
+pub struct CheckedEstimate {
+    /// Board side.
+    pub n: u32,
+    /// The seed of its samples.
+    pub seed: u64,
+    /// Per layer, the tally of its samples.
+    pub layers: Vec<(u32, Tally)>,
 }
 
 /// The catalogue table of a board's estimates, pooled over runs (their
