@@ -704,44 +704,6 @@ pub fn solve_with_progress<G: Keyed>(
     }
 }
 
-/// Reads a position: `N*N` characters, one per square row by row from the
-/// top left (`X` or `x` or `*` Black, `O` or `o` White, `-` or `.` empty;
-/// spaces between rows allowed when the side follows after a space), then
-/// the side to move (`X` or `O`). An 8x8 line of an `.obf` file (`...
-/// X;` followed by comments) reads as well.
-pub fn parse_position<G: Keyed>(text: &str) -> Result<Position<G>, String> {
-    let text = text.split(';').next().unwrap_or("").trim();
-    let squares = G::SQUARES as usize;
-    let cells: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
-    if cells.len() != squares + 1 {
-        let side = |c: &char| matches!(c, 'X' | 'x' | '*' | 'B' | 'b' | 'O' | 'o' | 'W' | 'w');
-        let found = match cells.last() {
-            Some(c) if side(c) => format!("{} squares and the side to move", cells.len() - 1),
-            _ => format!("{} squares and no side to move at the end", cells.len()),
-        };
-        return Err(format!(
-            "a {0}x{0} position is {1} squares (X, O, -) and the side to move (X or O); found {found}",
-            G::N,
-            squares,
-        ));
-    }
-    let (mut black, mut white) = (0u64, 0u64);
-    for (i, c) in cells[..squares].iter().enumerate() {
-        match c {
-            'X' | 'x' | '*' => black |= 1 << i,
-            'O' | 'o' => white |= 1 << i,
-            '-' | '.' => {}
-            other => return Err(format!("square {} is {other:?}, not X, O or -", i + 1)),
-        }
-    }
-    let side = match cells[squares] {
-        'X' | 'x' | '*' | 'B' | 'b' => Color::Black,
-        'O' | 'o' | 'W' | 'w' => Color::White,
-        other => return Err(format!("the side to move is {other:?}, not X or O")),
-    };
-    Ok(Position::from_colors_unchecked(black, white, side))
-}
-
 /// A square's name: column letter, row number from the top (`a1` top left).
 pub fn square_name(sq: u32, n: u32) -> String {
     format!("{}{}", (b'a' + (sq % n) as u8) as char, sq / n + 1)
@@ -750,7 +712,7 @@ pub fn square_name(sq: u32, n: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::{B4, B6};
+    use crate::board::B4;
 
     /// Plain negamax on the engine's board, no table, no ordering.
     fn minimax<G: Keyed>(p: &Position<G>) -> i32 {
@@ -768,15 +730,5 @@ mod tests {
         assert!(s.value < 0, "White wins 4x4");
         let two = solve(&Position::<B4>::start(), 1 << 20, 2);
         assert_eq!(two.value, s.value);
-    }
-
-    #[test]
-    fn positions_parse_and_refuse() {
-        let p = parse_position::<B4>("---- -OX- -XO- ---- X").unwrap();
-        assert_eq!(p, Position::<B4>::start());
-        assert!(parse_position::<B4>("---- -OX- -XO- ---- Z").is_err());
-        assert!(parse_position::<B4>("---- -OX- -XO- --- X").is_err());
-        let q = parse_position::<B6>("------ ------ --OX-- --XO-- ------ ------ O; comment").unwrap();
-        assert_eq!(q.side_to_move(), Color::White);
     }
 }

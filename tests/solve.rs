@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use oracle::{BLACK, EMPTY, Naive, WHITE};
 use othello_census::board::{B4, B6, Position};
 use othello_census::key::Keyed;
-use othello_census::solve::{parse_position, solve};
+use othello_census::solve::solve;
 
 /// Black − White at the end, empty squares to the winner.
 fn final_value(p: &Naive) -> i32 {
@@ -30,7 +30,7 @@ fn text(p: &Naive) -> String {
 }
 
 fn engine<G: Keyed>(p: &Naive) -> Position<G> {
-    parse_position::<G>(&text(p)).unwrap()
+    Position::<G>::parse(&text(p)).unwrap()
 }
 
 /// Plays the solver's principal variation on the oracle's board: every move
@@ -164,7 +164,7 @@ fn ffo_40_to_49_are_solved_exactly() {
     for (i, line) in data.lines().enumerate() {
         let (position, value) = line.split_once(';').unwrap();
         let want: i32 = value.trim().parse().unwrap();
-        let p = parse_position::<B8>(position).unwrap();
+        let p = Position::<B8>::parse(position).unwrap();
         let s = solve(&p, 1 << 30, 2);
         let for_mover = if p.side_to_move() == Color::Black { s.value } else { -s.value };
         eprintln!("FFO #{}: {for_mover:+} in {:.2} s, {} nodes", 40 + i, s.elapsed.as_secs_f64(), s.nodes);

@@ -47,6 +47,8 @@ pub enum PositionError {
     OffBoard(u32),
     #[error("diagram: {0}")]
     Diagram(String),
+    #[error("{0}")]
+    Text(String),
 }
 
 /// Black discs, white discs and the side to move on an N x N board.
@@ -108,24 +110,68 @@ impl<G: Geometry> Position<G> {
     }
 
     /// Parses a diagram of N rows of N characters (`X` black, `O` white,
-    /// `.` empty), whitespace between rows ignored.
+    /// `.` empty; the letters of [`Position::parse`]), whitespace between
+    /// rows ignored.
     pub fn from_diagram(diagram: &str, side: Color) -> Result<Self, PositionError> {
         let cells: Vec<char> = diagram.chars().filter(|c| !c.is_whitespace()).collect();
         if cells.len() != G::SQUARES as usize {
             return Err(PositionError::Diagram(format!("expected {} squares, found {}", G::SQUARES, cells.len())));
         }
+        let (black, white) = Self::squares(&cells)?;
+        Ok(Self::from_colors_unchecked(black, white, side))
+    }
+
+    /// Reads a position as text: `N*N` characters, one per square row by
+    /// row from the top left (`X`, `x`, `*`, `B` or `b` Black; `O`, `o`, `W`
+    /// or `w` White; `-` or `.` empty; whitespace anywhere), then the side
+    /// to move (`X` or `O`, or the other letters of the two sides). An
+    /// 8x8 line of an `.obf` file (`... X;` followed by comments) reads as
+    /// well. The one parser of the command line's `--position`.
+    ///
+    /// ```
+    /// use othello_census::board::{B4, Position};
+    /// assert_eq!(Position::<B4>::parse("---- -OX- -XO- ---- X").unwrap(), Position::start());
+    /// assert!(Position::<B4>::parse("---- -OX- -XO- ---- Z").is_err());
+    /// ```
+    pub fn parse(text: &str) -> Result<Self, PositionError> {
+        let text = text.split(';').next().unwrap_or("").trim();
+        let squares = G::SQUARES as usize;
+        let cells: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
+        let is_side = |c: &char| matches!(c, 'X' | 'x' | '*' | 'B' | 'b' | 'O' | 'o' | 'W' | 'w');
+        if cells.len() != squares + 1 {
+            let found = match cells.last() {
+                Some(c) if is_side(c) => format!("{} squares and the side to move", cells.len() - 1),
+                _ => format!("{} squares and no side to move at the end", cells.len()),
+            };
+            return Err(PositionError::Text(format!(
+                "a {0}x{0} position is {1} squares (X, O, -) and the side to move (X or O); found {found}",
+                G::N,
+                squares,
+            )));
+        }
+        let (black, white) = Self::squares(&cells[..squares])?;
+        let side = match cells[squares] {
+            'X' | 'x' | '*' | 'B' | 'b' => Color::Black,
+            'O' | 'o' | 'W' | 'w' => Color::White,
+            other => return Err(PositionError::Text(format!("the side to move is {other:?}, not X or O"))),
+        };
+        Ok(Self::from_colors_unchecked(black, white, side))
+    }
+
+    /// The black and white discs of `N*N` square characters.
+    fn squares(cells: &[char]) -> Result<(u64, u64), PositionError> {
         let (mut black, mut white) = (0u64, 0u64);
-        for (i, c) in cells.into_iter().enumerate() {
+        for (i, c) in cells.iter().enumerate() {
             match c {
-                'X' | 'x' | 'B' | 'b' => black |= 1 << i,
+                'X' | 'x' | '*' | 'B' | 'b' => black |= 1 << i,
                 'O' | 'o' | 'W' | 'w' => white |= 1 << i,
                 '.' | '-' => {}
                 other => {
-                    return Err(PositionError::Diagram(format!("unexpected character {other:?}")));
+                    return Err(PositionError::Text(format!("square {} is {other:?}, not X, O or -", i + 1)));
                 }
             }
         }
-        Ok(Self::from_colors_unchecked(black, white, side))
+        Ok((black, white))
     }
 
     /// Black discs.
@@ -288,6 +334,21 @@ mod tests {
         let body: String = text.lines().take(6).collect::<Vec<_>>().join("\n");
         let q = Position::<B6>::from_diagram(&body, p.side_to_move()).unwrap();
         assert_eq!(p, q);
+    }
+
+    #[test]
+    fn positions_parse_and_refuse() {
+        use crate::board::B4;
+        let p = Position::<B4>::parse("---- -OX- -XO- ---- X").unwrap();
+        assert_eq!(p, Position::<B4>::start());
+        assert!(Position::<B4>::parse("---- -OX- -XO- ---- Z").is_err());
+        assert!(Position::<B4>::parse("---- -OX- -XO- --- X").is_err());
+        assert!(Position::<B4>::parse("---- -OX- -XQ- ---- X").is_err());
+        let q = Position::<B6>::parse("------ ------ --OX-- --XO-- ------ ------ O; comment").unwrap();
+        assert_eq!(q.side_to_move(), Color::White);
+        // the diagram of Display reads back
+        let text = format!("{}", q).replace(" to move", "");
+        assert_eq!(Position::<B6>::parse(&text).unwrap(), q);
     }
 
     #[test]

@@ -12,7 +12,7 @@ use othello_census::board::BoardSize;
 use othello_census::estimate::{EstimateConfig, EstimateLive, estimate};
 use othello_census::reachable::{Frontier, Search, Verdict};
 use othello_census::report::estimate::{estimate_json, estimate_table, exact_layers};
-use othello_census::solve::parse_position;
+
 use othello_census::with_geometry;
 
 /// The default frontier: every reachable position up to this many discs
@@ -145,7 +145,7 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
 pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
     let frontier_discs = a.frontier.unwrap_or_else(|| default_frontier(a.size));
     with_geometry!(a.size, G => {
-        let p = parse_position::<G>(&a.position).map_err(|e| anyhow::anyhow!("--position: {e}"))?;
+        let p = othello_census::board::Position::<G>::parse(&a.position).map_err(|e| anyhow::anyhow!("--position: {e}"))?;
         if p.black().0 & p.white().0 != 0 {
             bail!("--position: a square holds two discs");
         }

@@ -9,7 +9,7 @@ use super::run::{Progress, human_duration, memory_limit, watched};
 use othello_census::board::{Color, Position};
 use othello_census::engine::memory::available_memory;
 use othello_census::report::group_digits;
-use othello_census::solve::{Solution, SolveProgress, parse_position, solve_with_progress, square_name};
+use othello_census::solve::{Solution, SolveProgress, solve_with_progress, square_name};
 use othello_census::text::plural;
 use othello_census::with_geometry;
 
@@ -25,7 +25,7 @@ pub fn run(a: &SolveArgs) -> anyhow::Result<ExitCode> {
     let n = a.size.n();
     let (s, shown, side): (Solution, String, Color) = with_geometry!(a.size, G => {
         let p = match &a.position {
-            Some(t) => parse_position::<G>(t).map_err(|e| anyhow::anyhow!("--position: {e}"))?,
+            Some(t) => Position::<G>::parse(t).map_err(|e| anyhow::anyhow!("--position: {e}"))?,
             None => Position::<G>::start(),
         };
         let empties = (n * n).saturating_sub(p.discs());
