@@ -285,7 +285,8 @@ pub struct EstimateLive {
     pub planned: AtomicU64,
     /// Reachable samples so far.
     pub reachable: AtomicU64,
-    /// Set to stop after the current round.
+    /// Set to stop at the next piece of a round (the figures are then
+    /// those of the samples decided).
     pub stop: AtomicBool,
 }
 
@@ -320,14 +321,24 @@ pub struct Estimate {
     pub elapsed_seconds: f64,
     /// Threads.
     pub threads: usize,
+    /// Stopped by [`EstimateLive::stop`] inside a round.
+    pub interrupted: bool,
 }
 
 /// Samples of the first round (shared by the layers).
 const FIRST_ROUND: u64 = 1 << 12;
 
 /// Decides samples `from..to` of layer `discs`.
-fn sample_range<G: Keyed>(frontier: &Frontier<G>, cfg: &EstimateConfig, discs: u32, from: u64, to: u64) -> Tally {
-    const CHUNK: u64 = 256;
+/// Stops early (at a sample) when `stop` is set.
+fn sample_range<G: Keyed>(
+    frontier: &Frontier<G>,
+    cfg: &EstimateConfig,
+    stop: &AtomicBool,
+    discs: u32,
+    from: u64,
+    to: u64,
+) -> Tally {
+    const CHUNK: u64 = 64;
     let chunks = (to - from).div_ceil(CHUNK);
     (0..chunks)
         .into_par_iter()
@@ -336,6 +347,9 @@ fn sample_range<G: Keyed>(frontier: &Frontier<G>, cfg: &EstimateConfig, discs: u
             |search, c| {
                 let mut t = Tally::default();
                 for i in from + c * CHUNK..(from + (c + 1) * CHUNK).min(to) {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
                     t = t.plus(one_sample(search, cfg.seed, discs, i));
                 }
                 t
@@ -426,6 +440,7 @@ pub fn estimate<G: Keyed>(cfg: &EstimateConfig, live: &EstimateLive) -> Estimate
     let mut tallies = vec![Tally::default(); cfg.layers.len()];
     let mut done = 0u64;
     let mut rounds = 0;
+    let mut interrupted = false;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(cfg.threads.max(1)).build().expect("thread pool");
     if let Some(s) = cfg.samples {
         live.planned.store(s, Ordering::Relaxed);
@@ -448,27 +463,41 @@ pub fn estimate<G: Keyed>(cfg: &EstimateConfig, live: &EstimateLive) -> Estimate
             }
             live.planned.store(done + size, Ordering::Relaxed);
         }
-        if size == 0 || (rounds > 0 && live.stop.load(Ordering::Relaxed)) {
+        if size == 0 {
             break;
         }
         let shares = allocate(&cands, &tallies, size);
+        let before = done;
         pool.install(|| {
             for (i, &share) in shares.iter().enumerate() {
                 let from = tallies[i].samples;
-                // in pieces, for the progress display
+                // in pieces, for the progress display and a prompt stop
                 let mut at = from;
                 while at < from + share {
+                    if live.stop.load(Ordering::Relaxed) {
+                        interrupted = true;
+                        return;
+                    }
                     let to = (at + (1 << 14)).min(from + share);
-                    let t = sample_range(&frontier, cfg, cfg.layers[i], at, to);
+                    let at_before = at;
+                    let t = sample_range(&frontier, cfg, &live.stop, cfg.layers[i], at, to);
                     live.samples.fetch_add(t.samples, Ordering::Relaxed);
                     live.reachable.fetch_add(t.reachable, Ordering::Relaxed);
                     tallies[i] = tallies[i].plus(t);
+                    done += t.samples;
                     at = to;
+                    if t.samples < to - at_before {
+                        interrupted = true;
+                        return;
+                    }
                 }
             }
         });
-        done += size;
         rounds += 1;
+        if interrupted {
+            break;
+        }
+        debug_assert_eq!(done, before + size);
     }
     let layers: Vec<LayerEstimate> =
         cfg.layers.iter().zip(&cands).zip(&tallies).map(|((&k, &c), &t)| LayerEstimate::new(k, c, t)).collect();
@@ -509,6 +538,7 @@ pub fn estimate<G: Keyed>(cfg: &EstimateConfig, live: &EstimateLive) -> Estimate
         frontier_seconds,
         elapsed_seconds: started.elapsed().as_secs_f64(),
         threads: cfg.threads,
+        interrupted,
     }
 }
 

@@ -113,6 +113,15 @@ impl<G: Keyed> Frontier<G> {
         self.known.capacity() * (std::mem::size_of::<G::Key>() + 1)
     }
 
+    /// An estimate of the bytes a frontier of up to `discs` discs takes
+    /// while built (every class's key in a hash set at worst half full,
+    /// and the walk's stack), from the census's estimate of each layer.
+    pub fn bytes_needed(discs: u32) -> f64 {
+        let classes = crate::engine::memory::estimate_classes(G::SIZE, discs.clamp(4, G::SQUARES));
+        classes * (std::mem::size_of::<G::Key>() + 1) as f64 * 2.0
+            + classes * 0.1 * std::mem::size_of::<Position<G>>() as f64
+    }
+
     /// Whether `p`, of at most [`Frontier::discs`] discs, is reachable.
     pub fn contains(&self, p: &Position<G>) -> bool {
         p.discs() <= self.discs && self.known.contains(&canonical_key(p))

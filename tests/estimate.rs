@@ -344,3 +344,29 @@ fn estimates_enter_the_catalogue_apart() {
         "intervals",
     );
 }
+
+/// A frontier beyond the memory is refused before any work; a run stopped
+/// by a signal prints the figures of the samples it decided and says so.
+#[test]
+fn estimate_edges() {
+    let dir = tempfile::tempdir().unwrap();
+    common::fails_with(dir.path(), &["estimate", "--size", "6", "--frontier", "30"], "--frontier");
+    common::fails_with(dir.path(), &["estimate", "--size", "6", "--samples", "0"], "--samples");
+    let child = Command::new(common::bin())
+        .args(["estimate", "--size", "6", "--discs", "30-36", "--samples", "100000000", "--json", "-q"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    common::signal(&child, "INT");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{out:?}");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["interrupted"], true);
+    let samples = doc["samples"].as_u64().unwrap();
+    assert!(samples > 0 && samples < 100_000_000, "{samples}");
+    let per_layer: u64 = doc["layers"].as_array().unwrap().iter().map(|l| l["samples"].as_u64().unwrap()).sum();
+    assert_eq!(per_layer, samples);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("stopped early"));
+}

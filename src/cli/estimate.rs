@@ -25,6 +25,24 @@ fn default_frontier(size: BoardSize) -> u32 {
     }
 }
 
+/// Refuses a frontier that would not fit the memory available, before
+/// any work.
+fn check_frontier(size: BoardSize, discs: u32) -> anyhow::Result<()> {
+    let need = with_geometry!(size, G => Frontier::<G>::bytes_needed(discs));
+    if let Some(avail) = othello_census::engine::memory::available_memory()
+        && need > avail as f64 * 0.8
+    {
+        bail!(
+            "--frontier {discs} would hold every reachable position up to {discs} discs, about {} of memory, more \
+             than this machine has free ({}); give a smaller --frontier (the default is {})",
+            othello_census::text::human_bytes(need),
+            othello_census::text::human_bytes(avail as f64),
+            default_frontier(size)
+        );
+    }
+    Ok(())
+}
+
 /// `20,24-28` or `all` (5 to N*N).
 fn parse_discs(spec: &str, n: u32) -> anyhow::Result<Vec<u32>> {
     let max = n * n;
@@ -57,6 +75,8 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
     if let Some(out) = &a.out {
         super::run::check_out_dir(out)?;
     }
+    let frontier_discs = a.frontier.unwrap_or_else(|| default_frontier(a.size));
+    check_frontier(a.size, frontier_discs)?;
     let threads = othello_census::engine::resources::threads(a.threads);
     let samples = match (a.samples, a.time) {
         (Some(s), _) => Some(s),
@@ -66,15 +86,7 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
     if samples == Some(0) {
         bail!("--samples 0 estimates nothing; give at least one sample per layer");
     }
-    let cfg = EstimateConfig {
-        layers,
-        samples,
-        time: a.time,
-        seed: a.seed,
-        budget: a.budget,
-        frontier_discs: a.frontier.unwrap_or_else(|| default_frontier(a.size)),
-        threads,
-    };
+    let cfg = EstimateConfig { layers, samples, time: a.time, seed: a.seed, budget: a.budget, frontier_discs, threads };
     let live = EstimateLive::default();
     let stop = super::signals::stop_flag();
     let mut display = Progress::new(a.quiet, a.progress_every);
@@ -135,8 +147,12 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
             e.threads
         )?;
     }
-    if live.stop.load(Ordering::Relaxed) && samples.is_some_and(|s| e.samples < s) {
-        note(format!("stopped early: {} samples of {}", e.samples, samples.unwrap_or(0)));
+    if e.interrupted {
+        note(format!(
+            "stopped early by a signal: {} samples, the figures above are theirs (the JSON says \"interrupted\": \
+             true; the same seed and --samples reproduce them only when the run ends on its own)",
+            e.samples
+        ));
         return Ok(ExitCode::from(130));
     }
     Ok(ExitCode::SUCCESS)
@@ -144,6 +160,7 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
 
 pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
     let frontier_discs = a.frontier.unwrap_or_else(|| default_frontier(a.size));
+    check_frontier(a.size, frontier_discs)?;
     with_geometry!(a.size, G => {
         let p = othello_census::board::Position::<G>::parse(&a.position).map_err(|e| anyhow::anyhow!("--position: {e}"))?;
         if p.black().0 & p.white().0 != 0 {

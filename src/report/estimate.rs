@@ -116,6 +116,7 @@ pub fn estimate_json(e: &Estimate, command: &str, exact: &BTreeMap<u32, ExactLay
         "frontier_seconds": e.frontier_seconds,
         "elapsed_seconds": e.elapsed_seconds,
         "threads": e.threads,
+        "interrupted": e.interrupted,
         "totals": {
             "positions": interval_json(&e.total_positions),
             "terminal_positions": interval_json(&e.total_terminal_positions),
