@@ -10,7 +10,8 @@
 //! is ever removed).
 //!
 //! **Estimators.** With `n` samples of which `r` are reachable, the
-//! positions of the layer are estimated as `C · r / n` (unbiased), the
+//! positions of the layer are estimated as `C · r / n` (unbiased for a
+//! fixed `n`; the rounds below adapt `n`, an O(1/n) effect), the
 //! terminal positions likewise, the classes as `C / n` times the sum over
 //! reachable samples of `1 / orbit` (a class of orbit size `o` holds `o`
 //! positions). The 95% interval of positions and terminal positions is
