@@ -479,7 +479,7 @@ pub fn estimate<G: Keyed>(cfg: &EstimateConfig, live: &EstimateLive) -> Estimate
                         interrupted = true;
                         return;
                     }
-                    let to = (at + (1 << 14)).min(from + share);
+                    let to = (at + (1 << 11)).min(from + share);
                     let at_before = at;
                     let t = sample_range(&frontier, cfg, &live.stop, cfg.layers[i], at, to);
                     live.samples.fetch_add(t.samples, Ordering::Relaxed);
