@@ -127,7 +127,8 @@ pub fn draw<G: Keyed>(discs: u32, rng: &mut SplitMix) -> (u64, u64, bool) {
         }
         bit += 1;
     }
-    let black_to_move = colours >> 63 & 1 == 1;
+    // the side from a bit no disc used (a fresh word when all 64 did)
+    let black_to_move = if discs < 64 { colours >> 63 & 1 == 1 } else { rng.next_u64() & 1 == 1 };
     (black, occ & !black, black_to_move)
 }
 
@@ -576,6 +577,19 @@ mod tests {
             assert_eq!((b | w).count_ones(), k);
             assert_eq!((b | w) & centre(6), centre(6));
         }
+    }
+
+    /// On a full 8x8 board the side to move is not the colour of a disc.
+    #[test]
+    fn full_board_sides_are_independent_of_the_discs() {
+        use crate::board::B8;
+        let mut seen = std::collections::HashSet::new();
+        for i in 0..200 {
+            let mut g = SplitMix::for_sample(3, 64, i);
+            let (b, _, side) = draw::<B8>(64, &mut g);
+            seen.insert((b >> 63 & 1, side));
+        }
+        assert_eq!(seen.len(), 4);
     }
 
     #[test]
