@@ -397,7 +397,10 @@ fn one_sample<G: Keyed>(search: &mut Search<'_, G>, seed: u64, discs: u32, index
 /// costs), every layer getting at least a floor.
 fn allocate(cands: &[u128], tallies: &[Tally], round: u64) -> Vec<u64> {
     let k = cands.len() as u64;
-    let floor = (round / (4 * k)).max(1);
+    // never more than `round` in all; at least one each when the round
+    // has that many (the first always has: it is 4,096 or all the samples,
+    // never fewer than the layers), else a layer may sit a short round out
+    let floor = if round >= k { (round / (4 * k)).max(1) } else { 0 };
     let scores: Vec<f64> = cands
         .iter()
         .zip(tallies)
@@ -606,6 +609,9 @@ mod tests {
         let t = [Tally::default(); 3];
         let a = allocate(&[10, 1000, 100], &t, 1000);
         assert_eq!(a.iter().sum::<u64>(), 1000);
+        for round in [1, 2, 3, 5, 11] {
+            assert_eq!(allocate(&[10, 1000, 100, 5, 7], &[Tally::default(); 5], round).iter().sum::<u64>(), round);
+        }
         assert!(a[1] > a[2] && a[2] > a[0]);
         let _ = estimate::<B4>;
     }

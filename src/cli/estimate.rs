@@ -83,8 +83,10 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
         (None, None) => Some(100_000),
         (None, Some(_)) => None,
     };
-    if samples == Some(0) {
-        bail!("--samples 0 estimates nothing; give at least one sample per layer");
+    if let Some(s) = samples
+        && s < layers.len() as u64
+    {
+        bail!("--samples {s} is fewer than the {} layers asked; give at least one sample per layer", layers.len());
     }
     let cfg = EstimateConfig { layers, samples, time: a.time, seed: a.seed, budget: a.budget, frontier_discs, threads };
     let live = EstimateLive::default();
