@@ -16,19 +16,25 @@ use othello_census::estimate::{EstimateConfig, EstimateLive, SplitMix, candidate
 use othello_census::key::Keyed;
 use othello_census::reachable::{Frontier, Search, Verdict, centre};
 
+/// The black and white squares of an oracle position, as bit sets.
+fn bits(p: &oracle::Naive) -> (u64, u64) {
+    let (mut b, mut w) = (0u64, 0u64);
+    for (i, &c) in p.cells.iter().enumerate() {
+        match c {
+            oracle::BLACK => b |= 1 << i,
+            oracle::WHITE => w |= 1 << i,
+            _ => {}
+        }
+    }
+    (b, w)
+}
+
 /// The oracle's reachable positions as (black, white, black to move).
 fn oracle_set(n: usize, max_discs: usize) -> HashSet<(u64, u64, bool)> {
     oracle::reachable(n, max_discs)
         .into_iter()
         .map(|p| {
-            let (mut b, mut w) = (0u64, 0u64);
-            for (i, &c) in p.cells.iter().enumerate() {
-                match c {
-                    oracle::BLACK => b |= 1 << i,
-                    oracle::WHITE => w |= 1 << i,
-                    _ => {}
-                }
-            }
+            let (b, w) = bits(&p);
             (b, w, p.to_move == oracle::BLACK)
         })
         .collect()
@@ -259,15 +265,7 @@ fn reachable_command_proves_both_ways() {
             naive.play(sq)
         };
     }
-    let (mut b, mut w) = (0u64, 0u64);
-    for (i, &c) in naive.cells.iter().enumerate() {
-        match c {
-            oracle::BLACK => b |= 1 << i,
-            oracle::WHITE => w |= 1 << i,
-            _ => {}
-        }
-    }
-    assert_eq!((b, w), (p.black().0, p.white().0));
+    assert_eq!(bits(&naive), (p.black().0, p.white().0));
     // a bad position: one clear line, non-zero exit
     let dir = tempfile::tempdir().unwrap();
     common::fails_with(dir.path(), &["reachable", "--size", "6", "--position", "XO"], "--position");
