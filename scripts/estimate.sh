@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# A long estimate in units that survive a stop: one `estimate --time UNIT`
+# per seed, each written to OUT as soon as it ends; `catalog add OUT/*.json`
+# pools them (distinct seeds draw distinct samples). A run killed midway
+# loses at most its current unit; start again from the next seed.
+#   setsid nohup scripts/estimate.sh BIN_DIR SIZE DISCS UNIT FIRST_SEED LAST_SEED OUT > est.log 2>&1 &
+# e.g. scripts/estimate.sh target/release 6 15-22 30m 10 17 results/runs
+set -euo pipefail
+bin_dir=$1 size=$2 discs=$3 unit=$4 first=$5 last=$6 out=$7
+export PATH="$bin_dir:$PATH"
+grep -m1 'model name' /proc/cpuinfo
+for seed in $(seq "$first" "$last"); do
+    othello-census estimate --size "$size" --discs "$discs" --time "$unit" --seed "$seed" \
+        --out "$out" --progress-every 5m -q
+done
