@@ -37,8 +37,9 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::board::{Color, Position, Status};
 use crate::key::{Keyed, canonical_and_orbit};
-use crate::reachable::{Frontier, Search, centre};
+use crate::reachable::{Frontier, Search, centre, joined_to_centre};
 
 /// The number of candidates of layer `discs` on an `n x n` board (zero
 /// outside 4..=n²): `C(n² - 4, discs - 4) · 2^discs · 2`.
@@ -361,17 +362,17 @@ fn sample_range<G: Keyed>(
 }
 
 fn one_sample<G: Keyed>(search: &mut Search<'_, G>, seed: u64, discs: u32, index: u64) -> Tally {
-    let mut rng = crate::estimate::SplitMix::for_sample(seed, discs, index);
+    let mut rng = SplitMix::for_sample(seed, discs, index);
     let (black, white, black_to_move) = draw::<G>(discs, &mut rng);
-    let side = if black_to_move { crate::board::Color::Black } else { crate::board::Color::White };
-    let p = crate::board::Position::<G>::from_colors_unchecked(black, white, side);
+    let side = if black_to_move { Color::Black } else { Color::White };
+    let p = Position::<G>::from_colors_unchecked(black, white, side);
     let mut t = Tally { samples: 1, ..Tally::default() };
-    if !crate::reachable::joined_to_centre::<G>(black | white) {
+    if !joined_to_centre::<G>(black | white) {
         t.unreachable = 1;
         return t;
     }
     t.joined = 1;
-    let terminal = p.status() == crate::board::Status::Terminal;
+    let terminal = p.status() == Status::Terminal;
     match search.is_reachable(&p) {
         Some(true) => {
             t.reachable = 1;
@@ -510,17 +511,12 @@ pub fn estimate<G: Keyed>(cfg: &EstimateConfig, live: &EstimateLive) -> Estimate
         let point: f64 = layers.iter().map(|l| f(l).estimate).sum();
         let lo_var: f64 = layers.iter().map(|l| l.variance(false) * scale(l) * scale(l)).sum();
         let hi_var: f64 = layers.iter().map(|l| l.variance(true) * scale(l) * scale(l)).sum();
-        let lo_point = point;
         let hi_point: f64 = point
             + layers
                 .iter()
                 .map(|l| l.candidates as f64 * l.tally.undecided as f64 / l.tally.samples.max(1) as f64 * scale(l))
                 .sum::<f64>();
-        Interval {
-            estimate: point,
-            low: (lo_point - Z95 * lo_var.sqrt()).max(0.0),
-            high: hi_point + Z95 * hi_var.sqrt(),
-        }
+        Interval { estimate: point, low: (point - Z95 * lo_var.sqrt()).max(0.0), high: hi_point + Z95 * hi_var.sqrt() }
     };
     let per_class = |l: &LayerEstimate| {
         if l.positions.estimate > 0.0 { l.classes.estimate / l.positions.estimate } else { 0.25 }

@@ -44,10 +44,9 @@ pub const fn centre(n: u32) -> u64 {
 #[inline]
 fn with_neighbours<G: Geometry>(b: u64) -> u64 {
     let n = G::N;
-    let mut col0 = 0u64;
-    for r in 0..n {
-        col0 |= 1 << (r * n);
-    }
+    // the first column (bit 0 of every row: FULL / (2^n - 1), folded at
+    // compile time) and the last
+    let col0 = G::FULL / ((1u64 << n) - 1);
     let last = col0 << (n - 1);
     let row = b | ((b & !last) << 1) | ((b & !col0) >> 1);
     (row | (row << n) | (row >> n)) & G::FULL
@@ -184,7 +183,7 @@ impl<G: Geometry> Game<G> {
         self.plies
             .iter()
             .map(|p| match p {
-                Some(sq) => format!("{}{}", (b'a' + (sq % G::N) as u8) as char, sq / G::N + 1),
+                Some(sq) => crate::solve::square_name(*sq, G::N),
                 None => "pass".into(),
             })
             .collect()
@@ -228,10 +227,7 @@ impl<'f, G: Keyed> Search<'f, G> {
 
     /// Whether `p` is reachable from the start.
     pub fn decide(&mut self, p: &Position<G>) -> Verdict<G> {
-        self.nodes = 0;
-        self.unreachable.clear();
-        self.line.clear();
-        match self.visit(*p, 0) {
+        match self.search(p) {
             Err(OutOfBudget) => Verdict::Undecided,
             Ok(false) => Verdict::Unreachable,
             Ok(true) => Verdict::Reachable(self.game(*p)),
@@ -241,10 +237,15 @@ impl<'f, G: Keyed> Search<'f, G> {
     /// Whether `p` is reachable, without the game (the cheaper question
     /// the estimates ask).
     pub fn is_reachable(&mut self, p: &Position<G>) -> Option<bool> {
+        self.search(p).ok()
+    }
+
+    /// A search afresh from `p` (nothing kept from the last one).
+    fn search(&mut self, p: &Position<G>) -> Result<bool, OutOfBudget> {
         self.nodes = 0;
         self.unreachable.clear();
         self.line.clear();
-        self.visit(*p, 0).ok()
+        self.visit(*p, 0)
     }
 
     fn visit(&mut self, p: Position<G>, depth: usize) -> Result<bool, OutOfBudget> {

@@ -11,7 +11,8 @@ use super::run::{Progress, human_duration, note, watched};
 use othello_census::board::BoardSize;
 use othello_census::estimate::{EstimateConfig, EstimateLive, estimate};
 use othello_census::reachable::{Frontier, Search, Verdict};
-use othello_census::report::estimate::{estimate_json, estimate_table, exact_layers};
+use othello_census::report::catalog::Catalog;
+use othello_census::report::estimate::{estimate_json, estimate_table};
 
 use othello_census::with_geometry;
 
@@ -118,7 +119,9 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
         )
     });
     display.finish();
-    let exact = exact_layers(std::path::Path::new("results"), n);
+    // the exact layers of the catalogue in results/, when there is one
+    // (the comparison is an aid, not a check: an unreadable one gives none)
+    let exact = Catalog::load(std::path::Path::new("results")).map(|c| c.exact_layers(n)).unwrap_or_default();
     let doc = estimate_json(&e, command_line, &exact);
     if let Some(out) = &a.out {
         let path = othello_census::report::files::fresh_path(
@@ -165,9 +168,6 @@ pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
     check_frontier(a.size, frontier_discs)?;
     with_geometry!(a.size, G => {
         let p = othello_census::board::Position::<G>::parse(&a.position).map_err(|e| anyhow::anyhow!("--position: {e}"))?;
-        if p.black().0 & p.white().0 != 0 {
-            bail!("--position: a square holds two discs");
-        }
         let frontier = Frontier::<G>::build(frontier_discs);
         let mut search = Search::new(&frontier, a.budget);
         let verdict = search.decide(&p);

@@ -206,14 +206,22 @@ impl Catalog {
         out
     }
 
-    /// The exact positions of a board's by-discs table.
-    fn exact_positions(&self, n: u32) -> BTreeMap<u32, u64> {
+    /// The exact layers of a board's by-discs table (those with positions,
+    /// classes and terminal positions), to set beside estimates.
+    pub fn exact_layers(&self, n: u32) -> BTreeMap<u32, estimate::ExactLayer> {
+        let field =
+            |row: &Map<String, Value>, col: &str| row.get(col).and_then(count).and_then(|v| u64::try_from(v).ok());
         self.tables
             .get(&format!("{n}x{n}-by-discs"))
             .into_iter()
             .flatten()
             .filter_map(|(k, row)| {
-                row.get("positions").and_then(count).and_then(|v| u64::try_from(v).ok()).map(|v| (*k, v))
+                let layer = estimate::ExactLayer {
+                    positions: field(row, "positions")?,
+                    classes: field(row, "classes")?,
+                    terminal_positions: field(row, "terminal_positions")?,
+                };
+                Some((*k, layer))
             })
             .collect()
     }
@@ -267,8 +275,7 @@ impl Catalog {
         }
         for (n, pooled) in self.pooled_estimates() {
             let p = dir.join(format!("{n}x{n}-estimate.csv"));
-            atomic_write(&p, estimate::estimate_csv(n, &pooled, &self.exact_positions(n)).as_bytes())
-                .map_err(io(&p))?;
+            atomic_write(&p, estimate::estimate_csv(n, &pooled, &self.exact_layers(n)).as_bytes()).map_err(io(&p))?;
             written.push(p);
         }
         let p = dir.join("README.md");
