@@ -80,7 +80,7 @@ impl State {
     fn play<G: Geometry>(&self, q: Color, square: u32, flipping: Flipping) -> State {
         let (me, opp) = (self.discs(q), self.discs(q.opposite()));
         let f = match flipping {
-            Flipping::Standard => crate::board::moves::flips::<G>(me, opp, square),
+            Flipping::Standard => crate::board::movegen::flips::<G>(me, opp, square),
             Flipping::Legacy => legacy_flips::<G>(me, opp, square),
         };
         let me2 = me | f | (1u64 << square);
@@ -206,7 +206,7 @@ mod tests {
         let me = 1u64 << 2;
         let opp = 1u64 << 5; // somewhere else
         assert_eq!(legacy_flips::<B4>(me, opp, 0), 1 << 1);
-        assert_eq!(crate::board::moves::flips::<B4>(me, opp, 0), 0);
+        assert_eq!(crate::board::movegen::flips::<B4>(me, opp, 0), 0);
     }
 
     #[test]
@@ -215,7 +215,7 @@ mod tests {
         let me = 1u64;
         let opp = 0b110u64;
         assert_eq!(legacy_flips::<B4>(me, opp, 3), 0b110);
-        assert_eq!(crate::board::moves::flips::<B4>(me, opp, 3), 0b110);
+        assert_eq!(crate::board::movegen::flips::<B4>(me, opp, 3), 0b110);
     }
 
     #[test]

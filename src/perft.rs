@@ -25,7 +25,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 #[allow(unused_imports)]
-use crate::board::moves::{fast_level, flips, has_bit_instructions, legal_moves, mobility_sum};
+use crate::board::cpu::{CpuLevel, cpu_copies};
+use crate::board::movegen::{flips, legal_moves};
 use crate::board::{Geometry, Position};
 use crate::census::{GameCount, add_games};
 
@@ -142,7 +143,7 @@ pub(crate) fn frontier<G: Geometry>(split: u32, t: &mut Tally) -> Vec<(u64, u64)
                     let sq = moves.trailing_zeros();
                     moves &= moves - 1;
                     let f = flips::<G>(me, opp, sq);
-                    next.push(crate::board::moves::play(me, opp, sq, f));
+                    next.push(crate::board::movegen::play(me, opp, sq, f));
                 }
             } else if legal_moves::<G>(opp, me) != 0 {
                 t.nodes[ply + 1] = add_games(t.nodes[ply + 1], 1);
@@ -182,50 +183,30 @@ pub fn perft_with_progress<G: Geometry>(depth: u32, progress: &PerftProgress) ->
     top.merge(below).rows()
 }
 
-/// Defines, with the walker macro `$walker`, the modules `fast` and
-/// `fast512`: the copies of a walker compiled for the bit instructions of
-/// [`has_bit_instructions`], and for those with AVX-512 (the one place,
-/// with the solver's copy, they are named).
-macro_rules! fast_copy {
-    ($walker:ident) => {
-        #[cfg(target_arch = "x86_64")]
-        $walker!(fast, legal_moves_avx2, flips_avx2, mobility_sum_avx2, "popcnt,lzcnt,bmi1,bmi2,avx2");
-        #[cfg(target_arch = "x86_64")]
-        $walker!(
-            fast512,
-            legal_moves_avx2,
-            flips_avx2,
-            mobility_sum_avx512,
-            "popcnt,lzcnt,bmi1,bmi2,avx2,avx512f,avx512vl,avx512cd,avx512vpopcntdq"
-        );
-    };
-}
-pub(crate) use fast_copy;
-
 /// The plain walk below the split: adds the subtree of (`me`, `opp`) at
 /// `ply` (counted by its parent) to `t`. Dispatches to a copy compiled
 /// with the CPU's bit instructions when it has them.
 fn brute_walk<G: Geometry>(me: u64, opp: u64, ply: u32, depth: u32, t: &mut Tally) {
-    #[cfg(target_arch = "x86_64")]
-    match fast_level() {
-        // SAFETY: the CPU has the features `fast512::walk` is compiled for.
-        2 => return unsafe { fast512::walk::<G>(me, opp, ply, depth, t) },
-        // SAFETY: the CPU has the features `fast::walk` is compiled for.
-        1 => return unsafe { fast::walk::<G>(me, opp, ply, depth, t) },
-        _ => {}
+    match CpuLevel::detect() {
+        // SAFETY: the token proves the CPU has `fast512::walk`'s level.
+        #[cfg(target_arch = "x86_64")]
+        CpuLevel::Avx512(_) => unsafe { fast512::walk::<G>(me, opp, ply, depth, t) },
+        // SAFETY: the token proves the CPU has `fast::walk`'s level.
+        #[cfg(target_arch = "x86_64")]
+        CpuLevel::Avx2(_) => unsafe { fast::walk::<G>(me, opp, ply, depth, t) },
+        _ => portable::walk::<G>(me, opp, ply, depth, t),
     }
-    portable::walk::<G>(me, opp, ply, depth, t);
 }
 
 macro_rules! brute_walker {
-    ($module:ident, $moves:ident, $flips:ident, $mobility:ident $(, $features:literal)?) => {
+    ($module:ident, $moves:ident, $flips:ident, $mobility:ident, [$($features:literal),*]) => {
         mod $module {
             use super::*;
             #[cfg(target_arch = "x86_64")]
             #[allow(unused_imports)]
-            use crate::board::moves::{flips_avx2, legal_moves_avx2};
+            use crate::board::movegen::{flips_avx2, legal_moves_avx2};
 
-            $(#[target_feature(enable = $features)])?
+            $(#[target_feature(enable = $features)])*
             pub(super) fn walk<G: Geometry>(me: u64, opp: u64, ply: u32, depth: u32, t: &mut Tally) {
                 let next = ply as usize + 1;
                 let mut moves = $moves::<G>(me, opp);
@@ -237,7 +218,7 @@ macro_rules! brute_walker {
                             moves &= moves - 1;
                             let f = $flips::<G>(me, opp, sq);
                             {
-                                let (cme, copp) = crate::board::moves::play(me, opp, sq, f);
+                                let (cme, copp) = crate::board::movegen::play(me, opp, sq, f);
                                 walk::<G>(cme, copp, ply + 1, depth, t);
                             }
                         }
@@ -256,8 +237,7 @@ macro_rules! brute_walker {
     };
 }
 
-brute_walker!(portable, legal_moves, flips, mobility_sum);
-fast_copy!(brute_walker);
+cpu_copies!(brute_walker);
 
 #[cfg(test)]
 mod tests {
@@ -274,18 +254,25 @@ mod tests {
     }
 
     #[test]
-    fn both_copies_of_the_walk_agree() {
-        let (mut a, mut b) = (Tally::new(9), Tally::new(9));
+    fn every_copy_of_the_walk_agrees() {
         let s = Position::<B8>::start();
-        portable::walk::<B8>(s.mover().0, s.opponent().0, 0, 9, &mut a);
-        if has_bit_instructions() {
-            // SAFETY: checked just above.
-            #[cfg(target_arch = "x86_64")]
-            unsafe {
-                fast::walk::<B8>(s.mover().0, s.opponent().0, 0, 9, &mut b)
-            };
-            assert_eq!(a, b);
+        let mut portable = Tally::new(9);
+        portable::walk::<B8>(s.mover().0, s.opponent().0, 0, 9, &mut portable);
+        assert_eq!(portable.rows(), perft::<B8>(9));
+        for level in CpuLevel::for_tests("the perft walker test") {
+            let mut t = Tally::new(9);
+            match level {
+                CpuLevel::Portable => continue,
+                // SAFETY: the token proves the CPU has the copy's level.
+                #[cfg(target_arch = "x86_64")]
+                CpuLevel::Avx2(_) => unsafe { fast::walk::<B8>(s.mover().0, s.opponent().0, 0, 9, &mut t) },
+                // SAFETY: as above.
+                #[cfg(target_arch = "x86_64")]
+                CpuLevel::Avx512(_) => unsafe { fast512::walk::<B8>(s.mover().0, s.opponent().0, 0, 9, &mut t) },
+                #[cfg(not(target_arch = "x86_64"))]
+                _ => unreachable!(),
+            }
+            assert_eq!(t, portable, "the {level} copy");
         }
-        assert_eq!(a.rows(), perft::<B8>(9));
     }
 }

@@ -18,7 +18,8 @@
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::board::moves::{flips, legal_moves, play};
+use crate::board::cpu::CpuLevel;
+use crate::board::movegen::{final_score, flips, legal_moves, play};
 use crate::board::{Color, Position};
 use crate::key::Keyed;
 use crate::shape::{map_square, shape_and_symmetry};
@@ -202,18 +203,6 @@ struct Search<'t, G: Keyed> {
     geometry: std::marker::PhantomData<G>,
 }
 
-/// The score of a finished game for the side with `me`.
-#[inline]
-fn final_score<G: Keyed>(me: u64, opp: u64) -> i32 {
-    let (a, b) = (me.count_ones() as i32, opp.count_ones() as i32);
-    let empties = G::SQUARES as i32 - a - b;
-    match a.cmp(&b) {
-        std::cmp::Ordering::Greater => a - b + empties,
-        std::cmp::Ordering::Less => a - b - empties,
-        std::cmp::Ordering::Equal => 0,
-    }
-}
-
 const CORNERS: fn(u32) -> u64 = |n| {
     let last = n * n - 1;
     (1 << 0) | (1 << (n - 1)) | (1 << (last - (n - 1))) | (1 << last)
@@ -291,19 +280,19 @@ impl<G: Keyed> Search<'_, G> {
 }
 
 /// Defines the module `$module`: the search compiled with the move
-/// generator `$moves`/`$flips` and, in the fast copy, the CPU features
-/// `$features` (see [`crate::board::moves::fast_level`]).
+/// generator `$moves`/`$flips` and the CPU features `$features` of its
+/// level (see [`crate::board::cpu::cpu_copies`]).
 macro_rules! searcher {
-    ($module:ident, $moves:ident, $flips:ident $(, $features:literal)?) => {
+    ($module:ident, $moves:ident, $flips:ident, $mobility:ident, [$($features:literal),*]) => {
         mod $module {
             use super::*;
             #[cfg(target_arch = "x86_64")]
             #[allow(unused_imports)]
-            use crate::board::moves::{flips_avx2, legal_moves_avx2};
+            use crate::board::movegen::{flips_avx2, legal_moves_avx2};
 
             /// The exact value of (me to move, opp) if it lies in `(alpha, beta)`;
             /// otherwise a bound on the side the window missed.
-            $(#[target_feature(enable = $features)])?
+            $(#[target_feature(enable = $features)])*
             pub(super) fn pvs<G: Keyed>(s: &mut Search<'_, G>, me: u64, opp: u64, mut alpha: i32, mut beta: i32) -> i32 {
                 s.nodes += 1;
                 if s.nodes - s.reported >= PROGRESS_STEP {
@@ -317,7 +306,7 @@ macro_rules! searcher {
                 let moves = $moves::<G>(me, opp);
                 if moves == 0 {
                     if $moves::<G>(opp, me) == 0 {
-                        return final_score::<G>(me, opp);
+                        return final_score(me, opp, G::SQUARES);
                     }
                     return -pvs::<G>(s, opp, me, -beta, -alpha);
                 }
@@ -466,7 +455,7 @@ macro_rules! searcher {
             /// A short search for move ordering: the value of (me to move,
             /// opp) `depth` plies ahead by [`eval`], ended games by their
             /// score, within (alpha, beta) (fail-soft).
-            $(#[target_feature(enable = $features)])?
+            $(#[target_feature(enable = $features)])*
             fn probe<G: Keyed>(s: &mut Search<'_, G>, me: u64, opp: u64, depth: u32, mut alpha: i32, beta: i32) -> i32 {
                 let moves = $moves::<G>(me, opp);
                 if depth == 0 {
@@ -474,7 +463,7 @@ macro_rules! searcher {
                 }
                 if moves == 0 {
                     if $moves::<G>(opp, me) == 0 {
-                        return PROBE_WIN * final_score::<G>(me, opp);
+                        return PROBE_WIN * final_score(me, opp, G::SQUARES);
                     }
                     return -probe::<G>(s, opp, me, depth, -beta, -alpha);
                 }
@@ -500,7 +489,7 @@ macro_rules! searcher {
             }
 
             /// Alpha-beta without table or ordering, for the last empties.
-            $(#[target_feature(enable = $features)])?
+            $(#[target_feature(enable = $features)])*
             fn shallow<G: Keyed>(s: &mut Search<'_, G>, me: u64, opp: u64, moves: u64, mut alpha: i32, beta: i32) -> i32 {
                 let mut best = i32::MIN;
                 let mut m = moves;
@@ -516,7 +505,7 @@ macro_rules! searcher {
                         -last_empty::<G>(s, cme, copp)
                     } else {
                         match $moves::<G>(cme, copp) {
-                            0 if $moves::<G>(copp, cme) == 0 => -final_score::<G>(cme, copp),
+                            0 if $moves::<G>(copp, cme) == 0 => -final_score(cme, copp, G::SQUARES),
                             0 => {
                                 s.nodes += 1;
                                 let back = $moves::<G>(copp, cme);
@@ -541,7 +530,7 @@ macro_rules! searcher {
             /// The value of (me to move, opp) with one empty square: the
             /// mover plays it if that flips anything, else the opponent
             /// does, else the game ends there.
-            $(#[target_feature(enable = $features)])?
+            $(#[target_feature(enable = $features)])*
             fn last_empty<G: Keyed>(s: &mut Search<'_, G>, me: u64, opp: u64) -> i32 {
                 let sq = (!(me | opp) & G::FULL).trailing_zeros();
                 let (mine, theirs) = (me.count_ones() as i32, opp.count_ones() as i32);
@@ -557,12 +546,12 @@ macro_rules! searcher {
                     let n = f.count_ones() as i32;
                     return mine - n - (theirs + n + 1);
                 }
-                final_score::<G>(me, opp)
+                final_score(me, opp, G::SQUARES)
             }
 
             /// The exact value of (me to move, opp), narrowing a null window
             /// around `guess` (MTD(f)).
-            $(#[target_feature(enable = $features)])?
+            $(#[target_feature(enable = $features)])*
             pub(super) fn mtdf<G: Keyed>(s: &mut Search<'_, G>, me: u64, opp: u64, guess: i32) -> i32 {
                 let (mut lower, mut upper) = (-(G::SQUARES as i32), G::SQUARES as i32);
                 let mut g = guess;
@@ -585,16 +574,14 @@ macro_rules! searcher {
     };
 }
 
-searcher!(portable, legal_moves, flips);
-#[cfg(target_arch = "x86_64")]
-searcher!(fast, legal_moves_avx2, flips_avx2, "popcnt,lzcnt,bmi1,bmi2,avx2");
+crate::board::cpu::cpu_copies!(searcher, avx2);
 
 impl<G: Keyed> Search<'_, G> {
     /// [`portable::pvs`], or its fast copy where the CPU has the features.
     fn pvs(&mut self, me: u64, opp: u64, alpha: i32, beta: i32) -> i32 {
         #[cfg(target_arch = "x86_64")]
-        if crate::board::moves::fast_level() >= 1 {
-            // SAFETY: the CPU has the features of the fast copy.
+        if let Some(_avx2) = CpuLevel::detect().avx2() {
+            // SAFETY: the token proves the CPU has the fast copy's level.
             return unsafe { fast::pvs::<G>(self, me, opp, alpha, beta) };
         }
         portable::pvs::<G>(self, me, opp, alpha, beta)
@@ -603,8 +590,8 @@ impl<G: Keyed> Search<'_, G> {
     /// [`portable::mtdf`], or its fast copy where the CPU has the features.
     fn mtdf(&mut self, me: u64, opp: u64, guess: i32) -> i32 {
         #[cfg(target_arch = "x86_64")]
-        if crate::board::moves::fast_level() >= 1 {
-            // SAFETY: the CPU has the features of the fast copy.
+        if let Some(_avx2) = CpuLevel::detect().avx2() {
+            // SAFETY: the token proves the CPU has the fast copy's level.
             return unsafe { fast::mtdf::<G>(self, me, opp, guess) };
         }
         portable::mtdf::<G>(self, me, opp, guess)
@@ -717,7 +704,7 @@ mod tests {
     /// Plain negamax on the engine's board, no table, no ordering.
     fn minimax<G: Keyed>(p: &Position<G>) -> i32 {
         match p.status() {
-            crate::board::Status::Terminal => final_score::<G>(p.mover().0, p.opponent().0),
+            crate::board::Status::Terminal => final_score(p.mover().0, p.opponent().0, G::SQUARES),
             crate::board::Status::Pass => -minimax(&p.pass()),
             crate::board::Status::Moves(m) => m.iter().map(|sq| -minimax(&p.play(sq))).max().unwrap(),
         }

@@ -6,7 +6,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::moves::{Rays, rays};
+use super::movegen::{Rays, rays};
 
 /// A board size known at compile time.
 pub trait Geometry:
@@ -23,7 +23,7 @@ pub trait Geometry:
     const INNER_COLS: u64 = inner_cols_mask(Self::N);
     /// The run-time name of this size.
     const SIZE: BoardSize;
-    /// The rays of every square (see [`super::moves::rays`]), one static
+    /// The rays of every square (see [`super::movegen::rays`]), one static
     /// table per size.
     fn rays() -> &'static Rays;
 }

@@ -3,8 +3,9 @@
 //! Othello (moves, flips, passes, game end).
 
 pub mod bitboard;
+pub mod cpu;
 pub mod geometry;
-pub mod moves;
+pub mod movegen;
 pub mod position;
 
 pub use bitboard::Bitboard;

@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 
 use super::bitboard::Bitboard;
 use super::geometry::Geometry;
-use super::moves::{flips, legal_moves};
+use super::movegen::{flips, legal_moves};
 
 /// A side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -259,7 +259,7 @@ impl<G: Geometry> Position<G> {
     pub fn play(&self, square: u32) -> Position<G> {
         let f = flips::<G>(self.me, self.opp, square);
         debug_assert!(f != 0, "illegal move {square}");
-        let (me, opp) = super::moves::play(self.me, self.opp, square, f);
+        let (me, opp) = super::movegen::play(self.me, self.opp, square, f);
         Position { me, opp, black_to_move: !self.black_to_move, geometry: PhantomData }
     }
 

@@ -35,9 +35,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::{PerftProgress, PerftRow, SPLIT_PLY, Tally, fast_copy, frontier};
+use super::{PerftProgress, PerftRow, SPLIT_PLY, Tally, frontier};
 use crate::board::Geometry;
-use crate::board::moves::{fast_level, flips, legal_moves, mobility_sum, play};
+use crate::board::cpu::{CpuLevel, cpu_copies};
+use crate::board::movegen::{flips, legal_moves, mobility_sum, play};
 use crate::census::{GameCount, add_games};
 use crate::shape::shape_key;
 use crate::slots::{Line, Slots, read_record, write_record};
@@ -354,14 +355,18 @@ pub fn perft_hashed_with_progress<G: Geometry>(
     memory: u64,
     progress: &PerftProgress,
 ) -> (Vec<PerftRow>, HashedStats) {
-    counted::<G>(depth, memory, progress, fast_level())
+    counted::<G>(depth, memory, progress, CpuLevel::detect())
 }
 
 /// [`perft_hashed_with_progress`] with the walker copy `copy` (see
-/// [`fast_level`]; at most the CPU's).
-fn counted<G: Geometry>(depth: u32, memory: u64, progress: &PerftProgress, copy: u8) -> (Vec<PerftRow>, HashedStats) {
+/// [`CpuLevel`]).
+fn counted<G: Geometry>(
+    depth: u32,
+    memory: u64,
+    progress: &PerftProgress,
+    copy: CpuLevel,
+) -> (Vec<PerftRow>, HashedStats) {
     assert!(depth >= 1, "perft depth must be at least 1");
-    assert!(copy <= fast_level(), "this CPU cannot run walker copy {copy}");
     let split = SPLIT_PLY.min(depth - 1);
     let mut top = Tally::new(depth);
     let level = frontier::<G>(split, &mut top);
@@ -419,7 +424,7 @@ fn counted<G: Geometry>(depth: u32, memory: u64, progress: &PerftProgress, copy:
 
 /// Adds the counts of the subtree of (`me`, `opp`) (`r` plies left), whose
 /// root is `off` plies below the root of `out`. Dispatches to the copy
-/// compiled for `copy` (see [`fast_level`]).
+/// compiled for `copy`.
 #[allow(clippy::too_many_arguments)]
 fn visit<G: Geometry>(
     me: u64,
@@ -429,32 +434,30 @@ fn visit<G: Geometry>(
     out: &mut Sub<'_>,
     off: usize,
     c: &mut Counters,
-    copy: u8,
+    copy: CpuLevel,
 ) {
-    #[cfg(target_arch = "x86_64")]
     match copy {
-        // SAFETY: `counted` checked that the CPU has the features of `copy`.
-        2 => return unsafe { fast512::visit::<G>(me, opp, r, table, out, off, c) },
-        // SAFETY: as above.
-        1 => return unsafe { fast::visit::<G>(me, opp, r, table, out, off, c) },
-        _ => {}
+        // SAFETY: the token proves the CPU has `fast512`'s level.
+        #[cfg(target_arch = "x86_64")]
+        CpuLevel::Avx512(_) => unsafe { fast512::visit::<G>(me, opp, r, table, out, off, c) },
+        // SAFETY: the token proves the CPU has `fast`'s level.
+        #[cfg(target_arch = "x86_64")]
+        CpuLevel::Avx2(_) => unsafe { fast::visit::<G>(me, opp, r, table, out, off, c) },
+        _ => portable::visit::<G>(me, opp, r, table, out, off, c),
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = copy;
-    portable::visit::<G>(me, opp, r, table, out, off, c);
 }
 
 macro_rules! hashed_walker {
-    ($module:ident, $moves:ident, $flips:ident, $mobility:ident $(, $features:literal)?) => {
+    ($module:ident, $moves:ident, $flips:ident, $mobility:ident, [$($features:literal),*]) => {
         mod $module {
             use super::*;
             #[cfg(target_arch = "x86_64")]
             #[allow(unused_imports)]
-            use crate::board::moves::{flips_avx2, legal_moves_avx2, mobility_sum_avx2, mobility_sum_avx512};
+            use crate::board::movegen::{flips_avx2, legal_moves_avx2, mobility_sum_avx2, mobility_sum_avx512};
 
             /// A subtree of more than [`FLAT_MAX`] plies: through the map
             /// tier; smaller ones through [`small`].
-            $(#[target_feature(enable = $features)])?
+            $(#[target_feature(enable = $features)])*
             pub(super) fn visit<G: Geometry>(
                 me: u64,
                 opp: u64,
@@ -504,7 +507,7 @@ macro_rules! hashed_walker {
             /// The counts of the subtree of (`me`, `opp`), `1 <= r <=
             /// FLAT_MAX` plies left: through the flat tier from
             /// [`MEMO_MIN`] plies on, walked below.
-            $(#[target_feature(enable = $features)])?
+            $(#[target_feature(enable = $features)])*
             fn small<G: Geometry>(me: u64, opp: u64, r: u32, table: &Table, c: &mut Counters) -> Small {
                 if r < MEMO_MIN {
                     return walk::<G>(me, opp, r);
@@ -513,7 +516,7 @@ macro_rules! hashed_walker {
             }
 
             /// [`small`] for a memoized subtree whose shape key is known.
-            $(#[target_feature(enable = $features)])?
+            $(#[target_feature(enable = $features)])*
             fn small_keyed<G: Geometry>(me: u64, opp: u64, key: u128, r: u32, table: &Table, c: &mut Counters) -> Small {
                 if let Some(t) = table.flat.probe(key, r) {
                     c.hits += 1;
@@ -530,7 +533,7 @@ macro_rules! hashed_walker {
             /// FLAT_MAX` plies left, from its children's. When they are
             /// memoized, all their slots are fetched from memory first, so
             /// that the waits overlap.
-            $(#[target_feature(enable = $features)])?
+            $(#[target_feature(enable = $features)])*
             fn expand<G: Geometry>(me: u64, opp: u64, r: u32, table: &Table, c: &mut Counters) -> Small {
                 let mut t = Small::default();
                 let mut moves = $moves::<G>(me, opp);
@@ -573,7 +576,7 @@ macro_rules! hashed_walker {
 
             /// The subtree of (`me`, `opp`), `r` (1 or 2) plies left, walked;
             /// the last ply counted in bulk.
-            $(#[target_feature(enable = $features)])?
+            $(#[target_feature(enable = $features)])*
             fn walk<G: Geometry>(me: u64, opp: u64, r: u32) -> Small {
                 let mut t = Small::default();
                 let moves = $moves::<G>(me, opp);
@@ -616,8 +619,7 @@ macro_rules! hashed_walker {
     };
 }
 
-hashed_walker!(portable, legal_moves, flips, mobility_sum);
-fast_copy!(hashed_walker);
+cpu_copies!(hashed_walker);
 
 #[cfg(test)]
 mod tests {
@@ -631,7 +633,7 @@ mod tests {
     fn every_copy_counts_the_same() {
         let progress = PerftProgress::new();
         let expect = perft::<B8>(11);
-        for level in 0..=fast_level() {
+        for level in CpuLevel::for_tests("the hashed perft test") {
             assert_eq!(counted::<B8>(11, 1 << 28, &progress, level).0, expect, "copy {level}");
             assert_eq!(counted::<B6>(11, 1 << 28, &progress, level).0, perft::<B6>(11), "copy {level}");
         }

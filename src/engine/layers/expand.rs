@@ -18,6 +18,7 @@ use super::shuffle::ShuffleSink;
 use super::store::{Entering, PartId, PartReader, Record, from_stored, partition_of, to_stored};
 use super::{LayersError, RunContext};
 use crate::board::Color;
+use crate::board::cpu::{Avx2, CpuLevel, on_cpu};
 use crate::census::{Counts, GameSpread, LayerBy, add_games};
 use crate::framed::FrameError;
 use crate::key::dense::{child_image_keys, image_keys, side_weight, unpack};
@@ -403,9 +404,9 @@ struct Worker<'a, G: Keyed> {
     out: Vec<Record>,
     sink: &'a dyn ShuffleSink,
     found: Expansion,
-    /// Whether this CPU runs the copy compiled for AVX2 and the bit
-    /// instructions.
-    fast: bool,
+    /// The token of the AVX2 level where this CPU has it: the copy
+    /// compiled for it runs then.
+    avx2: Option<Avx2>,
     /// The shapes of the part being read, tallied, and where a part's
     /// tally goes (none: the worker counts its own records alone, and its
     /// tally is final when it is flushed).
@@ -436,7 +437,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
             out: Vec::new(),
             sink,
             found: Expansion::default(),
-            fast: crate::board::moves::has_bit_instructions(),
+            avx2: CpuLevel::detect().avx2(),
             shapes: ShapeMap::default(),
             shape_part: 0,
             shape_records: 0,
@@ -488,17 +489,11 @@ impl<'a, G: Keyed> Worker<'a, G> {
         }
         self.shape_records += chunk.len() as u64;
         #[cfg(target_arch = "x86_64")]
-        if self.fast {
-            // SAFETY: `fast` is set only when the CPU has the instructions.
-            return unsafe { self.chunk_fast(chunk, part) };
+        if let Some(_avx2) = self.avx2 {
+            // SAFETY: the token proves the CPU has the AVX2 level.
+            return unsafe { chunk_avx2(self, chunk, part) };
         }
         self.chunk_with::<false>(chunk, part)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "popcnt,lzcnt,bmi1,bmi2,avx2")]
-    fn chunk_fast(&mut self, chunk: &[Record], part: &std::path::Path) -> Result<(), LayersError> {
-        self.chunk_with::<true>(chunk, part)
     }
 
     #[inline(always)]
@@ -509,18 +504,18 @@ impl<'a, G: Keyed> Worker<'a, G> {
             if FAST {
                 // SAFETY: FAST only in the copy compiled for AVX2, called
                 // after the run-time check.
-                return unsafe { crate::board::moves::legal_moves_avx2::<G>(me, opp) };
+                return unsafe { crate::board::movegen::legal_moves_avx2::<G>(me, opp) };
             }
-            crate::board::moves::legal_moves::<G>(me, opp)
+            crate::board::movegen::legal_moves::<G>(me, opp)
         }
         #[inline(always)]
         fn flips<G: Keyed, const FAST: bool>(me: u64, opp: u64, sq: u32) -> u64 {
             #[cfg(target_arch = "x86_64")]
             if FAST {
                 // SAFETY: as in `moves`.
-                return unsafe { crate::board::moves::flips_avx2::<G>(me, opp, sq) };
+                return unsafe { crate::board::movegen::flips_avx2::<G>(me, opp, sq) };
             }
-            crate::board::moves::flips::<G>(me, opp, sq)
+            crate::board::movegen::flips::<G>(me, opp, sq)
         }
         for (i, &(stored, m)) in chunk.iter().enumerate() {
             let p = unpack::<G>(G::Key::from_u128(from_stored(stored, Self::SIDE))).map_err(|e| {
@@ -591,7 +586,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
                         debug_assert_eq!(canon, canonical_key(&p.play(sq)).to_u128());
                         self.push(G::Key::from_u128(canon), m, j)?;
                         if self.by == LayerBy::Discs {
-                            let (c_me, c_opp) = crate::board::moves::play(me, opp, sq, flipped);
+                            let (c_me, c_opp) = crate::board::movegen::play(me, opp, sq, flipped);
                             if moves::<G, FAST>(c_me, c_opp) == 0 && moves::<G, FAST>(c_opp, c_me) != 0 {
                                 // the child must pass: the same board with
                                 // the parent's side to move again
@@ -655,6 +650,19 @@ pub struct Counter<G: Keyed> {
 }
 
 static NO_CHILDREN: super::shuffle::NoChildren = super::shuffle::NoChildren;
+
+on_cpu!(
+    avx2,
+    /// [`Worker::chunk`] compiled for the AVX2 level (its move generator
+    /// inlined with those instructions).
+    fn chunk_avx2<G: Keyed>(
+        w: &mut Worker<'_, G>,
+        chunk: &[Record],
+        part: &std::path::Path,
+    ) -> Result<(), LayersError> {
+        w.chunk_with::<true>(chunk, part)
+    }
+);
 
 impl<G: Keyed> Counter<G> {
     /// A counter for the records of `path` (named in errors).
@@ -759,16 +767,16 @@ mod tests {
         fn check<G: Keyed>(plies: u32) {
             let records = layer::<G>(plies);
             for by in [LayerBy::Discs, LayerBy::Ply] {
-                let run = |fast: bool| {
+                let run = |avx2: Option<Avx2>| {
                     let sink = Collect(Mutex::new(Vec::new()));
                     let mut w = Worker::<G>::new(by, true, 1 << 20, &sink);
-                    w.fast = fast;
+                    w.avx2 = avx2;
                     w.chunk(&records, 0, std::path::Path::new("test")).unwrap();
                     w.spill().unwrap();
                     let found = format!("{:?}", w.found);
                     (found, sink.0.into_inner().unwrap())
                 };
-                let portable = run(false);
+                let portable = run(None);
                 // children packed one by one, with the worker's multiplicity
                 let mut want: Vec<u128> = Vec::new();
                 for &(s, _) in &records {
@@ -788,10 +796,10 @@ mod tests {
                 let mut sent: Vec<u128> = portable.1.iter().flat_map(|(_, r)| r.iter().map(|x| x.0)).collect();
                 sent.sort_unstable();
                 assert_eq!(sent, want, "{} by {by:?}", G::N);
-                if crate::board::moves::has_bit_instructions() {
-                    assert_eq!(run(true), portable, "{} by {by:?}", G::N);
-                } else {
-                    eprintln!("skipped: this CPU has no AVX2, the fast copy is not compared");
+                for level in CpuLevel::for_tests("the expansion test") {
+                    if let Some(avx2) = level.avx2() {
+                        assert_eq!(run(Some(avx2)), portable, "{} by {by:?}, {level}", G::N);
+                    }
                 }
             }
         }
