@@ -22,8 +22,9 @@ use crate::board::cpu::CpuLevel;
 use crate::board::movegen::{final_score, flips, legal_moves, play};
 use crate::board::{Color, Position};
 use crate::key::Keyed;
-use crate::shape::{map_square, shape_and_symmetry};
+use crate::shape::shape_and_symmetry;
 use crate::slots::{Line, Slots, read_record, write_record};
+use crate::symmetry::Symmetry;
 
 /// Empties at or below which the search stops probing the table and
 /// ordering moves.
@@ -273,7 +274,7 @@ impl<G: Keyed> Search<'_, G> {
     /// symmetries of the square fold transpositions) + 1, so that 0 marks
     /// an empty slot; and the symmetry that maps it onto the shape's image.
     #[inline]
-    fn key(me: u64, opp: u64) -> (u128, u8) {
+    fn key(me: u64, opp: u64) -> (u128, Symmetry) {
         let (k, sym) = shape_and_symmetry::<G>(me, opp);
         (k + 1, sym)
     }
@@ -364,7 +365,7 @@ macro_rules! searcher {
                     if empties <= PARITY_EMPTIES && (Search::<G>::quadrant(sq) & !(me | opp)).count_ones() % 2 == 1 {
                         score += PARITY_BONUS;
                     }
-                    if hint.is_some_and(|h| map_square::<G>(sq, sym) == h) {
+                    if hint.is_some_and(|h| sym.map_square::<G>(sq) == h) {
                         score += 10_000;
                     }
                     // enhanced transposition cutoff: a child the table already
@@ -443,7 +444,7 @@ macro_rules! searcher {
                 // keep the table's bounds of this position when they are tighter
                 let (lower, upper) =
                     if e.key == key { (lower.max(e.lower as i32), upper.min(e.upper as i32)) } else { (lower, upper) };
-                let canonical_best = if best_sq == 255 { 255 } else { map_square::<G>(best_sq as u32, sym) as u8 };
+                let canonical_best = if best_sq == 255 { 255 } else { sym.map_square::<G>(best_sq as u32) as u8 };
                 if !(s.helper && s.shared.stop.load(Ordering::Relaxed)) {
                     s.shared
                         .table

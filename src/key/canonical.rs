@@ -48,12 +48,12 @@ mod tests {
         }
         for p in &ps {
             let keys = image_keys(p);
-            for (s, sym) in Symmetry::ALL.iter().enumerate() {
+            for (s, sym) in Symmetry::START.iter().enumerate() {
                 assert_eq!(keys[s], pack(&sym.position(p)));
             }
             let (c, _) = canonical_and_orbit(p);
             let canon = unpack::<B6>(c).unwrap();
-            assert!(Symmetry::ALL.iter().any(|s| s.position(p) == canon));
+            assert!(Symmetry::START.iter().any(|s| s.position(p) == canon));
         }
     }
 

@@ -157,7 +157,7 @@ impl<K: PackedKey> KeyTables<K> {
         let index = spiral_index(n);
         let mut black = Box::new([[[K::default(); 256]; 8]; 4]);
         let mut white = Box::new([[[K::default(); 256]; 8]; 4]);
-        for (s, sym) in Symmetry::ALL.iter().enumerate() {
+        for (s, sym) in Symmetry::START.iter().enumerate() {
             for byte in 0..8u32 {
                 for value in 0..256u32 {
                     let (mut bsum, mut wsum) = (0u128, 0u128);
@@ -224,7 +224,7 @@ impl<K: PackedKey> KeyTables<K> {
     }
 }
 
-/// Dense key of symmetry image `s` (index into [`Symmetry::ALL`]).
+/// Dense key of symmetry image `s` (index into [`Symmetry::START`]).
 #[inline(always)]
 pub fn image_key<G: Keyed>(p: &Position<G>, s: usize) -> G::Key {
     let t = G::key_tables();
@@ -238,7 +238,7 @@ pub fn image_key<G: Keyed>(p: &Position<G>, s: usize) -> G::Key {
     key
 }
 
-/// Dense keys of the four symmetry images, in the order of [`Symmetry::ALL`].
+/// Dense keys of the four symmetry images, in the order of [`Symmetry::START`].
 #[inline(always)]
 pub fn image_keys<G: Keyed>(p: &Position<G>) -> [G::Key; 4] {
     [image_key(p, 0), image_key(p, 1), image_key(p, 2), image_key(p, 3)]
