@@ -183,7 +183,7 @@ impl<G: Geometry> Game<G> {
         self.plies
             .iter()
             .map(|p| match p {
-                Some(sq) => crate::solve::square_name(*sq, G::N),
+                Some(sq) => crate::board::square_name(*sq, G::N),
                 None => "pass".into(),
             })
             .collect()

@@ -68,6 +68,12 @@ impl Geometry for B8 {
     }
 }
 
+/// A square's name: column letter, row number from the top (`a1` top
+/// left), as the solver's variations and the reachability games print it.
+pub fn square_name(sq: u32, n: u32) -> String {
+    format!("{}{}", (b'a' + (sq % n) as u8) as char, sq / n + 1)
+}
+
 /// Mask of the `n * n` squares.
 pub const fn full_mask(n: u32) -> u64 {
     if n * n == 64 { u64::MAX } else { (1u64 << (n * n)) - 1 }

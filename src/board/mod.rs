@@ -9,5 +9,5 @@ pub mod movegen;
 pub mod position;
 
 pub use bitboard::Bitboard;
-pub use geometry::{B4, B6, B8, BoardSize, Geometry, GeometryError};
+pub use geometry::{B4, B6, B8, BoardSize, Geometry, GeometryError, square_name};
 pub use position::{Color, Position, PositionError, Status};

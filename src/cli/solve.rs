@@ -6,10 +6,11 @@ use serde_json::json;
 
 use super::args::SolveArgs;
 use super::run::{Progress, human_duration, memory_limit, watched};
+use othello_census::board::square_name;
 use othello_census::board::{Color, Position};
 use othello_census::engine::memory::available_memory;
 use othello_census::report::group_digits;
-use othello_census::solve::{Solution, SolveProgress, solve_with_progress, square_name};
+use othello_census::solve::{Solution, SolveProgress, solve_with_progress};
 use othello_census::text::plural;
 use othello_census::with_geometry;
 
