@@ -47,7 +47,7 @@ fn check_keys<G: Keyed>(a: &Position<G>, b: &Position<G>) {
     assert_eq!(da.cmp(&db), sa.cmp(&sb), "dense and spiral orders differ");
     assert_eq!(da == db, a == b);
     // canonical key: least over the images, the same for every image
-    let images: Vec<Position<G>> = Symmetry::ALL.iter().map(|s| s.position(a)).collect();
+    let images: Vec<Position<G>> = Symmetry::START.iter().map(|s| s.position(a)).collect();
     let least = images.iter().map(dense::pack).min().unwrap();
     let (canon, orbit) = canonical_and_orbit(a);
     assert_eq!(canon, least);
@@ -99,7 +99,7 @@ fn reachable_4x4_is_closed_and_has_15856_classes() {
     let engine: HashSet<Position<B4>> = set.iter().map(to_engine::<B4>).collect();
     let mut classes = HashSet::new();
     for p in &engine {
-        for s in Symmetry::ALL {
+        for s in Symmetry::START {
             assert!(engine.contains(&s.position(p)), "image not reachable:\n{p}");
         }
         classes.insert(canonical_key(p));
