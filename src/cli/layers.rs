@@ -14,7 +14,7 @@ use super::signals::stop_flag;
 use othello_census::board::BoardSize;
 use othello_census::census::LayerBy;
 use othello_census::engine::layers::commit::read_state;
-use othello_census::engine::layers::merge::count_part;
+use othello_census::engine::layers::inspect::inspect;
 use othello_census::engine::layers::store::Phase;
 use othello_census::engine::layers::{
     CompactionMode, LayersError, LayersLive, LayersOutcome, LayersPlan, LayersSettings, Ranks, Transport, WorkDir,
@@ -429,109 +429,36 @@ fn finish(
 /// `inspect DIR`: the state of a layered run, every part's checksums
 /// checked.
 pub fn inspect_dir(a: &InspectArgs) -> anyhow::Result<ExitCode> {
-    let work = WorkDir::new(&a.file);
-    let m = read_state(&work)?;
-    let by = LayerBy::from_code(m.run.by).map_or("unknown", LayerBy::name);
-    let state = match m.phase {
-        Phase::Complete => {
-            format!("layer {} complete ({} classes)", m.layer, group_digits(m.part_records.iter().sum::<u64>()))
-        }
-        Phase::Expanded => format!("layer {} expanded; layer {} waiting to be merged", m.layer, m.layer + 1),
-        Phase::Counted => format!("finished; its last layer, {}, was counted while merged and not stored", m.layer),
-        Phase::Slicing => format!(
-            "layer {} complete; its last layer, {}, is counted in {} slices, {} done",
-            m.layer,
-            m.layer + 1,
-            m.slicing.slices,
-            m.slicing.done
-        ),
-    };
-    // phase 0: the parts of the layer; phase 1: the merged parts of the
-    // next; phase 2: none. A run of MPI ranks keeps each part in the
-    // directory of the rank that owns it.
-    let (layer, promised) =
-        if matches!(m.phase, Phase::Complete | Phase::Slicing) { (m.layer, true) } else { (m.layer + 1, false) };
-    let ranks = work.ranks();
-    let mut problems = Vec::new();
-    let mut checked = 0;
-    for j in (0..m.run.partitions).filter(|_| m.phase != Phase::Counted) {
-        let path = match ranks {
-            Some(r) => work.for_rank(j % r, r).part(layer, j),
-            None => work.part(layer, j),
-        };
-        if !promised && !path.exists() {
-            continue;
-        }
-        checked += 1;
-        match count_part(&path, &m.run.part(layer, j)) {
-            Ok(n) if promised && n != m.part_records[j as usize] => problems.push(format!(
-                "{}: holds {n} records, the manifest says {}",
-                path.display(),
-                m.part_records[j as usize]
-            )),
-            Ok(_) => {}
-            Err(e) => problems.push(e.to_string()),
-        }
-    }
-    let bytes = work.bytes();
+    let i = inspect(&a.file)?;
     if a.json {
-        let doc = serde_json::json!({
-            "work_dir": a.file.display().to_string(),
-            "software": m.software,
-            "size": m.run.size,
-            "by": by,
-            "limit": m.run.limit,
-            "partitions": m.run.partitions,
-            "command": m.run.command,
-            "started_unix": m.run.started_unix,
-            "memory_limit": m.run.memory_limit,
-            "layer": m.layer,
-            "phase": m.phase.name(),
-            "slices": m.slicing.slices,
-            "slices_done": m.slicing.done,
-            "layers_counted": m.stats.len(),
-            "elapsed_seconds": m.elapsed_seconds,
-            "bytes": bytes,
-            "parts_checked": checked,
-            "checksums_ok": problems.is_empty(),
-            "problems": problems,
-        });
-        crate::outln!("{}", serde_json::to_string_pretty(&doc)?)?;
+        crate::outln!("{}", serde_json::to_string_pretty(&i)?)?;
     } else {
         crate::outln!(
             "layered run in {dir}, last written by {sw}\n{n}x{n} by {by} up to {limit}, {parts} partitions\n\
              command: {cmd}\nstate: {state}; {counted}, {secs:.1} s of work, {disk} on disk\n\
              checksums: {check}",
             dir = a.file.display(),
-            sw = m.software,
-            n = m.run.size,
-            limit = m.run.limit,
-            parts = m.run.partitions,
-            cmd = m.run.command,
-            counted = match (m.stats.first(), m.stats.last()) {
-                (Some(f), Some(l)) if m.phase == Phase::Complete && l.layer < m.layer => format!(
-                    "counts final for layers {}..{} ({}; layer {} is counted as it is expanded)",
-                    f.layer,
-                    l.layer,
-                    m.stats.len(),
-                    m.layer
-                ),
-                (Some(f), Some(l)) => format!("counts final for layers {}..{} ({})", f.layer, l.layer, m.stats.len()),
-                _ => "no layer counted yet".to_string(),
-            },
-            secs = m.elapsed_seconds,
-            disk = othello_census::text::human_bytes(bytes as f64),
-            check = if problems.is_empty() {
-                format!("ok ({checked} parts of layer {layer})")
+            sw = i.software,
+            n = i.size,
+            by = i.by,
+            limit = i.limit,
+            parts = i.partitions,
+            cmd = i.command,
+            state = i.state,
+            counted = i.counted,
+            secs = i.elapsed_seconds,
+            disk = othello_census::text::human_bytes(i.bytes as f64),
+            check = if i.checksums_ok {
+                format!("ok ({} parts of layer {})", i.parts_checked, i.checked_layer)
             } else {
-                format!("FAILED ({} of {checked} parts)", problems.len())
+                format!("FAILED ({} of {} parts)", i.problems.len(), i.parts_checked)
             }
         )?;
     }
-    if let Some(first) = problems.first() {
+    if let Some(first) = i.problems.first() {
         bail!(
             "{first}{}",
-            if problems.len() > 1 { format!(" (and {} more)", problems.len() - 1) } else { String::new() }
+            if i.problems.len() > 1 { format!(" (and {} more)", i.problems.len() - 1) } else { String::new() }
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -320,6 +320,39 @@ struct Expanded {
     exchanged: u64,
 }
 
+/// What one call of the driver keeps from phase to phase.
+struct Session {
+    by: LayerBy,
+    /// When this call began, and the run's seconds before it.
+    started: Instant,
+    elapsed_before: f64,
+    pool: rayon::ThreadPool,
+    fan_in: usize,
+    /// Whether the last layer is stored (this call and the run's start
+    /// both say so).
+    store_last: bool,
+    /// The partitions this rank owns, and their share of all.
+    owned: Vec<u32>,
+    share: f64,
+    /// (bytes, classes) of the largest layer met.
+    largest: (u64, u64),
+    phases: Vec<PhaseStat>,
+}
+
+impl Session {
+    /// The run's seconds so far, this call's included.
+    fn elapsed(&self) -> f64 {
+        self.elapsed_before + self.started.elapsed().as_secs_f64()
+    }
+}
+
+/// Whether the state machine goes on after a phase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    Continue,
+    Done,
+}
+
 impl<G: Keyed, T: Transport> Driver<'_, G, T> {
     fn path(&self) -> &Path {
         self.root.root()
@@ -344,241 +377,283 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
         LayersError::Interrupted(self.path().to_path_buf())
     }
 
+    /// Runs the state machine from the committed state `m` until the run
+    /// ends, is stopped or fails: one step per phase (or slice), each
+    /// ending in a commit.
     fn run(&self, mut m: Manifest) -> Result<LayersOutcome, LayersError> {
-        let (t, ctx, mine) = (self.t, self.ctx, self.mine);
+        let mut s = self.session(&m)?;
+        self.ctx.live.partitions.store(s.owned.len() as u64, Ordering::Relaxed);
+        self.ctx.live.limit.store(m.run.limit as u64, Ordering::Relaxed);
+        self.mine.sweep(&m);
+        loop {
+            if m.phase == Phase::Counted {
+                return Ok(self.finished(m, s));
+            }
+            if self.t.any(self.ctx.stop.load(Ordering::SeqCst)) {
+                return Err(self.stopped());
+            }
+            self.watch.begin();
+            let phase_started = Instant::now();
+            let step = match m.phase {
+                Phase::Complete => self.after_complete(&mut m, &mut s, phase_started)?,
+                Phase::Expanded => self.after_expanded(&mut m, &mut s, phase_started)?,
+                Phase::Slicing => self.next_slice(&mut m, &mut s, phase_started)?,
+                Phase::Counted => unreachable!("returned above"),
+            };
+            if step == Step::Done {
+                return Ok(self.finished(m, s));
+            }
+        }
+    }
+
+    /// What this call keeps across phases, after checking that the manifest
+    /// is a run of this board.
+    fn session(&self, m: &Manifest) -> Result<Session, LayersError> {
         let Some(by) = LayerBy::from_code(m.run.by) else {
             return Err(self.bad(format!("the manifest names an unknown layering ({})", m.run.by)));
         };
         if m.run.size != G::N {
             return Err(self.bad(format!("the manifest describes a {0}x{0} run, not {1}x{1}", m.run.size, G::N)));
         }
-        let started = Instant::now();
-        let elapsed_before = m.elapsed_seconds;
-        let elapsed = |s: Instant| elapsed_before + s.elapsed().as_secs_f64();
-        let threads = ctx.settings.threads.max(1);
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool");
-        let fan_in = merge_fan_in(open_files_limit(), threads, super::store::MAX_FAN_IN);
+        let threads = self.ctx.settings.threads.max(1);
         let partitions = m.run.partitions;
-        // the last layer is stored unless this session or the run's start said not
-        let store_last = ctx.settings.store_last && m.run.store_last;
-        let owned: Vec<u32> = (0..partitions).filter(|&j| t.owns(j)).collect();
-        let share = owned.len() as f64 / partitions.max(1) as f64;
-        let mut largest = (0u64, 0u64);
-        let mut phases: Vec<PhaseStat> = Vec::new();
-        let finished = |m: Manifest, largest, phases| {
-            let peak_disk = t.max(self.watch.session.load(Ordering::Relaxed));
-            let mut layers = m.stats;
-            Census::fill_including_ended(&mut layers);
-            LayersOutcome {
-                census: Census { size: G::N, by, limit: m.run.limit, layers },
-                elapsed: Duration::from_secs_f64(m.elapsed_seconds),
-                largest_layer: largest,
-                peak_disk,
-                phases,
-                command: m.run.command,
-                partitions: m.run.partitions,
-                last_layer_stored: m.phase != Phase::Counted,
-            }
-        };
-        ctx.live.partitions.store(owned.len() as u64, Ordering::Relaxed);
-        ctx.live.limit.store(m.run.limit as u64, Ordering::Relaxed);
-        mine.sweep(&m);
-        loop {
-            if m.phase == Phase::Counted {
-                return Ok(finished(m, largest, phases));
-            }
-            if t.any(ctx.stop.load(Ordering::SeqCst)) {
-                return Err(self.stopped());
-            }
-            let k = m.layer;
-            self.watch.begin();
-            let phase_started = Instant::now();
-            let stat = |phase, layer, records, slice| PhaseStat {
-                layer,
-                phase,
-                seconds: phase_started.elapsed().as_secs_f64(),
-                peak_disk: t.max(self.watch.end()),
-                records,
-                compactions: 0,
-                exchanged: 0,
-                slice,
-            };
-            match m.phase {
-                Phase::Complete => {
-                    let classes: u64 = m.part_records.iter().sum();
-                    let here: u64 = owned.iter().map(|&j| m.part_records[j as usize]).sum();
-                    let bytes = t.sum(&[mine.layer_bytes(k)])[0];
-                    if classes > largest.1 {
-                        largest = (bytes, classes);
-                    }
-                    let last = k >= m.run.limit;
-                    if last && m.stats.last().is_some_and(|l| l.layer == k) {
-                        // counted while it was merged
-                        return Ok(finished(m, largest, phases));
-                    }
-                    let next = if last {
-                        NextPlan { compaction: None, slices: 1 }
-                    } else {
-                        let counted = k + 1 >= m.run.limit && !store_last;
-                        let plan = plan_next(mine, &m, (here, mine.layer_bytes(k), share), ctx.settings, counted);
-                        t.agree(plan, self.path())?
-                    };
-                    if next.slices > 1 {
-                        m.phase = Phase::Slicing;
-                        m.slicing = Slicing { slices: next.slices, done: 0, counted: Expansion::default() };
-                        continue;
-                    }
-                    self.show_expanding(&m, here, None);
-                    let inputs = self.inputs(&m, &owned);
-                    if last {
-                        let ex = t.agree(expand::<G>(ctx, by, &inputs, false, &NoChildren), self.path())?;
-                        let ex = sum_expansions(t, ex)?;
-                        phases.push(stat("expand", k, 0, None));
-                        self.parent_counted(&mut m, by, &ex)?;
-                        m.elapsed_seconds = elapsed(started);
-                        return Ok(finished(m, largest, phases));
-                    }
-                    let ex = self.expand_to_buckets(&m, &inputs, here, share, next.compaction, fan_in, &|_| true)?;
-                    phases.push(PhaseStat {
-                        compactions: ex.compactions,
-                        exchanged: ex.exchanged,
-                        ..stat("expand", k, ex.found.emitted, None)
-                    });
-                    self.parent_counted(&mut m, by, &ex.found)?;
-                    if ex.found.emitted == 0 {
-                        super::workdir::remove_run_dir(&mine.bucket_dir(k + 1));
-                        m.elapsed_seconds = elapsed(started);
-                        return Ok(finished(m, largest, phases));
-                    }
-                    m.phase = Phase::Expanded;
-                    m.part_records = ex.runs;
-                    m.entering = ex.found.entering;
-                    m.elapsed_seconds = elapsed(started);
-                    self.commit(&mut m)?;
-                }
-                Phase::Expanded => {
-                    let next = k + 1;
-                    let runs = m.part_records.clone();
-                    if next >= m.run.limit && !store_last {
-                        // merge and count every partition; the buckets stay
-                        // until the counts are committed, so an interruption
-                        // loses nothing
-                        self.show_merging(next, owned.len(), None);
-                        let ex = self.count(&pool, by, next, &owned, &runs, fan_in)?;
-                        phases.push(stat("merge and count", next, ex.counts.classes, None));
-                        self.last_counted(&mut m, by, &ex)?;
-                        m.elapsed_seconds = elapsed(started);
-                        self.commit(&mut m)?;
-                        continue;
-                    }
-                    self.show_merging(next, owned.len(), None);
-                    // the last layer is counted while it is written
-                    let last = next >= m.run.limit;
-                    let merged: Result<Vec<(u32, u64, Expansion)>, LayersError> = (|| {
-                        let dir = mine.create_layer_dir(next)?;
-                        let counts: Result<Vec<(u32, u64, Expansion)>, LayersError> = pool.install(|| {
-                            owned
-                                .par_iter()
-                                .map(|&j| {
-                                    if ctx.stop.load(Ordering::SeqCst) {
-                                        return Err(self.stopped());
-                                    }
-                                    let id = m.run.part(next, j);
-                                    let (n, ex) = if last {
-                                        merge_and_count::<G>(mine, by, &id, runs[j as usize], fan_in)?
-                                    } else {
-                                        (merge_partition(mine, &id, runs[j as usize], fan_in)?, Expansion::default())
-                                    };
-                                    ctx.live.parts_done.fetch_add(1, Ordering::Relaxed);
-                                    Ok((j, n, ex))
-                                })
-                                .collect()
-                        });
-                        WorkDir::sync_dir(&dir)?;
-                        counts
-                    })();
-                    let mut part_records = vec![0u64; partitions as usize];
-                    let mut found = Expansion::default();
-                    for (j, n, ex) in t.agree(merged, self.path())? {
-                        part_records[j as usize] = n;
-                        found.add(&ex);
-                    }
-                    let part_records = t.sum(&part_records);
-                    let found = sum_expansions(t, found)?;
-                    phases.push(stat(
-                        if last { "merge and count" } else { "merge" },
-                        next,
-                        part_records.iter().sum(),
-                        None,
-                    ));
-                    m.phase = Phase::Complete;
-                    m.layer = next;
-                    m.part_records = part_records;
-                    if last {
-                        self.parent_counted(&mut m, by, &found)?;
-                    }
-                    m.elapsed_seconds = elapsed(started);
-                    self.commit(&mut m)?;
-                }
-                Phase::Counted => unreachable!("returned above"),
-                Phase::Slicing => {
-                    // a slice of the last layer: expand the whole parent,
-                    // keep the children of the slice's partitions, count them
-                    let next = k + 1;
-                    let Slicing { slices, done, .. } = m.slicing;
-                    if slices < 2 || done >= slices || slices > partitions {
-                        return Err(self.bad(format!("the manifest names slice {done} of {slices}, which is wrong")));
-                    }
-                    let slice = Some((done + 1, slices));
-                    let keep = move |j: u32| Slicing::slice_of(j, slices, partitions) == done;
-                    let here: u64 = owned.iter().map(|&j| m.part_records[j as usize]).sum();
-                    let compaction = {
-                        let fraction = 1.0 / slices as f64;
-                        let bytes = mine.layer_bytes(k);
-                        let c = check_disk(mine, &m, (here, bytes, share), ctx.settings, fraction, true);
-                        t.agree(c, self.path())?
-                    };
-                    self.show_expanding(&m, here, slice);
-                    let inputs = self.inputs(&m, &owned);
-                    let ex = self.expand_to_buckets(&m, &inputs, here, share, compaction, fan_in, &keep)?;
-                    phases.push(PhaseStat {
-                        compactions: ex.compactions,
-                        exchanged: ex.exchanged,
-                        ..stat("expand", k, ex.found.emitted, slice)
-                    });
-                    // every slice expands the same parent layer: the first
-                    // counts it, the others find the same
-                    if m.stats.last().is_some_and(|l| l.layer == k) && m.entering != ex.found.entering {
-                        return Err(self.bad(format!(
-                            "slice {} of {slices} found layer {k} sending {} games on, not {}; its parts may \
-                             have changed",
-                            done + 1,
-                            ex.found.entering.games,
-                            m.entering.games
-                        )));
-                    }
-                    self.parent_counted(&mut m, by, &ex.found)?;
-                    m.entering = ex.found.entering;
-                    let mine_in_slice: Vec<u32> = owned.iter().copied().filter(|&j| keep(j)).collect();
-                    self.watch.begin();
-                    let counted_from = Instant::now();
-                    self.show_merging(next, mine_in_slice.len(), slice);
-                    let cx = self.count(&pool, by, next, &mine_in_slice, &ex.runs, fan_in)?;
-                    phases.push(PhaseStat {
-                        seconds: counted_from.elapsed().as_secs_f64(),
-                        ..stat("merge and count", next, cx.counts.classes, slice)
-                    });
-                    m.slicing.counted.add(&cx);
-                    m.slicing.done += 1;
-                    if m.slicing.done == slices {
-                        let total = std::mem::take(&mut m.slicing).counted;
-                        self.last_counted(&mut m, by, &total)?;
-                    }
-                    m.elapsed_seconds = elapsed(started);
-                    self.commit(&mut m)?;
-                }
-            }
+        let owned: Vec<u32> = (0..partitions).filter(|&j| self.t.owns(j)).collect();
+        Ok(Session {
+            by,
+            started: Instant::now(),
+            elapsed_before: m.elapsed_seconds,
+            pool: rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool"),
+            fan_in: merge_fan_in(open_files_limit(), threads, super::store::MAX_FAN_IN),
+            // the last layer is stored unless this session or the run's start said not
+            store_last: self.ctx.settings.store_last && m.run.store_last,
+            share: owned.len() as f64 / partitions.max(1) as f64,
+            owned,
+            largest: (0, 0),
+            phases: Vec::new(),
+        })
+    }
+
+    /// The outcome of a run that has ended (a collective: the peak disk is
+    /// the largest of every rank's).
+    fn finished(&self, m: Manifest, s: Session) -> LayersOutcome {
+        let peak_disk = self.t.max(self.watch.session.load(Ordering::Relaxed));
+        let mut layers = m.stats;
+        Census::fill_including_ended(&mut layers);
+        LayersOutcome {
+            census: Census { size: G::N, by: s.by, limit: m.run.limit, layers },
+            elapsed: Duration::from_secs_f64(m.elapsed_seconds),
+            largest_layer: s.largest,
+            peak_disk,
+            phases: s.phases,
+            command: m.run.command,
+            partitions: m.run.partitions,
+            last_layer_stored: m.phase != Phase::Counted,
         }
+    }
+
+    /// The record of a phase that ends now (a collective: its peak disk is
+    /// the largest of every rank's).
+    fn phase_stat(
+        &self,
+        started: Instant,
+        phase: &'static str,
+        layer: u32,
+        records: u64,
+        slice: Option<(u32, u32)>,
+    ) -> PhaseStat {
+        PhaseStat {
+            layer,
+            phase,
+            seconds: started.elapsed().as_secs_f64(),
+            peak_disk: self.t.max(self.watch.end()),
+            records,
+            compactions: 0,
+            exchanged: 0,
+            slice,
+        }
+    }
+
+    /// Layer `m.layer` is complete: plan the next (whole or in slices),
+    /// expand it into buckets and commit `Expanded`; or, at the limit,
+    /// count the layer's own terminal positions and end.
+    fn after_complete(&self, m: &mut Manifest, s: &mut Session, started: Instant) -> Result<Step, LayersError> {
+        let (t, ctx, mine) = (self.t, self.ctx, self.mine);
+        let k = m.layer;
+        let classes: u64 = m.part_records.iter().sum();
+        let here: u64 = s.owned.iter().map(|&j| m.part_records[j as usize]).sum();
+        let bytes = t.sum(&[mine.layer_bytes(k)])[0];
+        if classes > s.largest.1 {
+            s.largest = (bytes, classes);
+        }
+        let last = k >= m.run.limit;
+        if last && m.stats.last().is_some_and(|l| l.layer == k) {
+            // counted while it was merged
+            return Ok(Step::Done);
+        }
+        let next = if last {
+            NextPlan { compaction: None, slices: 1 }
+        } else {
+            let counted = k + 1 >= m.run.limit && !s.store_last;
+            let plan = plan_next(mine, m, (here, mine.layer_bytes(k), s.share), ctx.settings, counted);
+            t.agree(plan, self.path())?
+        };
+        if next.slices > 1 {
+            m.phase = Phase::Slicing;
+            m.slicing = Slicing { slices: next.slices, done: 0, counted: Expansion::default() };
+            return Ok(Step::Continue);
+        }
+        self.show_expanding(m, here, None);
+        let inputs = self.inputs(m, &s.owned);
+        if last {
+            let ex = t.agree(expand::<G>(ctx, s.by, &inputs, false, &NoChildren), self.path())?;
+            let ex = sum_expansions(t, ex)?;
+            s.phases.push(self.phase_stat(started, "expand", k, 0, None));
+            self.parent_counted(m, s.by, &ex)?;
+            m.elapsed_seconds = s.elapsed();
+            return Ok(Step::Done);
+        }
+        let ex = self.expand_to_buckets(m, &inputs, here, s.share, next.compaction, s.fan_in, &|_| true)?;
+        s.phases.push(PhaseStat {
+            compactions: ex.compactions,
+            exchanged: ex.exchanged,
+            ..self.phase_stat(started, "expand", k, ex.found.emitted, None)
+        });
+        self.parent_counted(m, s.by, &ex.found)?;
+        if ex.found.emitted == 0 {
+            super::workdir::remove_run_dir(&mine.bucket_dir(k + 1));
+            m.elapsed_seconds = s.elapsed();
+            return Ok(Step::Done);
+        }
+        m.phase = Phase::Expanded;
+        m.part_records = ex.runs;
+        m.entering = ex.found.entering;
+        m.elapsed_seconds = s.elapsed();
+        self.commit(m)?;
+        Ok(Step::Continue)
+    }
+
+    /// The children of layer `m.layer` are in buckets: merge them into the
+    /// parts of the next layer (counted while written when it is the last)
+    /// and commit it `Complete`; or, for a last layer not stored, merge and
+    /// count every partition and commit `Counted`.
+    fn after_expanded(&self, m: &mut Manifest, s: &mut Session, started: Instant) -> Result<Step, LayersError> {
+        let (t, ctx, mine) = (self.t, self.ctx, self.mine);
+        let next = m.layer + 1;
+        let runs = m.part_records.clone();
+        if next >= m.run.limit && !s.store_last {
+            // merge and count every partition; the buckets stay until the
+            // counts are committed, so an interruption loses nothing
+            self.show_merging(next, s.owned.len(), None);
+            let ex = self.count(&s.pool, s.by, next, &s.owned, &runs, s.fan_in)?;
+            s.phases.push(self.phase_stat(started, "merge and count", next, ex.counts.classes, None));
+            self.last_counted(m, s.by, &ex)?;
+            m.elapsed_seconds = s.elapsed();
+            self.commit(m)?;
+            return Ok(Step::Continue);
+        }
+        self.show_merging(next, s.owned.len(), None);
+        // the last layer is counted while it is written
+        let last = next >= m.run.limit;
+        let (by, fan_in) = (s.by, s.fan_in);
+        let merged: Result<Vec<(u32, u64, Expansion)>, LayersError> = (|| {
+            let dir = mine.create_layer_dir(next)?;
+            let counts: Result<Vec<(u32, u64, Expansion)>, LayersError> = s.pool.install(|| {
+                s.owned
+                    .par_iter()
+                    .map(|&j| {
+                        if ctx.stop.load(Ordering::SeqCst) {
+                            return Err(self.stopped());
+                        }
+                        let id = m.run.part(next, j);
+                        let (n, ex) = if last {
+                            merge_and_count::<G>(mine, by, &id, runs[j as usize], fan_in)?
+                        } else {
+                            (merge_partition(mine, &id, runs[j as usize], fan_in)?, Expansion::default())
+                        };
+                        ctx.live.parts_done.fetch_add(1, Ordering::Relaxed);
+                        Ok((j, n, ex))
+                    })
+                    .collect()
+            });
+            WorkDir::sync_dir(&dir)?;
+            counts
+        })();
+        let mut part_records = vec![0u64; m.run.partitions as usize];
+        let mut found = Expansion::default();
+        for (j, n, ex) in t.agree(merged, self.path())? {
+            part_records[j as usize] = n;
+            found.add(&ex);
+        }
+        let part_records = t.sum(&part_records);
+        let found = sum_expansions(t, found)?;
+        let phase = if last { "merge and count" } else { "merge" };
+        s.phases.push(self.phase_stat(started, phase, next, part_records.iter().sum(), None));
+        m.phase = Phase::Complete;
+        m.layer = next;
+        m.part_records = part_records;
+        if last {
+            self.parent_counted(m, s.by, &found)?;
+        }
+        m.elapsed_seconds = s.elapsed();
+        self.commit(m)?;
+        Ok(Step::Continue)
+    }
+
+    /// One slice of a last layer counted unstored: expand the whole parent,
+    /// keep the children of the slice's partitions, merge and count them,
+    /// commit the slice (and, after the last, the layer's counts).
+    fn next_slice(&self, m: &mut Manifest, s: &mut Session, started: Instant) -> Result<Step, LayersError> {
+        let (t, ctx, mine) = (self.t, self.ctx, self.mine);
+        let (k, partitions) = (m.layer, m.run.partitions);
+        let next = k + 1;
+        let Slicing { slices, done, .. } = m.slicing;
+        if slices < 2 || done >= slices || slices > partitions {
+            return Err(self.bad(format!("the manifest names slice {done} of {slices}, which is wrong")));
+        }
+        let slice = Some((done + 1, slices));
+        let keep = move |j: u32| Slicing::slice_of(j, slices, partitions) == done;
+        let here: u64 = s.owned.iter().map(|&j| m.part_records[j as usize]).sum();
+        let compaction = {
+            let fraction = 1.0 / slices as f64;
+            let bytes = mine.layer_bytes(k);
+            let c = check_disk(mine, m, (here, bytes, s.share), ctx.settings, fraction, true);
+            t.agree(c, self.path())?
+        };
+        self.show_expanding(m, here, slice);
+        let inputs = self.inputs(m, &s.owned);
+        let ex = self.expand_to_buckets(m, &inputs, here, s.share, compaction, s.fan_in, &keep)?;
+        s.phases.push(PhaseStat {
+            compactions: ex.compactions,
+            exchanged: ex.exchanged,
+            ..self.phase_stat(started, "expand", k, ex.found.emitted, slice)
+        });
+        // every slice expands the same parent layer: the first counts it,
+        // the others find the same
+        if m.stats.last().is_some_and(|l| l.layer == k) && m.entering != ex.found.entering {
+            return Err(self.bad(format!(
+                "slice {} of {slices} found layer {k} sending {} games on, not {}; its parts may have changed",
+                done + 1,
+                ex.found.entering.games,
+                m.entering.games
+            )));
+        }
+        self.parent_counted(m, s.by, &ex.found)?;
+        m.entering = ex.found.entering;
+        let mine_in_slice: Vec<u32> = s.owned.iter().copied().filter(|&j| keep(j)).collect();
+        self.watch.begin();
+        let counted_from = Instant::now();
+        self.show_merging(next, mine_in_slice.len(), slice);
+        let cx = self.count(&s.pool, s.by, next, &mine_in_slice, &ex.runs, s.fan_in)?;
+        s.phases.push(self.phase_stat(counted_from, "merge and count", next, cx.counts.classes, slice));
+        m.slicing.counted.add(&cx);
+        m.slicing.done += 1;
+        if m.slicing.done == slices {
+            let total = std::mem::take(&mut m.slicing).counted;
+            self.last_counted(m, s.by, &total)?;
+        }
+        m.elapsed_seconds = s.elapsed();
+        self.commit(m)?;
+        Ok(Step::Continue)
     }
 
     /// Makes `ex`, what the parts of layer `m.layer` counted to, final,

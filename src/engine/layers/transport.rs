@@ -21,6 +21,13 @@ use super::store::{Record, encode_records};
 /// `i32` counts or Open MPI's trouble with collectives over 2 GiB.
 pub const MAX_MESSAGE_BYTES: usize = 256 << 20;
 
+/// The rank that owns partition `partition` of a run of `ranks` ranks:
+/// it merges that partition's buckets and keeps its parts (in its own
+/// directory). The one place the rule is written.
+pub const fn owner_of(partition: u32, ranks: u32) -> u32 {
+    partition % ranks
+}
+
 /// The processes of one run, seen from one of them. Every collective
 /// (everything but `rank`, `ranks`, `owns`, `separate_dirs` and
 /// `message_cap`) must be called by every rank, in the same order.
@@ -42,7 +49,7 @@ pub trait Transport: Sync {
 
     /// Whether partition `p` belongs to this rank.
     fn owns(&self, p: u32) -> bool {
-        p % self.ranks() == self.rank()
+        owner_of(p, self.ranks()) == self.rank()
     }
 
     /// Every rank's `v`, in rank order, on every rank.
@@ -263,7 +270,7 @@ impl ShuffleSink for Outbox<'_> {
     }
 
     fn send(&self, partition: u32, run: &[Record]) -> Result<(), LayersError> {
-        let dest = partition % self.ranks;
+        let dest = owner_of(partition, self.ranks);
         if dest == self.rank {
             return self.local.send(partition, run);
         }
