@@ -2,7 +2,8 @@
 //! through a buffer, fsynced, renamed over the target, and the directory
 //! fsynced. A reader (or a crash) sees either the old file or the complete
 //! new one; a failing write leaves the old file untouched and removes the
-//! temporary.
+//! temporary. And the advisory lock that keeps a second process from
+//! writing a run (a work directory or a checkpoint) that one is writing.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
@@ -66,6 +67,36 @@ pub fn check_writable_dir(path: &Path) -> io::Result<()> {
     fs::remove_file(&probe)
 }
 
+/// An advisory lock (`flock`) on a file, held while this value lives; the
+/// operating system releases it when the process ends, however it ends.
+#[derive(Debug)]
+pub struct FileLock {
+    _file: File,
+}
+
+/// Why a lock was not taken.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    /// Another process holds it.
+    #[error("{path}: another othello-census process is running this {what}; wait for it to finish or stop it first")]
+    Busy { path: PathBuf, what: &'static str },
+    #[error("cannot lock {path}: {error}")]
+    Io { path: PathBuf, error: io::Error },
+}
+
+/// Takes the lock of `lock_file` (created if missing) for the run at
+/// `run` (named in the error, a `what`: `work directory`, `checkpoint`),
+/// without waiting.
+pub fn try_lock(lock_file: &Path, run: &Path, what: &'static str) -> Result<FileLock, LockError> {
+    let io = |error| LockError::Io { path: lock_file.to_path_buf(), error };
+    let file = File::create(lock_file).map_err(io)?;
+    match file.try_lock() {
+        Ok(()) => Ok(FileLock { _file: file }),
+        Err(fs::TryLockError::WouldBlock) => Err(LockError::Busy { path: run.to_path_buf(), what }),
+        Err(fs::TryLockError::Error(e)) => Err(io(e)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,5 +122,18 @@ mod tests {
         check_writable_dir(&dir.path().join("new/deeper/file")).unwrap();
         assert!(!dir.path().join("new").exists());
         assert!(check_writable_dir(&dir.path().join("a.bin/under")).is_err(), "a file is no directory");
+    }
+
+    #[test]
+    fn a_lock_is_held_once_and_released_on_drop() {
+        let dir = tempfile::tempdir().unwrap();
+        let (file, run) = (dir.path().join(".run.lock"), dir.path().join("run"));
+        let held = try_lock(&file, &run, "checkpoint").unwrap();
+        // a second open file description is refused while the first holds it
+        let e = try_lock(&file, &run, "checkpoint").unwrap_err();
+        assert!(matches!(e, LockError::Busy { .. }), "{e}");
+        assert!(e.to_string().contains("another othello-census process is running this checkpoint"));
+        drop(held);
+        try_lock(&file, &run, "checkpoint").unwrap();
     }
 }

@@ -14,3 +14,16 @@ pub use format::{
     CheckpointError, FORMAT_VERSION, Header, MAGIC, SectionCheck, Verified, key_width, read_checkpoint, read_header,
     verify, write_checkpoint,
 };
+
+/// Locks the checkpoint at `path` for this process, through a hidden
+/// sidecar file next to it (`.<name>.lock`), when its directory exists (a
+/// default path whose directory does not exist yet is unique to this
+/// process): no second process writes the same checkpoint.
+pub fn lock(path: &std::path::Path) -> Result<Option<crate::atomic::FileLock>, crate::atomic::LockError> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    if !dir.is_dir() {
+        return Ok(None);
+    }
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    crate::atomic::try_lock(&dir.join(format!(".{name}.lock")), path, "checkpoint").map(Some)
+}

@@ -38,28 +38,7 @@ struct Job {
     plan: CheckpointPlan,
     resumed_from: Option<PathBuf>,
     /// Held while the run lives: no second process writes this checkpoint.
-    _lock: Option<std::fs::File>,
-}
-
-/// Locks the checkpoint at `path` for this process through a hidden
-/// sidecar file next to it (`.<name>.lock`), when its directory exists (a
-/// default path that does not exist yet is unique to this process).
-fn lock_checkpoint(path: &Path) -> anyhow::Result<Option<std::fs::File>> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    if !dir.is_dir() {
-        return Ok(None);
-    }
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let lock_path = dir.join(format!(".{name}.lock"));
-    let f = std::fs::File::create(&lock_path).with_context(|| format!("cannot create {}", lock_path.display()))?;
-    match f.try_lock() {
-        Ok(()) => Ok(Some(f)),
-        Err(std::fs::TryLockError::WouldBlock) => bail!(
-            "{}: another othello-census process is running this checkpoint; wait for it to finish or stop it first",
-            path.display()
-        ),
-        Err(std::fs::TryLockError::Error(e)) => Err(e).with_context(|| format!("cannot lock {}", lock_path.display())),
-    }
+    _lock: Option<othello_census::atomic::FileLock>,
 }
 
 pub fn run(a: &CountArgs, command_line: &str) -> anyhow::Result<ExitCode> {
@@ -99,7 +78,7 @@ pub fn run(a: &CountArgs, command_line: &str) -> anyhow::Result<ExitCode> {
         format!("cannot write checkpoints next to {} (choose another --checkpoint)", path.display())
     })?;
     let memory = memory_limit(a.memory, default_dfs_memory, "the DFS cache", a.output.quiet)?;
-    let lock = lock_checkpoint(&path)?;
+    let lock = othello_census::checkpoint::lock(&path)?;
     if lock.is_some() {
         refuse_existing(&path, a.size, max_discs)?; // created meanwhile by another process
     }
@@ -147,7 +126,7 @@ pub fn resume(a: &ResumeArgs) -> anyhow::Result<ExitCode> {
     let memory = memory_limit(Some(a.memory.unwrap_or(header.memory_limit)), default_dfs_memory, "", true)?;
     check_writable_dir(&a.file).with_context(|| format!("cannot write the checkpoint {}", a.file.display()))?;
     check_out_dir(&a.output.out)?;
-    let lock = lock_checkpoint(&a.file)?;
+    let lock = othello_census::checkpoint::lock(&a.file)?;
     if !a.output.quiet && header.software != software() {
         note(format!("{} was written by {}; this is {}", a.file.display(), header.software, software()));
     }

@@ -22,7 +22,7 @@ pub struct WorkDir {
 /// The lock on a work directory: held while this value lives.
 #[derive(Debug)]
 pub struct RunLock {
-    _file: File,
+    _lock: crate::atomic::FileLock,
 }
 
 impl WorkDir {
@@ -102,17 +102,12 @@ impl WorkDir {
     /// process gets an error naming the directory and changes nothing.
     pub fn lock(&self) -> Result<RunLock, LayersError> {
         create_dir_synced(&self.root)?;
-        let path = self.root.join("run.lock");
-        let file = File::create(&path).map_err(|e| io_err(&path, e))?;
-        match file.try_lock() {
-            Ok(()) => Ok(RunLock { _file: file }),
-            Err(fs::TryLockError::WouldBlock) => Err(LayersError::WorkDir {
-                path: self.root.clone(),
-                detail: "another othello-census process is running this work directory (run.lock is held); \
-                         wait for it to finish or stop it first"
-                    .into(),
-            }),
-            Err(fs::TryLockError::Error(e)) => Err(io_err(&path, e)),
+        match crate::atomic::try_lock(&self.root.join("run.lock"), &self.root, "work directory") {
+            Ok(lock) => Ok(RunLock { _lock: lock }),
+            Err(e @ crate::atomic::LockError::Busy { .. }) => {
+                Err(LayersError::WorkDir { path: self.root.clone(), detail: format!("{e} (run.lock is held)") })
+            }
+            Err(crate::atomic::LockError::Io { path, error }) => Err(io_err(&path, error)),
         }
     }
 
