@@ -22,7 +22,7 @@ use othello_census::engine::memory::{cache_bytes_per_class_worst, default_dfs_me
 use othello_census::engine::reach;
 use othello_census::engine::resources::free_disk;
 use othello_census::key::Keyed;
-use othello_census::report::census::RunInfo;
+use othello_census::report::census::{RunInfo, stats_map};
 use othello_census::report::files::{fresh_path, peak_rss_bytes, timestamp_now};
 use othello_census::report::group_digits;
 use othello_census::text::human_bytes;
@@ -255,13 +255,6 @@ fn drive<G: Keyed>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> any
     };
     let census = &outcome.census;
     let secs = outcome.elapsed.as_secs_f64();
-    let mut stats = serde_json::Map::new();
-    stats.insert("explored_classes".into(), outcome.explored.into());
-    stats.insert("repeated".into(), outcome.repeated.into());
-    stats.insert("classes_per_second".into(), ((outcome.explored as f64 / secs.max(1e-9)) as u64).into());
-    stats.insert("cache_bytes".into(), outcome.cache_bytes.into());
-    let per_class = outcome.cache_bytes as f64 / census.totals().classes.max(1) as f64;
-    stats.insert("cache_bytes_per_class".into(), ((per_class * 10.0).round() / 10.0).into());
     let run = RunInfo {
         command: job.plan.command.clone(),
         engine: "dfs",
@@ -271,7 +264,7 @@ fn drive<G: Keyed>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> any
         peak_rss_bytes: peak_rss_bytes(),
         run_files: job.plan.path.exists().then(|| job.plan.path.display().to_string()),
         resumed: job.resumed_from.is_some(),
-        engine_stats: stats,
+        engine_stats: stats_map(&outcome.stats()),
     };
     let code = report(&out.out, out.json, out.quiet, &run, census)?;
     if !out.quiet && job.plan.path.exists() {

@@ -22,7 +22,7 @@ use othello_census::engine::layers::{
 };
 use othello_census::engine::memory::default_layers_memory;
 use othello_census::engine::reach;
-use othello_census::report::census::RunInfo;
+use othello_census::report::census::{RunInfo, stats_map};
 use othello_census::report::files::{peak_rss_bytes, timestamp_now};
 use othello_census::report::group_digits;
 use othello_census::{software, with_geometry};
@@ -372,38 +372,7 @@ fn finish(
         ),
         Err(e) => return Err(e.into()),
     };
-    let (bytes, classes) = outcome.largest_layer;
-    let mut stats = serde_json::Map::new();
-    stats.insert("partitions".into(), outcome.partitions.into());
-    stats.insert("largest_layer_bytes".into(), bytes.into());
-    stats.insert("largest_layer_classes".into(), classes.into());
-    stats
-        .insert("disk_bytes_per_class".into(), ((bytes as f64 / classes.max(1) as f64 * 100.0).round() / 100.0).into());
-    stats.insert("peak_disk_bytes".into(), outcome.peak_disk.into());
-    if ranks.distributed() {
-        stats.insert("ranks".into(), ranks.ranks().into());
-        stats.insert("peak_rss_bytes_per_rank".into(), rss.clone().into());
-    }
-    stats.insert(
-        "phases".into(),
-        outcome
-            .phases
-            .iter()
-            .map(|p| {
-                serde_json::json!({
-                    "layer": p.layer,
-                    "phase": p.phase,
-                    "seconds": p.seconds,
-                    "peak_disk_bytes": p.peak_disk,
-                    "records": p.records,
-                    "compactions": p.compactions,
-                    "exchanged_bytes": p.exchanged,
-                    "slice": p.slice.map(|(i, k)| serde_json::json!({"slice": i, "of": k})),
-                })
-            })
-            .collect::<Vec<_>>()
-            .into(),
-    );
+    let stats = outcome.stats(ranks.distributed().then(|| rss.clone()));
     let run = RunInfo {
         command: outcome.command.clone(),
         engine: "layers",
@@ -413,7 +382,7 @@ fn finish(
         peak_rss_bytes: peak_rss_bytes(),
         run_files: Some(work_dir.display().to_string()),
         resumed,
-        engine_stats: stats,
+        engine_stats: stats_map(&stats),
     };
     let code = report(&out.out, out.json, out.quiet, &run, &outcome.census)?;
     if !out.quiet && outcome.last_layer_stored {

@@ -197,6 +197,33 @@ pub struct DfsOutcome {
     pub elapsed: Duration,
 }
 
+/// The DFS engine's own figures of a run, as results report them
+/// (`engine_stats`).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct DfsStats {
+    pub explored_classes: u64,
+    pub repeated: u64,
+    pub classes_per_second: u64,
+    pub cache_bytes: u64,
+    /// Cache bytes per class counted, to a tenth.
+    pub cache_bytes_per_class: f64,
+}
+
+impl DfsOutcome {
+    /// The run's engine figures.
+    pub fn stats(&self) -> DfsStats {
+        let secs = self.elapsed.as_secs_f64();
+        let per_class = self.cache_bytes as f64 / self.census.totals().classes.max(1) as f64;
+        DfsStats {
+            explored_classes: self.explored,
+            repeated: self.repeated,
+            classes_per_second: (self.explored as f64 / secs.max(1e-9)) as u64,
+            cache_bytes: self.cache_bytes,
+            cache_bytes_per_class: (per_class * 10.0).round() / 10.0,
+        }
+    }
+}
+
 struct Pool<G: Keyed> {
     items: Vec<Entry<G>>,
     idle: usize,

@@ -178,7 +178,8 @@ impl Catalog {
                 return Err(refuse(
                     path,
                     format!(
-                        "estimate {} has the same board, seed {seed} and layers in common: its samples would be                          counted twice; run with another --seed",
+                        "estimate {} has the same board, seed {seed} and layers in common: its samples would be \
+                         counted twice; run with another --seed",
                         e["id"].as_str().unwrap_or("?")
                     ),
                 ));

@@ -18,6 +18,15 @@ pub const SCHEMA: &str = "othello-census-results";
 /// meaning, is renamed or removed.
 pub const SCHEMA_VERSION: u32 = 3;
 
+/// An engine's figures (a `Serialize` struct) as the `engine_stats` of a
+/// [`RunInfo`].
+pub fn stats_map<T: serde::Serialize>(stats: &T) -> Map<String, Value> {
+    match serde_json::to_value(stats) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    }
+}
+
 /// How a census was run (everything in a report besides the counts).
 #[derive(Clone, Debug)]
 pub struct RunInfo {

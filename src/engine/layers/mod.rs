@@ -236,7 +236,7 @@ pub struct LayersOutcome {
 }
 
 /// What one phase of a layered run took.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct PhaseStat {
     /// The layer expanded (`expand`) or built (`merge`, `merge and count`).
     pub layer: u32,
@@ -245,15 +245,64 @@ pub struct PhaseStat {
     /// Wall seconds.
     pub seconds: f64,
     /// Peak bytes of the work directory during the phase (sampled).
+    #[serde(rename = "peak_disk_bytes")]
     pub peak_disk: u64,
     /// Child records sent (expand) or records of the layer built (merge).
     pub records: u64,
     /// Bucket compactions while expanding.
     pub compactions: u64,
     /// Bytes sent to other processes while expanding (0 in one process).
+    #[serde(rename = "exchanged_bytes")]
     pub exchanged: u64,
     /// The slice (from 1) and the slices of a last layer counted in slices.
+    #[serde(serialize_with = "slice_of")]
     pub slice: Option<(u32, u32)>,
+}
+
+/// A slice as `{"slice": i, "of": k}` (null for a whole layer).
+fn slice_of<S: serde::Serializer>(slice: &Option<(u32, u32)>, s: S) -> Result<S::Ok, S::Error> {
+    #[derive(serde::Serialize)]
+    struct SliceOf {
+        slice: u32,
+        of: u32,
+    }
+    serde::Serialize::serialize(&slice.map(|(slice, of)| SliceOf { slice, of }), s)
+}
+
+/// The layered engine's own figures of a run, as results report them
+/// (`engine_stats`).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LayersStats {
+    pub partitions: u32,
+    pub largest_layer_bytes: u64,
+    pub largest_layer_classes: u64,
+    /// Bytes on disk per class of the largest layer, to a hundredth.
+    pub disk_bytes_per_class: f64,
+    pub peak_disk_bytes: u64,
+    /// Over MPI: the ranks, and each one's peak resident memory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ranks: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_rss_bytes_per_rank: Option<Vec<u64>>,
+    pub phases: Vec<PhaseStat>,
+}
+
+impl LayersOutcome {
+    /// The run's engine figures; `ranks`: over MPI, each rank's peak
+    /// resident memory.
+    pub fn stats(&self, ranks: Option<Vec<u64>>) -> LayersStats {
+        let (bytes, classes) = self.largest_layer;
+        LayersStats {
+            partitions: self.partitions,
+            largest_layer_bytes: bytes,
+            largest_layer_classes: classes,
+            disk_bytes_per_class: (bytes as f64 / classes.max(1) as f64 * 100.0).round() / 100.0,
+            peak_disk_bytes: self.peak_disk,
+            ranks: ranks.as_ref().map(|r| r.len() as u32),
+            peak_rss_bytes_per_rank: ranks,
+            phases: self.phases.clone(),
+        }
+    }
 }
 
 /// Starts a new run in `plan.work_dir` in this process: writes the first
