@@ -359,8 +359,13 @@ fn finish(
             ));
             return Ok(ExitCode::from(EXIT_INTERRUPTED));
         }
+        Err(e @ LayersError::Disk { .. }) => bail!(
+            "{e}; make room (or raise --disk), then continue with `{}othello-census resume {}`",
+            launcher(ranks),
+            shell_path(work_dir)
+        ),
         // these say what to do themselves
-        Err(e @ (LayersError::Disk { .. } | LayersError::WorkDir { .. })) => return Err(e.into()),
+        Err(e @ LayersError::WorkDir { .. }) => return Err(e.into()),
         Err(e) if e.damaged_file() => bail!(
             "{e}; resuming cannot get past a damaged file: restore it from a copy and resume, or start the run \
              again in a new work directory"

@@ -179,7 +179,7 @@ impl Catalog {
                     path,
                     format!(
                         "estimate {} has the same board, seed {seed} and layers in common: its samples would be \
-                         counted twice; run with another --seed",
+                         counted twice; estimate with another seed",
                         e["id"].as_str().unwrap_or("?")
                     ),
                 ));

@@ -36,8 +36,8 @@ pub fn set_limit(work: &WorkDir, limit: u32) -> Result<(), LayersError> {
         return Err(LayersError::WorkDir {
             path: work.root().to_path_buf(),
             detail: format!(
-                "its last layer ({}) was counted without being stored (--no-store-last), so the run cannot be \
-                 extended; start a new run to {limit}",
+                "its last layer ({}) was counted without being stored (the run was started not to store it), so \
+                 the run cannot be extended; start a new run to {limit}",
                 m.layer
             ),
         });

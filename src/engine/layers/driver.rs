@@ -953,7 +953,7 @@ pub(super) fn check_disk(
     let free = free_disk(work.root()).map_or(f64::INFINITY, |b| b as f64);
     let (room, what) = match settings.disk_limit {
         Some(limit) if (limit.saturating_sub(work.bytes()) as f64) < free => {
-            (limit.saturating_sub(work.bytes()) as f64, "is left of the --disk budget")
+            (limit.saturating_sub(work.bytes()) as f64, "is left of the disk budget")
         }
         _ => (free, "is free"),
     };

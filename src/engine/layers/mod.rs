@@ -48,7 +48,7 @@ use std::time::Duration;
 use crate::census::{Census, LayerBy};
 use crate::framed::FrameError;
 use crate::key::Keyed;
-use crate::text::{human_bytes, shell_path};
+use crate::text::human_bytes;
 
 pub use ranks::Ranks;
 pub use shuffle::{LocalBuckets, ShuffleSink};
@@ -172,15 +172,13 @@ pub enum LayersError {
     Interrupted(PathBuf),
     #[error(
         "layer {layer}{} needs an estimated {} of disk in {} ({} of sorted runs, then a {} layer that replaces \
-         them partition by partition), but only {} {what}; make room (or raise --disk), then continue with \
-         `othello-census resume {}`",
+         them partition by partition), but only {} {what}",
         slices.filter(|&k| k > 1).map_or(String::new(), |k| format!(" (one of {k} slices)")),
         human_bytes(*need),
         dir.display(),
         human_bytes(*runs),
         human_bytes(*layer_bytes),
-        human_bytes(*free),
-        shell_path(dir)
+        human_bytes(*free)
     )]
     Disk {
         layer: u32,
