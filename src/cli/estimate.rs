@@ -10,21 +10,11 @@ use super::args::{EstimateArgs, ReachableArgs};
 use super::run::{Progress, human_duration, note, watched};
 use othello_census::board::BoardSize;
 use othello_census::estimate::{EstimateConfig, EstimateLive, estimate};
-use othello_census::reachable::{Frontier, Search, Verdict};
+use othello_census::reachable::{Frontier, Search, Verdict, default_frontier_discs};
 use othello_census::report::catalog::Catalog;
 use othello_census::report::estimate::{estimate_json, estimate_table};
 
 use othello_census::with_geometry;
-
-/// The default frontier: every reachable position up to this many discs
-/// (6x6: 2.1 M classes, 8x8: 0.5 M, built in seconds).
-fn default_frontier(size: BoardSize) -> u32 {
-    match size {
-        BoardSize::Four => 8,
-        BoardSize::Six => 14,
-        BoardSize::Eight => 13,
-    }
-}
 
 /// Refuses a frontier that would not fit the memory available, before
 /// any work.
@@ -38,7 +28,7 @@ fn check_frontier(size: BoardSize, discs: u32) -> anyhow::Result<()> {
              than this machine has free ({}); give a smaller --frontier (the default is {})",
             othello_census::text::human_bytes(need),
             othello_census::text::human_bytes(avail as f64),
-            default_frontier(size)
+            default_frontier_discs(size)
         );
     }
     Ok(())
@@ -76,7 +66,7 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
     if let Some(out) = &a.out {
         super::run::check_out_dir(out)?;
     }
-    let frontier_discs = a.frontier.unwrap_or_else(|| default_frontier(a.size));
+    let frontier_discs = a.frontier.unwrap_or_else(|| default_frontier_discs(a.size));
     check_frontier(a.size, frontier_discs)?;
     let threads = othello_census::engine::resources::threads(a.threads);
     let samples = match (a.samples, a.time) {
@@ -164,7 +154,7 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
 }
 
 pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
-    let frontier_discs = a.frontier.unwrap_or_else(|| default_frontier(a.size));
+    let frontier_discs = a.frontier.unwrap_or_else(|| default_frontier_discs(a.size));
     check_frontier(a.size, frontier_discs)?;
     with_geometry!(a.size, G => {
         let p = othello_census::board::Position::<G>::parse(&a.position).map_err(|e| anyhow::anyhow!("--position: {e}"))?;

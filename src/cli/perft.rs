@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::args::{PerftArgs, PerftMethod};
 use super::run::{Progress, human_duration, memory_limit, watched};
-use othello_census::engine::memory::available_memory;
+use othello_census::engine::memory::default_perft_memory;
 use othello_census::engine::reach;
 use othello_census::perft::hashed::perft_hashed_with_progress;
 use othello_census::perft::{PerftProgress, PerftRow, perft_with_progress};
@@ -16,7 +16,7 @@ use othello_census::with_geometry;
 
 pub fn run(a: &PerftArgs) -> anyhow::Result<ExitCode> {
     let memory = match a.method {
-        PerftMethod::Hashed => Some(memory_limit(a.memory, default_table_memory, "the perft table", true)?),
+        PerftMethod::Hashed => Some(memory_limit(a.memory, default_perft_memory, "the perft table", true)?),
         PerftMethod::Brute if a.memory.is_some() => anyhow::bail!("--memory is for --method hashed"),
         PerftMethod::Brute => None,
     };
@@ -134,9 +134,4 @@ fn progress_line(a: &PerftArgs, p: &PerftProgress, elapsed: f64) -> String {
         format!("about {} left", human_duration(elapsed * (total - done) as f64 / done as f64))
     };
     format!("{head}: {done} of {total} subtrees, {}, {eta}", human_duration(elapsed))
-}
-
-/// A quarter of the available memory, at most 8 GiB.
-fn default_table_memory() -> u64 {
-    available_memory().map_or(1 << 30, |a| (a / 4).min(8 << 30))
 }

@@ -8,20 +8,14 @@ use super::args::SolveArgs;
 use super::run::{Progress, human_duration, memory_limit, watched};
 use othello_census::board::square_name;
 use othello_census::board::{Color, Position};
-use othello_census::engine::memory::available_memory;
+use othello_census::engine::memory::default_solve_memory;
 use othello_census::report::group_digits;
 use othello_census::solve::{Solution, SolveProgress, solve_with_progress};
 use othello_census::text::plural;
 use othello_census::with_geometry;
 
-/// A quarter of the available memory, at most 1 GiB: enough for the 6x6
-/// start (4 GiB searched the same nodes, 6% slower) and the FFO endgames.
-fn default_table_memory() -> u64 {
-    available_memory().map_or(1 << 30, |a| (a / 4).min(1 << 30))
-}
-
 pub fn run(a: &SolveArgs) -> anyhow::Result<ExitCode> {
-    let memory = memory_limit(a.memory, default_table_memory, "the transposition table", true)?;
+    let memory = memory_limit(a.memory, default_solve_memory, "the transposition table", true)?;
     let threads = othello_census::engine::resources::threads(a.threads);
     let n = a.size.n();
     let (s, shown, side): (Solution, String, Color) = with_geometry!(a.size, G => {

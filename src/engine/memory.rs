@@ -45,6 +45,20 @@ pub fn default_layers_memory() -> u64 {
     available_memory().map_or(1 << 30, |a| (a / 4).min(4 << 30)).max(MIN_MEMORY)
 }
 
+/// The default size of the hashed perft's table: a quarter of the memory
+/// available, at most 8 GiB (deep 8x8 perfts keep gaining from a larger
+/// table; 1 GiB when the memory cannot be read).
+pub fn default_perft_memory() -> u64 {
+    available_memory().map_or(1 << 30, |a| (a / 4).min(8 << 30))
+}
+
+/// The default size of the solver's transposition table: a quarter of the
+/// memory available, at most 1 GiB: enough for the 6x6 start (4 GiB
+/// searched the same nodes, 6% slower) and the FFO endgames.
+pub fn default_solve_memory() -> u64 {
+    available_memory().map_or(1 << 30, |a| (a / 4).min(1 << 30))
+}
+
 /// Classes per disc layer measured by this tool (DFS census, 4 symmetries),
 /// used to estimate the size of a run before it starts.
 /// Layers 4..=16 of 4x4 (the whole game).
