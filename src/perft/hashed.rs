@@ -425,7 +425,7 @@ fn counted<G: Geometry>(
 /// Adds the counts of the subtree of (`me`, `opp`) (`r` plies left), whose
 /// root is `off` plies below the root of `out`. Dispatches to the copy
 /// compiled for `copy`.
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments)] // (the walkers' arguments, passed on as they are, plus the copy)
 fn visit<G: Geometry>(
     me: u64,
     opp: u64,

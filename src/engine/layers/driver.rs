@@ -512,7 +512,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
             m.elapsed_seconds = s.elapsed();
             return Ok(Step::Done);
         }
-        let ex = self.expand_to_buckets(m, &inputs, here, s.share, next.compaction, s.fan_in, &|_| true)?;
+        let ex = self.expand_to_buckets(m, s, &inputs, here, next.compaction, &|_| true)?;
         s.phases.push(PhaseStat {
             compactions: ex.compactions,
             exchanged: ex.exchanged,
@@ -544,7 +544,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
             // merge and count every partition; the buckets stay until the
             // counts are committed, so an interruption loses nothing
             self.show_merging(next, s.owned.len(), None);
-            let ex = self.count(&s.pool, s.by, next, &s.owned, &runs, s.fan_in)?;
+            let ex = self.count(s, next, &s.owned, &runs)?;
             s.phases.push(self.phase_stat(started, "merge and count", next, ex.counts.classes, None));
             self.last_counted(m, s.by, &ex)?;
             m.elapsed_seconds = s.elapsed();
@@ -621,7 +621,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
         };
         self.show_expanding(m, here, slice);
         let inputs = self.inputs(m, &s.owned);
-        let ex = self.expand_to_buckets(m, &inputs, here, s.share, compaction, s.fan_in, &keep)?;
+        let ex = self.expand_to_buckets(m, s, &inputs, here, compaction, &keep)?;
         s.phases.push(PhaseStat {
             compactions: ex.compactions,
             exchanged: ex.exchanged,
@@ -643,7 +643,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
         self.watch.begin();
         let counted_from = Instant::now();
         self.show_merging(next, mine_in_slice.len(), slice);
-        let cx = self.count(&s.pool, s.by, next, &mine_in_slice, &ex.runs, s.fan_in)?;
+        let cx = self.count(s, next, &mine_in_slice, &ex.runs)?;
         s.phases.push(self.phase_stat(counted_from, "merge and count", next, cx.counts.classes, slice));
         m.slicing.counted.add(&cx);
         m.slicing.done += 1;
@@ -731,20 +731,18 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
     /// (the partitions `keep` names), in rounds when there are several
     /// ranks: the children of other ranks' partitions are exchanged after
     /// each round. The buckets are removed if anything fails.
-    #[allow(clippy::too_many_arguments)]
     fn expand_to_buckets(
         &self,
         m: &Manifest,
+        s: &Session,
         inputs: &[PartInput],
         here: u64,
-        share: f64,
         compaction: Option<Compaction>,
-        fan_in: usize,
         keep: &(dyn Fn(u32) -> bool + Sync),
     ) -> Result<Expanded, LayersError> {
         let (t, ctx, path) = (self.t, self.ctx, self.path());
         let (k, partitions) = (m.layer, m.run.partitions);
-        let by = LayerBy::from_code(m.run.by).expect("checked");
+        let (by, share, fan_in) = (s.by, s.share, s.fan_in);
         let held = |j: u32| t.owns(j) && keep(j);
         let buckets = LocalBuckets::create_held(self.mine, k + 1, partitions, fan_in, compaction, held);
         let buckets = t.agree(buckets, path)?;
@@ -795,18 +793,9 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
 
     /// Merges and counts the buckets of `parts` (this rank's) of layer
     /// `next`, storing nothing; the counts summed over the ranks.
-    #[allow(clippy::too_many_arguments)]
-    fn count(
-        &self,
-        pool: &rayon::ThreadPool,
-        by: LayerBy,
-        next: u32,
-        parts: &[u32],
-        runs: &[u64],
-        fan_in: usize,
-    ) -> Result<Expansion, LayersError> {
-        let ctx = self.ctx;
-        let found: Result<Vec<Expansion>, LayersError> = pool.install(|| {
+    fn count(&self, s: &Session, next: u32, parts: &[u32], runs: &[u64]) -> Result<Expansion, LayersError> {
+        let (ctx, by, fan_in) = (self.ctx, s.by, s.fan_in);
+        let found: Result<Vec<Expansion>, LayersError> = s.pool.install(|| {
             parts
                 .par_iter()
                 .map(|&j| {
