@@ -9,7 +9,7 @@ use super::args::{PerftArgs, PerftMethod};
 use super::run::{Progress, human_duration, memory_limit, watched};
 use othello_census::engine::memory::default_perft_memory;
 use othello_census::engine::reach;
-use othello_census::perft::hashed::perft_hashed_with_progress;
+use othello_census::perft::hashed::{HashedStats, perft_hashed_with_progress};
 use othello_census::perft::{PerftProgress, PerftRow, perft_with_progress};
 use othello_census::report::{Table, group_digits};
 use othello_census::with_geometry;
@@ -20,22 +20,7 @@ pub fn run(a: &PerftArgs) -> anyhow::Result<ExitCode> {
         PerftMethod::Brute if a.memory.is_some() => anyhow::bail!("--memory is for --method hashed"),
         PerftMethod::Brute => None,
     };
-    let hashed = a.method == PerftMethod::Hashed;
-    let threads = othello_census::engine::resources::threads(None);
-    if let Some(secs) = reach::perft_seconds(a.size, a.depth, hashed, threads)
-        && secs > reach::MAX_SECONDS
-        && !a.force
-    {
-        anyhow::bail!(
-            "perft {} to depth {} would take at least {} on {} (an optimistic estimate from OEIS A124004); depth \
-             {} is within a month here; add --force to start it anyway",
-            a.size,
-            a.depth,
-            human_duration(secs),
-            othello_census::text::plural(threads as u32, "thread"),
-            reach::perft_depth_within_reach(a.size, hashed, threads)
-        );
-    }
+    refuse_beyond_reach(a)?;
     let started = Instant::now();
     let progress = PerftProgress::new();
     let mut display = Progress::new(a.quiet, a.progress_every);
@@ -55,66 +40,102 @@ pub fn run(a: &PerftArgs) -> anyhow::Result<ExitCode> {
     let elapsed = started.elapsed().as_secs_f64();
     display.last_line(|| progress_line(a, &progress, elapsed));
     display.finish();
-    let method = if stats.is_some() { "hashed" } else { "brute" };
-    // every game the walk counted: those alive at the last ply and those
-    // that ended before it (a deep 4x4 perft has no game left at the end)
-    let leaves = rows.last().map_or(0, |r| r.games_including_ended);
     if a.json {
-        let doc = json!({
-            "tool": "othello-census",
-            "version": env!("CARGO_PKG_VERSION"),
-            "command": "perft",
-            "size": a.size.n(),
-            "depth": a.depth,
-            // the row fields `passes` and `ended` are the census's
-            // `games_passes` and `games_ended`
-            "conventions": othello_census::census::game_conventions(othello_census::census::LayerBy::Ply)
-                .into_iter()
-                .map(|(k, v)| (k.strip_prefix("games_").filter(|k| *k != "including_ended").unwrap_or(k).to_string(), json!(v)))
-                .collect::<serde_json::Map<_, _>>(),
-            "plies": rows,
-            "method": method,
-            "table": stats.map(|s| json!({
-                "hits": s.hits,
-                "stored": s.stored,
-                "bytes": s.table_bytes,
-                "split_ply": othello_census::perft::SPLIT_PLY.min(a.depth - 1),
-                "split_paths": s.split_paths,
-                "split_shapes": s.split_shapes,
-            })),
-            "elapsed_seconds": elapsed,
-            "games_per_second": leaves as f64 / elapsed.max(1e-9),
-        });
-        crate::outln!("{}", serde_json::to_string_pretty(&doc)?)?;
+        crate::outln!("{}", serde_json::to_string_pretty(&perft_json(a, &rows, stats.as_ref(), elapsed))?)?;
     } else {
-        crate::outln!("perft {}, plies 1..{} (a pass counts as a ply)\n", a.size, a.depth)?;
-        let mut t = Table::new(["ply", "games", "incl. ended", "passes", "ended here"]);
-        for r in &rows {
-            t.row([
-                r.ply.to_string(),
-                group_digits(r.games),
-                group_digits(r.games_including_ended),
-                group_digits(r.passes),
-                r.ended.map_or("-".to_string(), group_digits),
-            ]);
-        }
-        crate::out!("{}", t.render())?;
-        crate::outln!(
-            "\ngames: finished games dropped (OEIS A124004 on 8x8); incl. ended: finished games keep counting \
-             (Bik's perft).\n\
-             {method} method: {:.3} s, {} counted, {} per second{}",
-            elapsed,
-            othello_census::text::plural(leaves, "game"),
-            group_digits((leaves as f64 / elapsed.max(1e-9)) as u64),
-            stats.map_or(String::new(), |s| format!(
-                "; table: {} stored, {} found again, {} reserved (memory is used only as the table fills)",
-                othello_census::text::plural(s.stored, "subtree"),
-                group_digits(s.hits),
-                othello_census::text::human_bytes(s.table_bytes as f64),
-            ))
-        )?;
+        print_table(a, &rows, stats.as_ref(), elapsed)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses, unless `--force`, a perft that would take longer than
+/// [`reach::MAX_SECONDS`] even by an optimistic estimate.
+fn refuse_beyond_reach(a: &PerftArgs) -> anyhow::Result<()> {
+    let hashed = a.method == PerftMethod::Hashed;
+    let threads = othello_census::engine::resources::threads(None);
+    if let Some(secs) = reach::perft_seconds(a.size, a.depth, hashed, threads)
+        && secs > reach::MAX_SECONDS
+        && !a.force
+    {
+        anyhow::bail!(
+            "perft {} to depth {} would take at least {} on {} (an optimistic estimate from OEIS A124004); depth \
+             {} is within a month here; add --force to start it anyway",
+            a.size,
+            a.depth,
+            human_duration(secs),
+            othello_census::text::plural(threads as u32, "thread"),
+            reach::perft_depth_within_reach(a.size, hashed, threads)
+        );
+    }
+    Ok(())
+}
+
+/// Every game the walk counted: those alive at the last ply and those
+/// that ended before it (a deep 4x4 perft has no game left at the end).
+fn leaves(rows: &[PerftRow]) -> u128 {
+    rows.last().map_or(0, |r| r.games_including_ended)
+}
+
+/// The JSON document of a perft.
+fn perft_json(a: &PerftArgs, rows: &[PerftRow], stats: Option<&HashedStats>, elapsed: f64) -> serde_json::Value {
+    json!({
+        "tool": "othello-census",
+        "version": env!("CARGO_PKG_VERSION"),
+        "command": "perft",
+        "size": a.size.n(),
+        "depth": a.depth,
+        // the row fields `passes` and `ended` are the census's
+        // `games_passes` and `games_ended`
+        "conventions": othello_census::census::game_conventions(othello_census::census::LayerBy::Ply)
+            .into_iter()
+            .map(|(k, v)| (k.strip_prefix("games_").filter(|k| *k != "including_ended").unwrap_or(k).to_string(), json!(v)))
+            .collect::<serde_json::Map<_, _>>(),
+        "plies": rows,
+        "method": if stats.is_some() { "hashed" } else { "brute" },
+        "table": stats.map(|s| json!({
+            "hits": s.hits,
+            "stored": s.stored,
+            "bytes": s.table_bytes,
+            "split_ply": othello_census::perft::SPLIT_PLY.min(a.depth - 1),
+            "split_paths": s.split_paths,
+            "split_shapes": s.split_shapes,
+        })),
+        "elapsed_seconds": elapsed,
+        "games_per_second": leaves(rows) as f64 / elapsed.max(1e-9),
+    })
+}
+
+/// The table of a perft, with the conventions and the speed.
+fn print_table(a: &PerftArgs, rows: &[PerftRow], stats: Option<&HashedStats>, elapsed: f64) -> anyhow::Result<()> {
+    crate::outln!("perft {}, plies 1..{} (a pass counts as a ply)\n", a.size, a.depth)?;
+    let mut t = Table::new(["ply", "games", "incl. ended", "passes", "ended here"]);
+    for r in rows {
+        t.row([
+            r.ply.to_string(),
+            group_digits(r.games),
+            group_digits(r.games_including_ended),
+            group_digits(r.passes),
+            r.ended.map_or("-".to_string(), group_digits),
+        ]);
+    }
+    crate::out!("{}", t.render())?;
+    let leaves = leaves(rows);
+    crate::outln!(
+        "\ngames: finished games dropped (OEIS A124004 on 8x8); incl. ended: finished games keep counting \
+         (Bik's perft).\n\
+         {} method: {:.3} s, {} counted, {} per second{}",
+        if stats.is_some() { "hashed" } else { "brute" },
+        elapsed,
+        othello_census::text::plural(leaves, "game"),
+        group_digits((leaves as f64 / elapsed.max(1e-9)) as u64),
+        stats.map_or(String::new(), |s| format!(
+            "; table: {} stored, {} found again, {} reserved (memory is used only as the table fills)",
+            othello_census::text::plural(s.stored, "subtree"),
+            group_digits(s.hits),
+            othello_census::text::human_bytes(s.table_bytes as f64),
+        ))
+    )?;
+    Ok(())
 }
 
 /// The progress of a perft: subtrees below the split ply done, and the
