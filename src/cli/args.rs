@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use othello_census::board::BoardSize;
+use othello_census::census::LayerBy;
+use othello_census::engine::layers::{DEFAULT_PARTITIONS, MAX_PLIES};
 
 /// Exact census of Othello on 4x4, 6x6 and 8x8 boards: every reachable
 /// position, terminal position and game, counted exactly.
@@ -326,6 +328,122 @@ pub struct CountArgs {
     pub force: bool,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// `count`'s arguments typed per engine (parse, then options, then run):
+/// made once from [`CountArgs`], where a flag of the other engine is
+/// refused, so that neither engine sees the other's flags.
+#[derive(Debug)]
+pub enum CountOptions {
+    Dfs(DfsCount),
+    Layers(LayersCount),
+}
+
+/// A census with the DFS engine.
+#[derive(Debug)]
+pub struct DfsCount {
+    pub size: BoardSize,
+    /// The last disc layer (the whole game by default).
+    pub max_discs: u32,
+    pub threads: Option<u32>,
+    pub memory: Option<u64>,
+    pub checkpoint: Option<PathBuf>,
+    // (no `force`: a cache that cannot fit the memory is refused whatever
+    // the flags, so `--force` changes nothing for this engine)
+    pub output: OutputArgs,
+}
+
+/// A census with the layered engine.
+#[derive(Debug)]
+pub struct LayersCount {
+    pub size: BoardSize,
+    pub by: LayerBy,
+    /// The last layer: a disc count or a ply.
+    pub limit: u32,
+    pub partitions: u32,
+    pub disk: Option<u64>,
+    pub store_last: bool,
+    pub slices: Option<u32>,
+    pub compact_buckets: bool,
+    pub work_dir: Option<PathBuf>,
+    pub threads: Option<u32>,
+    pub memory: Option<u64>,
+    pub force: bool,
+    pub output: OutputArgs,
+}
+
+impl TryFrom<CountArgs> for CountOptions {
+    type Error = anyhow::Error;
+
+    fn try_from(a: CountArgs) -> anyhow::Result<CountOptions> {
+        let n = a.size.n();
+        if a.max_discs.is_some_and(|k| k > n * n) {
+            anyhow::bail!(
+                "--max-discs {} is more than the {} squares of a {} board",
+                a.max_discs.unwrap_or(0),
+                n * n,
+                a.size
+            );
+        }
+        match a.engine {
+            EngineChoice::Dfs => {
+                if a.by != ByChoice::Discs
+                    || a.plies.is_some()
+                    || a.work_dir.is_some()
+                    || a.partitions.is_some()
+                    || a.disk.is_some()
+                    || a.no_store_last
+                    || a.compact_buckets
+                {
+                    anyhow::bail!(
+                        "--by, --plies, --work-dir, --partitions, --disk, --no-store-last and --compact-buckets are \
+                         for the layered engine (--engine layers)"
+                    );
+                }
+                Ok(CountOptions::Dfs(DfsCount {
+                    size: a.size,
+                    max_discs: a.max_discs.unwrap_or(n * n),
+                    threads: a.threads,
+                    memory: a.memory,
+                    checkpoint: a.checkpoint,
+                    output: a.output,
+                }))
+            }
+            EngineChoice::Layers => {
+                if a.checkpoint.is_some() || a.output.checkpoint_every.is_some() {
+                    anyhow::bail!(
+                        "--checkpoint and --checkpoint-every are for the dfs engine; the layered engine's \
+                         checkpoints are its layer files in --work-dir, written after every layer and partition"
+                    );
+                }
+                let (by, limit) = match a.by {
+                    ByChoice::Discs if a.plies.is_some() => {
+                        anyhow::bail!("--plies goes with --by ply; with --by discs use --max-discs")
+                    }
+                    ByChoice::Discs => (LayerBy::Discs, a.max_discs.unwrap_or(n * n)),
+                    ByChoice::Ply if a.max_discs.is_some() => {
+                        anyhow::bail!("--max-discs goes with --by discs; with --by ply use --plies")
+                    }
+                    ByChoice::Ply => (LayerBy::Ply, a.plies.unwrap_or(MAX_PLIES)),
+                };
+                Ok(CountOptions::Layers(LayersCount {
+                    size: a.size,
+                    by,
+                    limit,
+                    partitions: a.partitions.unwrap_or(DEFAULT_PARTITIONS),
+                    disk: a.disk,
+                    store_last: !a.no_store_last,
+                    slices: a.slices,
+                    compact_buckets: a.compact_buckets,
+                    work_dir: a.work_dir,
+                    threads: a.threads,
+                    memory: a.memory,
+                    force: a.force,
+                    output: a.output,
+                }))
+            }
+        }
+    }
 }
 
 /// Output and run options shared by `count` and `resume`.

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, bail};
 
-use super::args::{ByChoice, CountArgs, OutputArgs, ResumeArgs};
+use super::args::{DfsCount, OutputArgs, ResumeArgs};
 use super::run::{EXIT_INTERRUPTED, Progress, check_out_dir, memory_limit, note, report, watched};
 use super::signals::stop_flag;
 use othello_census::atomic::check_writable_dir;
@@ -41,26 +41,10 @@ struct Job {
     _lock: Option<othello_census::atomic::FileLock>,
 }
 
-pub fn run(a: &CountArgs, command_line: &str) -> anyhow::Result<ExitCode> {
-    if a.by != ByChoice::Discs
-        || a.plies.is_some()
-        || a.work_dir.is_some()
-        || a.partitions.is_some()
-        || a.disk.is_some()
-        || a.no_store_last
-        || a.compact_buckets
-    {
-        bail!(
-            "--by, --plies, --work-dir, --partitions, --disk, --no-store-last and --compact-buckets are for the \
-             layered engine (--engine layers)"
-        );
-    }
+pub fn run(a: &DfsCount, command_line: &str) -> anyhow::Result<ExitCode> {
     stop_flag();
     let n = a.size.n();
-    let max_discs = a.max_discs.unwrap_or(n * n);
-    if max_discs > n * n {
-        bail!("--max-discs {max_discs} is more than the {} squares of a {} board", n * n, a.size);
-    }
+    let max_discs = a.max_discs;
     let threads = othello_census::engine::resources::threads(a.threads);
     check_out_dir(&a.output.out)?;
     let path = match &a.checkpoint {

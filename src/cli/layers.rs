@@ -8,7 +8,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::bail;
 
-use super::args::{ByChoice, CountArgs, InspectArgs, OutputArgs, ResumeArgs};
+use super::args::{InspectArgs, LayersCount, OutputArgs, ResumeArgs};
 use super::run::{EXIT_INTERRUPTED, Progress, check_out_dir, human_duration, memory_limit, note, report, watched};
 use super::signals::stop_flag;
 use othello_census::board::BoardSize;
@@ -17,8 +17,8 @@ use othello_census::engine::layers::commit::read_state;
 use othello_census::engine::layers::inspect::inspect;
 use othello_census::engine::layers::store::Phase;
 use othello_census::engine::layers::{
-    CompactionMode, LayersError, LayersLive, LayersOutcome, LayersPlan, LayersSettings, Ranks, Transport, WorkDir,
-    driver,
+    CompactionMode, LayersError, LayersLive, LayersOutcome, LayersPlan, LayersSettings, MAX_PLIES, Ranks, Transport,
+    WorkDir, driver,
 };
 use othello_census::engine::memory::default_layers_memory;
 use othello_census::engine::reach;
@@ -27,38 +27,10 @@ use othello_census::report::files::{peak_rss_bytes, timestamp_now};
 use othello_census::report::group_digits;
 use othello_census::{software, with_geometry};
 
-/// Plies after which every game on the largest board has ended.
-const MAX_PLIES: u32 = 256;
-/// Partitions per layer unless `--partitions` says otherwise.
-const DEFAULT_PARTITIONS: u32 = 16;
-
-pub fn count(a: &CountArgs, command_line: &str, ranks: &Ranks) -> anyhow::Result<ExitCode> {
+pub fn count(a: &LayersCount, command_line: &str, ranks: &Ranks) -> anyhow::Result<ExitCode> {
     let stop = stop_flag();
     let n = a.size.n();
-    if a.checkpoint.is_some() || a.output.checkpoint_every.is_some() {
-        bail!(
-            "--checkpoint and --checkpoint-every are for the dfs engine; the layered engine's checkpoints are its \
-             layer files in --work-dir, written after every layer and partition"
-        );
-    }
-    let (by, limit) = match a.by {
-        ByChoice::Discs => {
-            if a.plies.is_some() {
-                bail!("--plies goes with --by ply; with --by discs use --max-discs");
-            }
-            let k = a.max_discs.unwrap_or(n * n);
-            if k > n * n {
-                bail!("--max-discs {k} is more than the {} squares of a {} board", n * n, a.size);
-            }
-            (LayerBy::Discs, k)
-        }
-        ByChoice::Ply => {
-            if a.max_discs.is_some() {
-                bail!("--max-discs goes with --by discs; with --by ply use --plies");
-            }
-            (LayerBy::Ply, a.plies.unwrap_or(MAX_PLIES))
-        }
-    };
+    let (by, limit) = (a.by, a.limit);
     let work_dir = a.work_dir.clone().unwrap_or_else(|| {
         PathBuf::from("checkpoints").join(format!(
             "{n}x{n}-layers-{}{limit}-{}-{}",
@@ -87,7 +59,7 @@ pub fn count(a: &CountArgs, command_line: &str, ranks: &Ranks) -> anyhow::Result
     }
     let settings = LayersSettings {
         disk_limit: a.disk,
-        store_last: !a.no_store_last,
+        store_last: a.store_last,
         compaction: if a.compact_buckets { CompactionMode::Always } else { CompactionMode::Auto },
         slices: a.slices,
         ..LayersSettings::new(
@@ -98,7 +70,7 @@ pub fn count(a: &CountArgs, command_line: &str, ranks: &Ranks) -> anyhow::Result
     let plan = LayersPlan {
         by,
         limit,
-        partitions: a.partitions.unwrap_or(DEFAULT_PARTITIONS),
+        partitions: a.partitions,
         work_dir: work_dir.clone(),
         command: command_line.to_string(),
         started_unix: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
@@ -118,7 +90,7 @@ fn launcher(ranks: &Ranks) -> String {
 /// Refuses a run whose disk is far beyond what the machine (or the ranks'
 /// machines, counted alike) holds: four times the free disk or the --disk
 /// budget, against an optimistic estimate of the run's peak disk.
-fn check_reach(a: &CountArgs, by: LayerBy, limit: u32, work_dir: &Path, ranks: usize) -> anyhow::Result<()> {
+fn check_reach(a: &LayersCount, by: LayerBy, limit: u32, work_dir: &Path, ranks: usize) -> anyhow::Result<()> {
     let discs = match by {
         LayerBy::Discs => limit,
         LayerBy::Ply => limit.saturating_add(4),
@@ -127,7 +99,7 @@ fn check_reach(a: &CountArgs, by: LayerBy, limit: u32, work_dir: &Path, ranks: u
     let room = a.disk.map_or(free, |d| d as f64).min(free) * ranks.max(1) as f64;
     // a last layer that is not stored is counted in slices that fit: the
     // layer before it bounds the run
-    let need = reach::layered_peak_disk(a.size, if a.no_store_last { discs.saturating_sub(1) } else { discs });
+    let need = reach::layered_peak_disk(a.size, if a.store_last { discs } else { discs.saturating_sub(1) });
     if a.force || need <= 4.0 * room {
         return Ok(());
     }

@@ -67,8 +67,11 @@ pub fn main() -> ExitCode {
         )),
         Command::Perft(a) => perft::run(&a),
         Command::Solve(a) => solve::run(&a),
-        Command::Count(a) if a.engine == args::EngineChoice::Layers => layers::count(&a, &command_line, &ranks),
-        Command::Count(a) => count::run(&a, &command_line),
+        Command::Count(a) => match args::CountOptions::try_from(a) {
+            Ok(args::CountOptions::Layers(o)) => layers::count(&o, &command_line, &ranks),
+            Ok(args::CountOptions::Dfs(o)) => count::run(&o, &command_line),
+            Err(e) => Err(e),
+        },
         // a directory is a layered run (one without a manifest gets a clear error), a file a checkpoint
         Command::Resume(a) if !a.file.exists() => Err(anyhow::anyhow!(
             "{} does not exist; give the checkpoint file (dfs) or the work directory (layers) of a run",

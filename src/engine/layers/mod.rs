@@ -107,6 +107,14 @@ impl LayersSettings {
     }
 }
 
+/// Plies after which every game on the largest board has ended: a run by
+/// ply without a limit goes this far (it ends earlier, when no game is
+/// left).
+pub const MAX_PLIES: u32 = 256;
+
+/// Hash partitions per layer unless a run asks for another number.
+pub const DEFAULT_PARTITIONS: u32 = 16;
+
 /// A new layered run.
 #[derive(Clone, Debug)]
 pub struct LayersPlan {
