@@ -7,12 +7,35 @@ use serde_json::json;
 
 use super::args::InspectArgs;
 use othello_census::census::Counts;
-use othello_census::checkpoint::{FORMAT_VERSION, SectionCheck, key_width, verify};
+use othello_census::checkpoint::{FORMAT_VERSION, SectionCheck, Verified, key_width, verify};
 use othello_census::report::files::timestamp;
 use othello_census::report::group_digits;
 
 pub fn run(a: &InspectArgs) -> anyhow::Result<ExitCode> {
-    // a file of a layered run: say what it is and where its run is
+    refuse_layered_file(a)?;
+    let v = verify(&a.file)?;
+    let h = &v.header;
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let age = now.saturating_sub(h.saved_unix);
+    let mut totals = Counts::default();
+    for c in &h.layers {
+        totals.add(c);
+    }
+    if a.json {
+        crate::outln!("{}", serde_json::to_string_pretty(&checkpoint_json(a, &v, age, &totals))?)?;
+    } else {
+        print_checkpoint(a, &v, age, &totals)?;
+    }
+    if let SectionCheck::Failed(m) = &v.check {
+        eprintln!("error: {m}");
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A file of a layered run given instead of a checkpoint: says what it is
+/// and where its run is.
+fn refuse_layered_file(a: &InspectArgs) -> anyhow::Result<()> {
     let mut magic = [0u8; 8];
     let read = std::fs::File::open(&a.file).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic));
     if read.is_ok()
@@ -34,87 +57,81 @@ pub fn run(a: &InspectArgs) -> anyhow::Result<ExitCode> {
             ),
         }
     }
-    let v = verify(&a.file)?;
+    Ok(())
+}
+
+/// The JSON document of a checkpoint.
+fn checkpoint_json(a: &InspectArgs, v: &Verified, age: u64, totals: &Counts) -> serde_json::Value {
     let h = &v.header;
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let age = now.saturating_sub(h.saved_unix);
-    let mut totals = Counts::default();
-    for c in &h.layers {
-        totals.add(c);
-    }
-    let ok = v.check == SectionCheck::Ok;
+    json!({
+        "file": a.file.display().to_string(),
+        "format_version": FORMAT_VERSION,
+        "bytes": v.bytes,
+        "checksums_ok": v.check == SectionCheck::Ok,
+        "problem": match &v.check { SectionCheck::Ok => None, SectionCheck::Failed(m) => Some(m.clone()) },
+        "software": h.software,
+        "size": h.size,
+        "rules": h.rules,
+        "engine": h.engine,
+        "max_discs": h.max_discs,
+        "memory_limit": h.memory_limit,
+        "threads": h.threads,
+        "command": h.command,
+        "started_unix": h.started_unix,
+        "saved_unix": h.saved_unix,
+        "age_seconds": age,
+        "elapsed_seconds": h.elapsed_seconds,
+        "classes_expanded": totals.classes,
+        "positions_expanded": totals.positions,
+        "explored": h.explored,
+        "repeated": h.repeated,
+        "cache_keys": h.cache_len,
+        "cache_bytes_in_file": h.cache_len * key_width(h.size) as u64,
+        "stack_depths": h.stack_lens,
+        "waiting": h.stack_lens.iter().sum::<u64>(),
+    })
+}
+
+/// A checkpoint described in words.
+fn print_checkpoint(a: &InspectArgs, v: &Verified, age: u64, totals: &Counts) -> anyhow::Result<()> {
+    let h = &v.header;
     let stacks_total: u64 = h.stack_lens.iter().sum();
-    if a.json {
-        let doc = json!({
-            "file": a.file.display().to_string(),
-            "format_version": FORMAT_VERSION,
-            "bytes": v.bytes,
-            "checksums_ok": ok,
-            "problem": match &v.check { SectionCheck::Ok => None, SectionCheck::Failed(m) => Some(m.clone()) },
-            "software": h.software,
-            "size": h.size,
-            "rules": h.rules,
-            "engine": h.engine,
-            "max_discs": h.max_discs,
-            "memory_limit": h.memory_limit,
-            "threads": h.threads,
-            "command": h.command,
-            "started_unix": h.started_unix,
-            "saved_unix": h.saved_unix,
-            "age_seconds": age,
-            "elapsed_seconds": h.elapsed_seconds,
-            "classes_expanded": totals.classes,
-            "positions_expanded": totals.positions,
-            "explored": h.explored,
-            "repeated": h.repeated,
-            "cache_keys": h.cache_len,
-            "cache_bytes_in_file": h.cache_len * key_width(h.size) as u64,
-            "stack_depths": h.stack_lens,
-            "waiting": stacks_total,
-        });
-        crate::outln!("{}", serde_json::to_string_pretty(&doc)?)?;
-    } else {
-        let depths: Vec<String> = h.stack_lens.iter().map(|d| group_digits(*d)).collect();
-        crate::outln!(
-            "checkpoint {}\n\
-             format version {FORMAT_VERSION}, {} bytes, written by {}\n\
-             census: {}x{} {} engine, {} rules, layers 4..={} discs, memory limit {}, {}\n\
-             command: {}\n\
-             started {}, saved {} ({} s ago), {:.1} s of work so far\n\
-             expanded: {} classes ({} positions); explored {}, repeated {}\n\
-             cache: {} keys; waiting: {} positions on stacks [{}] (last: shared pool)\n\
-             checksums: {}",
-            a.file.display(),
-            group_digits(v.bytes),
-            h.software,
-            h.size,
-            h.size,
-            h.engine,
-            h.rules,
-            h.max_discs,
-            othello_census::text::human_bytes(h.memory_limit as f64),
-            othello_census::text::plural(h.threads, "thread"),
-            h.command,
-            timestamp(h.started_unix),
-            timestamp(h.saved_unix),
-            age,
-            h.elapsed_seconds,
-            group_digits(totals.classes),
-            group_digits(totals.positions),
-            group_digits(h.explored),
-            group_digits(h.repeated),
-            group_digits(h.cache_len),
-            group_digits(stacks_total),
-            depths.join(", "),
-            match &v.check {
-                SectionCheck::Ok => "ok".to_string(),
-                SectionCheck::Failed(m) => format!("FAILED: {m}"),
-            }
-        )?;
-    }
-    if let SectionCheck::Failed(m) = &v.check {
-        eprintln!("error: {m}");
-        return Ok(ExitCode::FAILURE);
-    }
-    Ok(ExitCode::SUCCESS)
+    let depths: Vec<String> = h.stack_lens.iter().map(|d| group_digits(*d)).collect();
+    crate::outln!(
+        "checkpoint {}\n\
+         format version {FORMAT_VERSION}, {} bytes, written by {}\n\
+         census: {}x{} {} engine, {} rules, layers 4..={} discs, memory limit {}, {}\n\
+         command: {}\n\
+         started {}, saved {} ({} s ago), {:.1} s of work so far\n\
+         expanded: {} classes ({} positions); explored {}, repeated {}\n\
+         cache: {} keys; waiting: {} positions on stacks [{}] (last: shared pool)\n\
+         checksums: {}",
+        a.file.display(),
+        group_digits(v.bytes),
+        h.software,
+        h.size,
+        h.size,
+        h.engine,
+        h.rules,
+        h.max_discs,
+        othello_census::text::human_bytes(h.memory_limit as f64),
+        othello_census::text::plural(h.threads, "thread"),
+        h.command,
+        timestamp(h.started_unix),
+        timestamp(h.saved_unix),
+        age,
+        h.elapsed_seconds,
+        group_digits(totals.classes),
+        group_digits(totals.positions),
+        group_digits(h.explored),
+        group_digits(h.repeated),
+        group_digits(h.cache_len),
+        group_digits(stacks_total),
+        depths.join(", "),
+        match &v.check {
+            SectionCheck::Ok => "ok".to_string(),
+            SectionCheck::Failed(m) => format!("FAILED: {m}"),
+        }
+    )?;
+    Ok(())
 }
