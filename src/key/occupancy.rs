@@ -36,29 +36,30 @@ mod tests {
     use crate::board::{B4, B6, B8, Bitboard};
     use crate::symmetry::Symmetry;
 
-    /// The fast images equal the symmetries square by square, on random
-    /// occupancies of every size.
-    #[test]
-    fn images_equal_the_symmetries() {
-        fn check<G: Geometry>() {
-            let mut x = 0x9E37_79B9_7F4A_7C15u64;
-            for _ in 0..20_000 {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let occ = x & G::FULL;
-                let images = occupancy_images::<G>(occ);
-                for (s, sym) in Symmetry::START.iter().enumerate() {
-                    assert_eq!(images[s], sym.bitboard::<G>(Bitboard(occ)).0, "{} {sym:?} {occ:x}", G::N);
-                }
-                let (c, orbit) = canonical_occupancy::<G>(occ);
-                assert_eq!(c, *images.iter().min().unwrap());
-                let distinct: std::collections::HashSet<u64> = images.into_iter().collect();
-                assert_eq!(orbit as usize, distinct.len());
-            }
+    fn check<G: Geometry>(x: u64) -> Result<(), proptest::test_runner::TestCaseError> {
+        let occ = x & G::FULL;
+        let images = occupancy_images::<G>(occ);
+        for (s, sym) in Symmetry::START.iter().enumerate() {
+            // square by square, by coordinates: independent of the bit operations
+            let by_squares = Bitboard(occ).iter().fold(0u64, |acc, sq| acc | 1 << sym.square(sq, G::N));
+            proptest::prop_assert_eq!(images[s], by_squares, "{} {:?} {:#x}", G::N, sym, occ);
         }
-        check::<B4>();
-        check::<B6>();
-        check::<B8>();
+        let (c, orbit) = canonical_occupancy::<G>(occ);
+        proptest::prop_assert_eq!(c, *images.iter().min().unwrap());
+        let distinct: std::collections::HashSet<u64> = images.into_iter().collect();
+        proptest::prop_assert_eq!(orbit as usize, distinct.len());
+        Ok(())
+    }
+
+    proptest::proptest! {
+        /// The images equal the symmetries square by square, and the
+        /// canonical occupancy is the least with the orbit's size, on
+        /// random occupancies of every size.
+        #[test]
+        fn images_equal_the_symmetries(x in proptest::num::u64::ANY) {
+            check::<B4>(x)?;
+            check::<B6>(x)?;
+            check::<B8>(x)?;
+        }
     }
 }
