@@ -28,6 +28,20 @@ impl<G: Keyed> Search<'_, G> {
     }
 }
 
+/// Takes child value `v` into a fail-soft search's best value and alpha;
+/// whether it cuts off (alpha has reached `beta`).
+#[inline(always)]
+fn raise(best: &mut i32, alpha: &mut i32, v: i32, beta: i32) -> bool {
+    if v > *best {
+        *best = v;
+        if v > *alpha {
+            *alpha = v;
+            return *alpha >= beta;
+        }
+    }
+    false
+}
+
 /// Defines the module `$module`: the search compiled with the move
 /// generator `$moves`/`$flips` and the CPU features `$features` of its
 /// level (see [`crate::board::cpu::cpu_copies`]).
@@ -267,14 +281,8 @@ macro_rules! searcher {
                     let f = $flips::<G>(me, opp, sq);
                     let (cme, copp) = play(me, opp, sq, f);
                     let v = -probe::<G>(s, cme, copp, depth - 1, -beta, -alpha);
-                    if v > best {
-                        best = v;
-                        if v > alpha {
-                            alpha = v;
-                            if alpha >= beta {
-                                break;
-                            }
-                        }
+                    if raise(&mut best, &mut alpha, v, beta) {
+                        break;
                     }
                 }
                 best
@@ -306,14 +314,8 @@ macro_rules! searcher {
                             replies => -shallow::<G>(s, cme, copp, replies, -beta, -alpha),
                         }
                     };
-                    if v > best {
-                        best = v;
-                        if v > alpha {
-                            alpha = v;
-                            if alpha >= beta {
-                                break;
-                            }
-                        }
+                    if raise(&mut best, &mut alpha, v, beta) {
+                        break;
                     }
                 }
                 best
