@@ -230,14 +230,7 @@ impl Flat {
     /// Asks the CPU to bring the slot of (key, r) into its cache.
     #[inline(always)]
     fn prefetch(&self, key: u128, r: u32) {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: a prefetch has no effect but on the cache.
-        unsafe {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            _mm_prefetch::<_MM_HINT_T0>(self.slot(key, r).as_ptr().cast());
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = (key, r);
+        crate::board::cpu::prefetch(self.slot(key, r));
     }
 
     /// The counts stored for (key, r), if the slot holds them and no

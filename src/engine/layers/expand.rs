@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::sync_channel;
 use std::sync::{Arc, Mutex};
 
+use super::shapes::{ShapeParts, ShapeTable};
 use super::shuffle::ShuffleSink;
 use super::store::{Entering, PartId, PartReader, Record, from_stored, partition_of, to_stored};
 use super::{LayersError, RunContext};
@@ -100,94 +101,6 @@ impl<C> bincode::Decode<C> for Expansion {
     }
 }
 bincode::impl_borrow_decode!(Expansion);
-
-/// What is tallied of a shape: the games reaching each image of it,
-/// saturated at 2 (a shape reached by exactly one game is all that is
-/// told apart), in the low two bits; the size of its orbit (1, 2 or 4)
-/// above them. One byte, so that a map entry is 16 bytes.
-#[derive(Clone, Copy, Debug)]
-struct ShapeTally(u8);
-
-impl ShapeTally {
-    fn new(images: u32) -> Self {
-        ShapeTally((images as u8) << 2)
-    }
-
-    /// Adds games (at least one).
-    #[inline(always)]
-    fn add(&mut self, games: u128) {
-        let sum = (self.0 & 3) as u128 + games;
-        self.0 = (self.0 & !3) | sum.min(2) as u8;
-    }
-
-    /// Adds another tally of the same shape.
-    fn join(&mut self, o: ShapeTally) {
-        self.add((o.0 & 3) as u128);
-    }
-
-    fn images(self) -> u64 {
-        (self.0 >> 2) as u64
-    }
-
-    fn unique(self) -> bool {
-        self.0 & 3 == 1
-    }
-}
-
-/// The tally of each canonical occupancy seen so far. (Hashed with
-/// rustc-hash's Fx hash, a multiply and a rotate: the keys are this
-/// process's own bitboards, and the default SipHash cost a tenth of a
-/// layer's expansion.)
-type ShapeMap = std::collections::HashMap<u64, ShapeTally, rustc_hash::FxBuildHasher>;
-
-/// A finished tally of shapes: how many, and how many reached by exactly
-/// one game (each canonical occupancy counts for its whole orbit).
-fn shape_counts(map: &ShapeMap) -> (u64, u64) {
-    map.values().fold((0, 0), |(n, u), &t| (n + t.images(), u + if t.unique() { t.images() } else { 0 }))
-}
-
-/// The shapes of the parts being expanded. Every class of a shape lies in
-/// one part (partitions follow the canonical occupancy), so a part's
-/// shapes are final once each of its records has been tallied: the workers'
-/// tallies of a part are merged here (the smaller into the larger), and the
-/// part is counted and dropped as soon as they cover it, so only the parts
-/// in flight are held.
-struct ShapeParts {
-    expected: Vec<u64>,
-    open: Mutex<std::collections::HashMap<usize, (ShapeMap, u64)>>,
-    done: Mutex<(u64, u64)>,
-}
-
-impl ShapeParts {
-    /// Adds a worker's tally of `records` records of `part`. Tallies are
-    /// joined outside the lock; whoever completes the part counts it.
-    fn merge(&self, part: usize, mut map: ShapeMap, mut records: u64) {
-        loop {
-            let held = self.open.lock().expect("shape lock").remove(&part);
-            if let Some((other, n)) = held {
-                let (mut big, small) = if other.len() > map.len() { (other, map) } else { (map, other) };
-                for (k, t) in small {
-                    big.entry(k).and_modify(|e| e.join(t)).or_insert(t);
-                }
-                map = big;
-                records += n;
-                continue;
-            }
-            if records == self.expected[part] {
-                let (n, u) = shape_counts(&map);
-                let mut done = self.done.lock().expect("shape lock");
-                *done = (done.0 + n, done.1 + u);
-                return;
-            }
-            let mut open = self.open.lock().expect("shape lock");
-            // another worker may have put a tally of the part back meanwhile
-            if let std::collections::hash_map::Entry::Vacant(v) = open.entry(part) {
-                v.insert((map, records));
-                return;
-            }
-        }
-    }
-}
 
 /// Records per chunk handed to a worker (one more when a board's second
 /// position follows).
@@ -282,12 +195,8 @@ pub fn expand<G: Keyed>(
     // Empty chunk buffers go back to the reader instead of being freed.
     let (back_tx, back_rx) = sync_channel::<Vec<Record>>(threads * 2 + 2);
     let failure: Mutex<Option<LayersError>> = Mutex::new(None);
-    let shapes = ShapeParts {
-        expected: inputs.iter().map(|i| i.records).collect(),
-        open: Mutex::new(Default::default()),
-        done: Mutex::new((0, 0)),
-    };
-    let shapes = &shapes;
+    let shapes = ShapeParts::<G>::new(inputs.iter().map(|i| i.records).collect());
+    let shapes_ref = &shapes;
     let cancelled = AtomicBool::new(false);
     let fail = |e: LayersError| {
         cancelled.store(true, Ordering::SeqCst);
@@ -344,7 +253,7 @@ pub fn expand<G: Keyed>(
                 let back_tx = back_tx.clone();
                 s.spawn(move || {
                     let mut w = Worker::<G>::new(by, generate, spill_cap, sink);
-                    w.parts = Some(shapes);
+                    w.parts = Some(shapes_ref);
                     loop {
                         let next = rx.lock().expect("channel lock").recv();
                         let Ok((part, mut chunk)) = next else { break };
@@ -381,14 +290,10 @@ pub fn expand<G: Keyed>(
     for r in &results {
         total.add(r);
     }
-    let open = shapes.open.lock().expect("shape lock");
-    if let Some((part, (_, seen))) = open.iter().next() {
-        return Err(LayersError::WorkDir {
-            path: inputs[*part].path.clone(),
-            detail: format!("only {seen} of its {} records were tallied by shape", inputs[*part].records),
-        });
-    }
-    total.shapes = *shapes.done.lock().expect("shape lock");
+    total.shapes = shapes.finish().map_err(|(part, seen)| LayersError::WorkDir {
+        path: inputs[part].path.clone(),
+        detail: format!("only {seen} of its {} records were tallied by shape", inputs[part].records),
+    })?;
     Ok(total)
 }
 
@@ -410,10 +315,13 @@ struct Worker<'a, G: Keyed> {
     /// The shapes of the part being read, tallied, and where a part's
     /// tally goes (none: the worker counts its own records alone, and its
     /// tally is final when it is flushed).
-    shapes: ShapeMap,
+    shapes: ShapeTable<G>,
+    /// The shapes of the chunk being read, and the games reaching each
+    /// image of each, until they are added to `shapes`.
+    chunk_shapes: Vec<(u64, u128)>,
     shape_part: usize,
     shape_records: u64,
-    parts: Option<&'a ShapeParts>,
+    parts: Option<&'a ShapeParts<G>>,
     geometry: std::marker::PhantomData<G>,
 }
 
@@ -438,7 +346,8 @@ impl<'a, G: Keyed> Worker<'a, G> {
             sink,
             found: Expansion::default(),
             avx2: CpuLevel::detect().avx2(),
-            shapes: ShapeMap::default(),
+            shapes: ShapeTable::default(),
+            chunk_shapes: Vec::new(),
             shape_part: 0,
             shape_records: 0,
             parts: None,
@@ -451,11 +360,11 @@ impl<'a, G: Keyed> Worker<'a, G> {
         if self.shape_records == 0 {
             return;
         }
-        let map = std::mem::take(&mut self.shapes);
+        let table = std::mem::take(&mut self.shapes);
         match self.parts {
-            Some(parts) => parts.merge(self.shape_part, map, self.shape_records),
+            Some(parts) => parts.merge(self.shape_part, table, self.shape_records),
             None => {
-                let (n, u) = shape_counts(&map);
+                let (n, u) = table.counts();
                 self.found.shapes = (self.found.shapes.0 + n, self.found.shapes.1 + u);
             }
         }
@@ -517,6 +426,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
             }
             crate::board::movegen::flips::<G>(me, opp, sq)
         }
+        self.chunk_shapes.clear();
         for (i, &(stored, m)) in chunk.iter().enumerate() {
             let p = unpack::<G>(G::Key::from_u128(from_stored(stored, Self::SIDE))).map_err(|e| {
                 LayersError::File(FrameError::Corrupt {
@@ -551,7 +461,9 @@ impl<'a, G: Keyed> Worker<'a, G> {
             // from this class (its positions spread evenly over the images)
             let (shape, images) = least_image(&occupancy);
             assert!(m & (images as u128 - 1) == 0, "{m} games do not divide over {images} shapes");
-            self.shapes.entry(shape).or_insert(ShapeTally::new(images)).add(m >> images.trailing_zeros());
+            // tallied after the chunk, with the table's cache lines fetched
+            // ahead
+            self.chunk_shapes.push((shape, m >> images.trailing_zeros()));
             let black = p.side_to_move() == Color::Black;
             // the side term of a key: a board with the other side to move
             // is `SIDE` away (White to move adds it)
@@ -620,6 +532,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
                 f.ended = add_games(f.ended, m);
             }
         }
+        self.shapes.add_all(&self.chunk_shapes);
         Ok(())
     }
 

@@ -36,6 +36,7 @@ pub mod expand;
 pub mod inspect;
 pub mod merge;
 pub mod ranks;
+pub mod shapes;
 pub mod shuffle;
 pub mod store;
 pub mod transport;

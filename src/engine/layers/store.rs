@@ -57,7 +57,9 @@ pub fn from_stored(s: u128, w: u128) -> u128 {
 /// partition: a partition's shapes are counted within it.
 #[inline(always)]
 pub fn partition_of(canonical_occupancy: u64, partitions: u32) -> u32 {
-    (xxhash_rust::xxh3::xxh3_64(&canonical_occupancy.to_le_bytes()) % partitions as u64) as u32
+    let h = xxhash_rust::xxh3::xxh3_64(&canonical_occupancy.to_le_bytes());
+    // the same remainder, without a division where the count is a power of two
+    (if partitions.is_power_of_two() { h & (partitions as u64 - 1) } else { h % partitions as u64 }) as u32
 }
 
 /// Encodes fields in order (explicit layouts for hand-written `Encode`s).
