@@ -12,25 +12,30 @@
 use mpi::datatype::{Partition, PartitionMut};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
+use std::sync::{Mutex, MutexGuard};
 
 use super::transport::{MAX_MESSAGE_BYTES, Transport};
 
-/// The ranks of a job.
+/// The world communicator, lent to one caller at a time by [`Cluster`].
+struct World(SimpleCommunicator);
+
+// SAFETY: MPI is initialised with `Threading::Serialized`
+// (MPI_THREAD_SERIALIZED): any thread may call MPI, as long as no two calls
+// overlap; a communicator is a handle that any thread may pass. The only
+// `World` lives in a `Cluster`'s mutex and every call on it is made under
+// that lock, so calls never overlap, whichever thread makes them.
+unsafe impl Send for World {}
+
+/// The ranks of a job. Every MPI call goes through the communicator's
+/// lock, so a `Cluster` can be shared with the thread that runs the driver
+/// (it is `Send` and `Sync` by construction, not by a rule of the program).
+/// The one call made without it is [`abort_job`], from a panic, which
+/// ends every process.
 pub struct Cluster {
-    world: SimpleCommunicator,
+    world: Mutex<World>,
     rank: u32,
     size: u32,
 }
-
-// SAFETY: MPI is initialised with `Threading::Serialized`: any thread may
-// call it as long as no two do at once. The census calls it from the one
-// thread that runs the driver (the driver's collectives), and the CLI only
-// before and after that thread runs (rank, size, gather, broadcast, abort),
-// never while it does; so sharing the communicator between those threads
-// never makes two calls at once.
-unsafe impl Send for Cluster {}
-// SAFETY: as for `Send`.
-unsafe impl Sync for Cluster {}
 
 /// Ends every rank of the job (`MPI_Abort` on the world communicator);
 /// for a panic hook, which has no `Cluster` at hand.
@@ -42,17 +47,23 @@ impl Cluster {
     /// The ranks of `world`.
     pub fn new(world: SimpleCommunicator) -> Self {
         let (rank, size) = (world.rank() as u32, world.size() as u32);
-        Cluster { world, rank, size }
+        Cluster { world: Mutex::new(World(world)), rank, size }
+    }
+
+    /// The communicator, for one call or a few in a row. (A panic while it
+    /// was lent aborts the job, so a poisoned lock is never seen in use.)
+    fn world(&self) -> MutexGuard<'_, World> {
+        self.world.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Ends every rank of the job at once.
     pub fn abort(&self, code: i32) -> ! {
-        self.world.abort(code)
+        self.world().0.abort(code)
     }
 
     /// Waits for every rank.
     pub fn barrier(&self) {
-        self.world.barrier();
+        self.world().0.barrier();
     }
 }
 
@@ -80,12 +91,13 @@ impl Transport for Cluster {
 
     fn gather(&self, v: u64) -> Vec<u64> {
         let mut out = vec![0u64; self.size as usize];
-        self.world.all_gather_into(&v, &mut out[..]);
+        self.world().0.all_gather_into(&v, &mut out[..]);
         out
     }
 
     fn broadcast(&self, bytes: Vec<u8>) -> Vec<u8> {
-        let root = self.world.process_at_rank(0);
+        let world = self.world();
+        let root = world.0.process_at_rank(0);
         let mut len = bytes.len() as u64;
         root.broadcast_into(&mut len);
         let mut buf = if self.rank == 0 { bytes } else { vec![0u8; len as usize] };
@@ -101,7 +113,7 @@ impl Transport for Cluster {
         let displs = displacements(&counts);
         let mut all = vec![0u8; (lens.iter().sum::<u64>() as usize).max(1)];
         let mut part = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
-        self.world.all_gather_varcount_into(mine, &mut part);
+        self.world().0.all_gather_varcount_into(mine, &mut part);
         displs.iter().zip(&counts).map(|(&d, &c)| all[d as usize..(d + c) as usize].to_vec()).collect()
     }
 
@@ -109,7 +121,7 @@ impl Transport for Cluster {
         let ranks = self.size as usize;
         let sizes: Vec<u64> = out.iter().map(|b| b.len() as u64).collect();
         let mut incoming = vec![0u64; ranks];
-        self.world.all_to_all_into(&sizes[..], &mut incoming[..]);
+        self.world().0.all_to_all_into(&sizes[..], &mut incoming[..]);
         let send_counts: Vec<i32> = sizes.iter().map(|&s| s as i32).collect();
         let recv_counts: Vec<i32> = incoming.iter().map(|&s| s as i32).collect();
         let (send_displs, recv_displs) = (displacements(&send_counts), displacements(&recv_counts));
@@ -123,7 +135,7 @@ impl Transport for Cluster {
         {
             let s = Partition::new(&send[..], &send_counts[..], &send_displs[..]);
             let mut r = PartitionMut::new(&mut recv[..], &recv_counts[..], &recv_displs[..]);
-            self.world.all_to_all_varcount_into(&s, &mut r);
+            self.world().0.all_to_all_varcount_into(&s, &mut r);
         }
         recv_displs.iter().zip(&recv_counts).map(|(&d, &c)| recv[d as usize..(d + c) as usize].to_vec()).collect()
     }
