@@ -18,8 +18,8 @@ use super::shapes::{ShapeParts, ShapeTable};
 use super::shuffle::ShuffleSink;
 use super::store::{Entering, PartId, PartReader, Record, from_stored, partition_of, to_stored};
 use super::{LayersError, RunContext};
-use crate::board::Color;
 use crate::board::cpu::{Avx2, CpuLevel, on_cpu};
+use crate::board::{Color, Position};
 use crate::census::{Counts, GameSpread, LayerBy, add_games};
 use crate::framed::FrameError;
 use crate::key::dense::{child_image_keys, image_keys, side_weight, unpack};
@@ -405,27 +405,10 @@ impl<'a, G: Keyed> Worker<'a, G> {
         self.chunk_with::<false>(chunk, part)
     }
 
+    /// Classifies each parent of `chunk` (a part's records in key order)
+    /// and generates its children.
     #[inline(always)]
     fn chunk_with<const FAST: bool>(&mut self, chunk: &[Record], part: &std::path::Path) -> Result<(), LayersError> {
-        #[inline(always)]
-        fn moves<G: Keyed, const FAST: bool>(me: u64, opp: u64) -> u64 {
-            #[cfg(target_arch = "x86_64")]
-            if FAST {
-                // SAFETY: FAST only in the copy compiled for AVX2, called
-                // after the run-time check.
-                return unsafe { crate::board::movegen::legal_moves_avx2::<G>(me, opp) };
-            }
-            crate::board::movegen::legal_moves::<G>(me, opp)
-        }
-        #[inline(always)]
-        fn flips<G: Keyed, const FAST: bool>(me: u64, opp: u64, sq: u32) -> u64 {
-            #[cfg(target_arch = "x86_64")]
-            if FAST {
-                // SAFETY: as in `moves`.
-                return unsafe { crate::board::movegen::flips_avx2::<G>(me, opp, sq) };
-            }
-            crate::board::movegen::flips::<G>(me, opp, sq)
-        }
         self.chunk_shapes.clear();
         for (i, &(stored, m)) in chunk.iter().enumerate() {
             let p = unpack::<G>(G::Key::from_u128(from_stored(stored, Self::SIDE))).map_err(|e| {
@@ -437,92 +420,20 @@ impl<'a, G: Keyed> Worker<'a, G> {
             })?;
             // the second position of a board already counted
             let twin = stored & 1 == 1 && i > 0 && chunk[i - 1].0 == stored - 1;
+            let (orbit, shape) = self.tally_class(&p, m, twin);
             let (me, opp) = (p.mover().0, p.opponent().0);
-            // the orbit, on bitboards: a symmetry fixes the position when it
-            // fixes its occupancy and the mover's discs
-            let occupancy = occupancy_images::<G>(me | opp);
-            let movers = if occupancy[1..].contains(&occupancy[0]) { occupancy_images::<G>(me) } else { [0; 4] };
-            let fixed = 1 + (1..4).filter(|&s| occupancy[s] == occupancy[0] && movers[s] == me).count() as u64;
-            let orbit = 4 / fixed;
-            let f = &mut self.found;
-            f.counts.classes += 1;
-            f.counts.positions += orbit;
-            if !twin {
-                f.counts.boards += orbit;
-            }
-            f.mass = add_games(f.mass, m);
-            // the class's multiplicity is the games reaching any of its
-            // positions; the orbit's positions share them equally
-            // (orbits of 1, 2 or 4: shifts, not 128-bit divisions)
-            let shift = orbit.trailing_zeros();
-            assert!(m & (orbit as u128 - 1) == 0, "{m} games do not divide over an orbit of {orbit}");
-            f.spread.record(m >> shift, orbit);
-            // the shape: the games reaching each image of the occupancy
-            // from this class (its positions spread evenly over the images)
-            let (shape, images) = least_image(&occupancy);
-            assert!(m & (images as u128 - 1) == 0, "{m} games do not divide over {images} shapes");
-            // tallied after the chunk, with the table's cache lines fetched
-            // ahead
-            self.chunk_shapes.push((shape, m >> images.trailing_zeros()));
-            let black = p.side_to_move() == Color::Black;
-            // the side term of a key: a board with the other side to move
-            // is `SIDE` away (White to move adds it)
-            let other_side = |k: u128, to_white: bool| if to_white { k + Self::SIDE } else { k - Self::SIDE };
             let legal = moves::<G, FAST>(me, opp);
             if legal != 0 {
-                let n = legal.count_ones() as u128;
-                let games = m.checked_mul(n).expect("game count overflow (more than 2^128 games)");
-                f.entering.games = add_games(f.entering.games, games);
+                let games =
+                    m.checked_mul(legal.count_ones() as u128).expect("game count overflow (more than 2^128 games)");
+                self.found.entering.games = add_games(self.found.entering.games, games);
                 if self.generate {
-                    // the parent is its class's representative: its own key
-                    // is the least of its images' keys, and the images give
-                    // every child's keys by additions
-                    // (made when a child is kept: a slice of the next layer
-                    // keeps the children of some partitions only)
-                    let mut keys: Option<[u128; 4]> = None;
-                    let mut left = legal;
-                    while left != 0 {
-                        let sq = left.trailing_zeros();
-                        left &= left - 1;
-                        // the partition first, from the occupancy alone: a
-                        // child of a partition that is not kept costs no more
-                        let shape = canonical_occupancy::<G>(me | opp | (1u64 << sq)).0;
-                        let j = partition_of(shape, self.split.len() as u32) as usize;
-                        if self.split[j].items.capacity() == 0 {
-                            continue;
-                        }
-                        let keys = keys.get_or_insert_with(|| image_keys(&p).map(PackedKey::to_u128));
-                        let flipped = flips::<G, FAST>(me, opp, sq);
-                        let ck = child_image_keys(&p, keys, sq, flipped);
-                        let canon = ck[0].min(ck[1]).min(ck[2].min(ck[3]));
-                        debug_assert_eq!(canon, canonical_key(&p.play(sq)).to_u128());
-                        self.push(G::Key::from_u128(canon), m, j)?;
-                        if self.by == LayerBy::Discs {
-                            let (c_me, c_opp) = crate::board::movegen::play(me, opp, sq, flipped);
-                            if moves::<G, FAST>(c_me, c_opp) == 0 && moves::<G, FAST>(c_opp, c_me) != 0 {
-                                // the child must pass: the same board with
-                                // the parent's side to move again
-                                let passed = other_side(canon, !black);
-                                debug_assert_eq!(passed, canonical_key(&p.play(sq).pass()).to_u128());
-                                self.push(G::Key::from_u128(passed), m, j)?;
-                            }
-                        }
-                    }
+                    self.children::<FAST>(&p, m, legal)?;
                 }
             } else if moves::<G, FAST>(opp, me) != 0 {
-                f.counts.pass_classes += 1;
-                f.counts.pass_positions += orbit;
-                if self.by == LayerBy::Ply {
-                    f.entering.games = add_games(f.entering.games, m);
-                    f.entering.passes = add_games(f.entering.passes, m);
-                    if self.generate {
-                        // every image shifts by the side term alike
-                        let passed = other_side(from_stored(stored, Self::SIDE), black);
-                        debug_assert_eq!(passed, canonical_key(&p.pass()).to_u128());
-                        self.push(G::Key::from_u128(passed), m, partition_of(shape, self.split.len() as u32) as usize)?;
-                    }
-                }
+                self.passing(&p, stored, m, orbit, shape)?;
             } else {
+                let f = &mut self.found;
                 f.counts.terminal_classes += 1;
                 f.counts.terminal_positions += orbit;
                 f.counts.outcomes.record(p.disc_difference(), orbit);
@@ -534,6 +445,111 @@ impl<'a, G: Keyed> Worker<'a, G> {
         }
         self.shapes.add_all(&self.chunk_shapes);
         Ok(())
+    }
+
+    /// Counts class `p`, reached by `m` games (`twin`: the other position
+    /// of its board was counted just before): its positions, boards, games
+    /// and shape. Returns the size of its orbit and its canonical
+    /// occupancy.
+    #[inline(always)]
+    fn tally_class(&mut self, p: &Position<G>, m: u128, twin: bool) -> (u64, u64) {
+        let (me, opp) = (p.mover().0, p.opponent().0);
+        // the orbit, on bitboards: a symmetry fixes the position when it
+        // fixes its occupancy and the mover's discs
+        let occupancy = occupancy_images::<G>(me | opp);
+        let movers = if occupancy[1..].contains(&occupancy[0]) { occupancy_images::<G>(me) } else { [0; 4] };
+        let fixed = 1 + (1..4).filter(|&s| occupancy[s] == occupancy[0] && movers[s] == me).count() as u64;
+        let orbit = 4 / fixed;
+        let f = &mut self.found;
+        f.counts.classes += 1;
+        f.counts.positions += orbit;
+        if !twin {
+            f.counts.boards += orbit;
+        }
+        f.mass = add_games(f.mass, m);
+        // the class's multiplicity is the games reaching any of its
+        // positions; the orbit's positions share them equally (orbits of
+        // 1, 2 or 4: shifts, not 128-bit divisions)
+        assert!(m & (orbit as u128 - 1) == 0, "{m} games do not divide over an orbit of {orbit}");
+        f.spread.record(m >> orbit.trailing_zeros(), orbit);
+        // the shape: the games reaching each image of the occupancy from
+        // this class (its positions spread evenly over the images), tallied
+        // after the chunk, with the table's cache lines fetched ahead
+        let (shape, images) = least_image(&occupancy);
+        assert!(m & (images as u128 - 1) == 0, "{m} games do not divide over {images} shapes");
+        self.chunk_shapes.push((shape, m >> images.trailing_zeros()));
+        (orbit, shape)
+    }
+
+    /// Buffers the children of parent `p` (its class's representative,
+    /// reached by `m` games), one for each move of `legal`: by discs, a
+    /// child that must pass is followed by the same board with the other
+    /// side to move.
+    #[inline(always)]
+    fn children<const FAST: bool>(&mut self, p: &Position<G>, m: u128, legal: u64) -> Result<(), LayersError> {
+        let (me, opp) = (p.mover().0, p.opponent().0);
+        let black = p.side_to_move() == Color::Black;
+        // the parent's own key is the least of its images' keys, and the
+        // images give every child's keys by additions (made once a child is
+        // kept: a slice of the next layer keeps some partitions only)
+        let mut keys: Option<[u128; 4]> = None;
+        let mut left = legal;
+        while left != 0 {
+            let sq = left.trailing_zeros();
+            left &= left - 1;
+            // the partition first, from the occupancy alone: a child of a
+            // partition that is not kept costs no more
+            let shape = canonical_occupancy::<G>(me | opp | (1u64 << sq)).0;
+            let j = partition_of(shape, self.split.len() as u32) as usize;
+            if self.split[j].items.capacity() == 0 {
+                continue;
+            }
+            let keys = keys.get_or_insert_with(|| image_keys(p).map(PackedKey::to_u128));
+            let flipped = flips::<G, FAST>(me, opp, sq);
+            let ck = child_image_keys(p, keys, sq, flipped);
+            let canon = ck[0].min(ck[1]).min(ck[2].min(ck[3]));
+            debug_assert_eq!(canon, canonical_key(&p.play(sq)).to_u128());
+            self.push(G::Key::from_u128(canon), m, j)?;
+            if self.by == LayerBy::Discs {
+                let (c_me, c_opp) = crate::board::movegen::play(me, opp, sq, flipped);
+                if moves::<G, FAST>(c_me, c_opp) == 0 && moves::<G, FAST>(c_opp, c_me) != 0 {
+                    // the child must pass: the same board with the
+                    // parent's side to move again
+                    let passed = Self::other_side(canon, !black);
+                    debug_assert_eq!(passed, canonical_key(&p.play(sq).pass()).to_u128());
+                    self.push(G::Key::from_u128(passed), m, j)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Counts class `p` (stored key `stored`, `m` games, orbit `orbit`,
+    /// canonical occupancy `shape`), whose mover must pass; by ply, its
+    /// games go on to the next layer through the pass.
+    #[inline(always)]
+    fn passing(&mut self, p: &Position<G>, stored: u128, m: u128, orbit: u64, shape: u64) -> Result<(), LayersError> {
+        let f = &mut self.found;
+        f.counts.pass_classes += 1;
+        f.counts.pass_positions += orbit;
+        if self.by == LayerBy::Ply {
+            f.entering.games = add_games(f.entering.games, m);
+            f.entering.passes = add_games(f.entering.passes, m);
+            if self.generate {
+                // every image shifts by the side term alike
+                let passed = Self::other_side(from_stored(stored, Self::SIDE), p.side_to_move() == Color::Black);
+                debug_assert_eq!(passed, canonical_key(&p.pass()).to_u128());
+                self.push(G::Key::from_u128(passed), m, partition_of(shape, self.split.len() as u32) as usize)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The key of the same board with the other side to move: the side
+    /// term of a key is `SIDE` (White to move adds it).
+    #[inline(always)]
+    const fn other_side(k: u128, to_white: bool) -> u128 {
+        if to_white { k + Self::SIDE } else { k - Self::SIDE }
     }
 
     /// Sorts each partition's buffer, sums duplicates, and sends one run
@@ -563,6 +579,30 @@ pub struct Counter<G: Keyed> {
 }
 
 static NO_CHILDREN: super::shuffle::NoChildren = super::shuffle::NoChildren;
+
+/// The moves of `me` against `opp`: in the copy compiled for AVX2
+/// (`FAST`), with its instructions.
+#[inline(always)]
+fn moves<G: Keyed, const FAST: bool>(me: u64, opp: u64) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if FAST {
+        // SAFETY: FAST only in the copy compiled for AVX2, called after the
+        // run-time check.
+        return unsafe { crate::board::movegen::legal_moves_avx2::<G>(me, opp) };
+    }
+    crate::board::movegen::legal_moves::<G>(me, opp)
+}
+
+/// The discs a move of `me` on `sq` flips, as [`moves`] chooses its copy.
+#[inline(always)]
+fn flips<G: Keyed, const FAST: bool>(me: u64, opp: u64, sq: u32) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if FAST {
+        // SAFETY: as in `moves`.
+        return unsafe { crate::board::movegen::flips_avx2::<G>(me, opp, sq) };
+    }
+    crate::board::movegen::flips::<G>(me, opp, sq)
+}
 
 on_cpu!(
     avx2,
