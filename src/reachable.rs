@@ -23,9 +23,9 @@
 //! start, so the backward search stops `k` discs above the start with an
 //! exact answer. Positions proven unreachable are remembered (by class: a
 //! symmetry of the start maps reachable positions to reachable ones). A
-//! position whose discs are not joined to the centre through occupied
-//! neighbours (every move is placed next to a disc) is unreachable at
-//! once. A search that visits more positions than its budget allows gives
+//! position whose squares cannot have been filled in any order by moves
+//! that flip (each needs two occupied squares in line next to it, see
+//! [`placeable`]) is unreachable at once. A search that visits more positions than its budget allows gives
 //! up: [`Verdict::Undecided`], never a guess.
 
 use rustc_hash::FxHashSet;
@@ -66,6 +66,41 @@ pub fn joined_to_centre<G: Geometry>(occ: u64) -> bool {
             return reach == occ;
         }
         reach = next;
+    }
+}
+
+/// Whether the squares of `occ` can have been filled one by one from the
+/// centre by moves that each flipped something: a move on `q` flips along
+/// some direction `d`, so `q + d` and `q + 2d` were occupied before it
+/// (the first flipped disc and at least its anchor or a second one), and
+/// an occupied square stays occupied. Filling greedily every square of
+/// `occ` that has two such neighbours in line is exact for this condition
+/// (a square that can be added can still be added later), so `occ` passes
+/// when the fill reaches all of it. Stronger than [`joined_to_centre`]
+/// (such a square touches the filled ones), and as cheap.
+pub fn placeable<G: Geometry>(occ: u64) -> bool {
+    let c = centre(G::N);
+    if occ & c != c {
+        return false;
+    }
+    let n = G::N;
+    // the middle square of a horizontal or diagonal line of three must not
+    // be on an edge column (nor may a shift wrap into the next row)
+    let axes = [(1, G::INNER_COLS), (n, G::FULL), (n + 1, G::INNER_COLS), (n - 1, G::INNER_COLS)];
+    let mut filled = c;
+    loop {
+        let mut add = 0u64;
+        for &(s, inner) in &axes {
+            let mid = filled & inner;
+            // q with q + s and q + 2s filled; q with q - s and q - 2s filled
+            add |= (mid & (filled >> s)) >> s;
+            add |= ((mid & (filled << s)) << s) & G::FULL;
+        }
+        let next = filled | (add & occ);
+        if next == filled {
+            return filled == occ;
+        }
+        filled = next;
     }
 }
 
@@ -271,7 +306,7 @@ impl<'f, G: Keyed> Search<'f, G> {
             return Err(OutOfBudget);
         }
         let key = canonical_key(&p);
-        if self.unreachable.contains(&key) || !joined_to_centre::<G>(p.black().0 | p.white().0) {
+        if self.unreachable.contains(&key) || !placeable::<G>(p.black().0 | p.white().0) {
             return Ok(false);
         }
         if self.scratch.len() <= depth {
@@ -438,6 +473,109 @@ mod tests {
         assert!(joined_to_centre::<B6>(c | 1 << 16 | 1 << 17));
         assert!(!joined_to_centre::<B6>(c | 1 << 16 | 1 << 17 | 1 << 18));
         assert!(!joined_to_centre::<B4>(0));
+    }
+
+    /// The fill of [`placeable`], square by square and direction by
+    /// direction on coordinates (no bit operations shared).
+    fn placeable_by_squares(n: i32, occ: u64) -> bool {
+        let at = |r: i32, c: i32| (0..n).contains(&r) && (0..n).contains(&c) && occ >> (r * n + c) & 1 == 1;
+        let h = n / 2;
+        let mut filled = std::collections::HashSet::from([(h - 1, h - 1), (h - 1, h), (h, h - 1), (h, h)]);
+        if !filled.iter().all(|&(r, c)| at(r, c)) {
+            return false;
+        }
+        loop {
+            let mut grew = false;
+            for r in 0..n {
+                for c in 0..n {
+                    if !at(r, c) || filled.contains(&(r, c)) {
+                        continue;
+                    }
+                    let dirs = [(0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (1, -1), (-1, 1), (-1, -1)];
+                    if dirs.iter().any(|&(dr, dc)| {
+                        filled.contains(&(r + dr, c + dc)) && filled.contains(&(r + 2 * dr, c + 2 * dc))
+                    }) {
+                        filled.insert((r, c));
+                        grew = true;
+                    }
+                }
+            }
+            if !grew {
+                return filled.len() as u32 == occ.count_ones();
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// The bitboard fill equals the fill by coordinates, on random
+        /// occupancies grown around the centre (so that both answers occur).
+        #[test]
+        fn placeable_equals_the_fill_by_squares(x in proptest::num::u64::ANY, y in proptest::num::u64::ANY) {
+            fn check<G: Geometry>(x: u64, y: u64) -> Result<(), proptest::test_runner::TestCaseError> {
+                // dense near the centre, sparse far from it
+                let occ = (centre(G::N) | (x & with_neighbours::<G>(with_neighbours::<G>(centre(G::N)))) | (x & y)) & G::FULL;
+                proptest::prop_assert_eq!(placeable::<G>(occ), placeable_by_squares(G::N as i32, occ), "{} {:#x}", G::N, occ);
+                Ok(())
+            }
+            check::<B4>(x, y)?;
+            check::<B6>(x, y)?;
+            check::<crate::board::B8>(x, y)?;
+        }
+    }
+
+    #[test]
+    fn placeable_needs_two_squares_in_line() {
+        let c = centre(6);
+        // b2 (7) lies in line with c3 and d4; a2 (6) touches b2 but has no
+        // two occupied squares in line in any direction
+        assert!(placeable::<B6>(c | 1 << 7));
+        assert!(joined_to_centre::<B6>(c | 1 << 7 | 1 << 6));
+        assert!(!placeable::<B6>(c | 1 << 7 | 1 << 6));
+        // no line through a row's end: f3 (17), e3 (16) fill; a4 (18) is
+        // not in line with them
+        assert!(placeable::<B6>(c | 1 << 16 | 1 << 17));
+        assert!(!placeable::<B6>(c | 1 << 16 | 1 << 17 | 1 << 18));
+        assert!(!placeable::<B4>(0));
+    }
+
+    /// Every position of every 4x4 game, and of random 6x6 and 8x8 games,
+    /// passes the condition (it is necessary).
+    #[test]
+    fn every_reachable_position_is_placeable() {
+        let mut layer = vec![Position::<B4>::start()];
+        let mut seen = 0;
+        while !layer.is_empty() {
+            for p in &layer {
+                assert!(placeable::<B4>(p.black().0 | p.white().0), "{p:?}");
+                seen += 1;
+            }
+            let mut next: Vec<_> = layer.iter().flat_map(|p| p.children()).collect();
+            next.sort_unstable_by_key(|p| (p.black().0, p.white().0, p.side_to_move() == Color::Black));
+            next.dedup();
+            layer = next;
+        }
+        assert!(seen > 60_000);
+        fn games<G: Geometry>(count: u64) {
+            let mut x = 0x9E37_79B9_7F4A_7C15u64;
+            for _ in 0..count {
+                let mut p = Position::<G>::start();
+                while p.status() != Status::Terminal {
+                    assert!(placeable::<G>(p.black().0 | p.white().0), "{p:?}");
+                    let moves: Vec<u32> = p.legal_moves().iter().collect();
+                    if moves.is_empty() {
+                        p = p.pass();
+                        continue;
+                    }
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    p = p.play(moves[(x % moves.len() as u64) as usize]);
+                }
+                assert!(placeable::<G>(p.black().0 | p.white().0), "{p:?}");
+            }
+        }
+        games::<B6>(2000);
+        games::<crate::board::B8>(2000);
     }
 
     /// Every child of every reachable position lists its parent among its
