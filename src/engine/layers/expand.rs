@@ -10,9 +10,9 @@
 //! buffer is split by partition, sorted, its duplicates summed, and sent.
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::sync_channel;
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use super::shapes::{ShapeParts, ShapeTable};
 use super::shuffle::ShuffleSink;
@@ -189,101 +189,33 @@ pub fn expand<G: Keyed>(
     sink: &dyn ShuffleSink,
 ) -> Result<Expansion, LayersError> {
     let threads = ctx.settings.threads.max(1);
-    let spill_cap = spill_capacity(ctx.settings.memory_limit, threads);
+    let job = Job {
+        ctx,
+        by,
+        inputs,
+        generate,
+        sink,
+        spill_cap: spill_capacity(ctx.settings.memory_limit, threads),
+        shapes: ShapeParts::<G>::new(inputs.iter().map(|i| i.records).collect()),
+        failure: Failure::default(),
+    };
     let (tx, rx) = sync_channel::<(usize, Vec<Record>)>(threads * 2);
-    let rx = Arc::new(Mutex::new(rx));
+    let rx = Mutex::new(rx);
     // Empty chunk buffers go back to the reader instead of being freed.
     let (back_tx, back_rx) = sync_channel::<Vec<Record>>(threads * 2 + 2);
-    let failure: Mutex<Option<LayersError>> = Mutex::new(None);
-    let shapes = ShapeParts::<G>::new(inputs.iter().map(|i| i.records).collect());
-    let shapes_ref = &shapes;
-    let cancelled = AtomicBool::new(false);
-    let fail = |e: LayersError| {
-        cancelled.store(true, Ordering::SeqCst);
-        let mut f = failure.lock().expect("failure lock");
-        if f.is_none() {
-            *f = Some(e);
-        }
-    };
     let results: Vec<Expansion> = std::thread::scope(|s| {
-        let (fail, cancelled) = (&fail, &cancelled);
-        s.spawn(move || {
-            let fresh = || back_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(CHUNK + 1));
-            for (i, input) in inputs.iter().enumerate() {
-                let mut reader = match PartReader::open(&input.path, &input.id) {
-                    Ok(r) => r,
-                    Err(e) => return fail(e.into()),
-                };
-                let mut chunk = fresh();
-                loop {
-                    if cancelled.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    match reader.next_record() {
-                        Ok(Some(r)) => {
-                            // cut before `r` unless it is the second position of
-                            // the last record's board
-                            let pair = chunk.last().is_some_and(|&(s, _)| s & 1 == 0 && r.0 == s + 1);
-                            if chunk.len() >= CHUNK
-                                && !pair
-                                && tx.send((i, std::mem::replace(&mut chunk, fresh()))).is_err()
-                            {
-                                return;
-                            }
-                            chunk.push(r);
-                        }
-                        Ok(None) => break,
-                        Err(e) => return fail(e.into()),
-                    }
-                }
-                if reader.count() != input.records {
-                    return fail(LayersError::WorkDir {
-                        path: input.path.clone(),
-                        detail: format!("holds {} records, the manifest says {}", reader.count(), input.records),
-                    });
-                }
-                if !chunk.is_empty() && tx.send((i, chunk)).is_err() {
-                    return;
-                }
-            }
-        });
+        let job = &job;
+        s.spawn(move || job.read(tx, back_rx));
         let workers: Vec<_> = (0..threads)
             .map(|_| {
-                let rx = Arc::clone(&rx);
-                let back_tx = back_tx.clone();
-                s.spawn(move || {
-                    let mut w = Worker::<G>::new(by, generate, spill_cap, sink);
-                    w.parts = Some(shapes_ref);
-                    loop {
-                        let next = rx.lock().expect("channel lock").recv();
-                        let Ok((part, mut chunk)) = next else { break };
-                        if cancelled.load(Ordering::Relaxed) {
-                            continue; // drain so the reader never blocks
-                        }
-                        if ctx.stop.load(Ordering::SeqCst) {
-                            fail(LayersError::Interrupted(ctx.work_dir.to_path_buf()));
-                            continue;
-                        }
-                        if let Err(e) = w.chunk(&chunk, part, &inputs[part].path) {
-                            fail(e);
-                        }
-                        ctx.live.done.fetch_add(chunk.len() as u64, Ordering::Relaxed);
-                        chunk.clear();
-                        let _ = back_tx.try_send(chunk);
-                    }
-                    if !cancelled.load(Ordering::Relaxed)
-                        && let Err(e) = w.spill()
-                    {
-                        fail(e);
-                    }
-                    w.flush_shapes();
-                    w.found
-                })
+                let (rx, back_tx) = (&rx, back_tx.clone());
+                s.spawn(move || job.work(rx, back_tx))
             })
             .collect();
         workers.into_iter().map(|h| h.join().expect("worker panicked")).collect()
     });
-    if let Some(e) = failure.into_inner().expect("failure lock") {
+    let Job { failure, shapes, .. } = job;
+    if let Some(e) = failure.first.into_inner().expect("failure lock") {
         return Err(e);
     }
     let mut total = Expansion::default();
@@ -295,6 +227,121 @@ pub fn expand<G: Keyed>(
         detail: format!("only {seen} of its {} records were tallied by shape", inputs[part].records),
     })?;
     Ok(total)
+}
+
+/// The first error of an expansion's threads; once one is recorded, the
+/// others stop at their next chunk.
+#[derive(Default)]
+struct Failure {
+    cancelled: AtomicBool,
+    first: Mutex<Option<LayersError>>,
+}
+
+impl Failure {
+    fn fail(&self, e: LayersError) {
+        self.cancelled.store(true, Ordering::SeqCst);
+        let mut f = self.first.lock().expect("failure lock");
+        if f.is_none() {
+            *f = Some(e);
+        }
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+}
+
+/// Whether a chunk is cut before record `r`: when it is full, unless `r`
+/// is the second position of the board of the chunk's last record (a
+/// worker must see both positions of a board to count the board once).
+#[inline]
+fn cut_before(chunk: &[Record], r: &Record) -> bool {
+    let pair = chunk.last().is_some_and(|&(s, _)| s & 1 == 0 && r.0 == s + 1);
+    chunk.len() >= CHUNK && !pair
+}
+
+/// What the reader and the workers of one expansion share.
+struct Job<'a, G: Keyed> {
+    ctx: &'a RunContext<'a>,
+    by: LayerBy,
+    inputs: &'a [PartInput],
+    generate: bool,
+    sink: &'a dyn ShuffleSink,
+    /// Child records a worker buffers before it spills.
+    spill_cap: usize,
+    shapes: ShapeParts<G>,
+    failure: Failure,
+}
+
+impl<G: Keyed> Job<'_, G> {
+    /// The reader: streams the records of every input part, in chunks
+    /// (tagged with the part's index), to the workers; checks each part's
+    /// record count against the manifest.
+    fn read(&self, tx: SyncSender<(usize, Vec<Record>)>, back_rx: Receiver<Vec<Record>>) {
+        let fresh = || back_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(CHUNK + 1));
+        for (i, input) in self.inputs.iter().enumerate() {
+            let mut reader = match PartReader::open(&input.path, &input.id) {
+                Ok(r) => r,
+                Err(e) => return self.failure.fail(e.into()),
+            };
+            let mut chunk = fresh();
+            loop {
+                if self.failure.cancelled() {
+                    return;
+                }
+                match reader.next_record() {
+                    Ok(Some(r)) => {
+                        if cut_before(&chunk, &r) && tx.send((i, std::mem::replace(&mut chunk, fresh()))).is_err() {
+                            return;
+                        }
+                        chunk.push(r);
+                    }
+                    Ok(None) => break,
+                    Err(e) => return self.failure.fail(e.into()),
+                }
+            }
+            if reader.count() != input.records {
+                return self.failure.fail(LayersError::WorkDir {
+                    path: input.path.clone(),
+                    detail: format!("holds {} records, the manifest says {}", reader.count(), input.records),
+                });
+            }
+            if !chunk.is_empty() && tx.send((i, chunk)).is_err() {
+                return;
+            }
+        }
+    }
+
+    /// A worker: expands the chunks it takes until the reader is done, then
+    /// spills what it holds; returns what it found.
+    fn work(&self, rx: &Mutex<Receiver<(usize, Vec<Record>)>>, back_tx: SyncSender<Vec<Record>>) -> Expansion {
+        let mut w = Worker::<G>::new(self.by, self.generate, self.spill_cap, self.sink);
+        w.parts = Some(&self.shapes);
+        loop {
+            let next = rx.lock().expect("channel lock").recv();
+            let Ok((part, mut chunk)) = next else { break };
+            if self.failure.cancelled() {
+                continue; // drain so the reader never blocks
+            }
+            if self.ctx.stop.load(Ordering::SeqCst) {
+                self.failure.fail(LayersError::Interrupted(self.ctx.work_dir.to_path_buf()));
+                continue;
+            }
+            if let Err(e) = w.chunk(&chunk, part, &self.inputs[part].path) {
+                self.failure.fail(e);
+            }
+            self.ctx.live.done.fetch_add(chunk.len() as u64, Ordering::Relaxed);
+            chunk.clear();
+            let _ = back_tx.try_send(chunk);
+        }
+        if !self.failure.cancelled()
+            && let Err(e) = w.spill()
+        {
+            self.failure.fail(e);
+        }
+        w.flush_shapes();
+        w.found
+    }
 }
 
 struct Worker<'a, G: Keyed> {
@@ -625,8 +672,7 @@ impl<G: Keyed> Counter<G> {
 
     /// Takes the next record (keys strictly increasing).
     pub fn push(&mut self, r: Record) -> Result<(), LayersError> {
-        let pair = self.chunk.last().is_some_and(|&(s, _)| s & 1 == 0 && r.0 == s + 1);
-        if self.chunk.len() >= CHUNK && !pair {
+        if cut_before(&self.chunk, &r) {
             self.flush()?;
         }
         self.chunk.push(r);
