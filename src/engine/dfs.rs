@@ -532,15 +532,7 @@ pub fn census_with<G: Keyed>(
     let threads = config.threads.max(1);
     let max_discs = config.max_discs.min(G::SQUARES);
     let per_class = cache_bytes_per_class_worst::<G>();
-    let (cache, entries, mut base, elapsed_before) = match resume {
-        Some(r) => (r.cache, r.entries, Totals::new(r.layers, r.explored, r.repeated), r.elapsed),
-        None => {
-            let cache = DashMap::with_capacity_and_hasher_and_shard_amount(0, Xxh3Build, SHARDS);
-            let start = Position::<G>::start();
-            cache.insert(canonical_and_orbit(&start).0, ());
-            (cache, vec![start], Totals::new(vec![Counts::default(); 65], 0, 0), 0.0)
-        }
-    };
+    let (cache, entries, mut base, elapsed_before) = starting_point(resume);
     let classes_before: u64 = base.layers.iter().map(|c| c.classes).sum();
     live.classes.store(classes_before, Ordering::Relaxed);
     live.positions.store(base.layers.iter().map(|c| c.positions).sum(), Ordering::Relaxed);
@@ -562,8 +554,7 @@ pub fn census_with<G: Keyed>(
     let elapsed = |started: Instant| elapsed_before + started.elapsed().as_secs_f64();
 
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool");
-    let mut interrupted: Option<Result<PathBuf, String>> = None;
-    let walkers: Vec<Walker<G>> = std::thread::scope(|s| {
+    let (walkers, interrupted): (Vec<Walker<G>>, _) = std::thread::scope(|s| {
         // One walker on every thread of the pool.
         let handle = s.spawn(|| {
             pool.broadcast(|_| {
@@ -572,36 +563,9 @@ pub fn census_with<G: Keyed>(
                 w
             })
         });
-        let mut next_save = control.checkpoint.as_ref().map(|p| Instant::now() + p.every);
-        while !handle.is_finished() {
-            std::thread::sleep(Duration::from_millis(10));
-            let stop = control.stop.load(Ordering::SeqCst);
-            let due = next_save.is_some_and(|t| Instant::now() >= t);
-            if !(stop || due) {
-                continue;
-            }
-            let Some(plan) = &control.checkpoint else {
-                shared.stop_all();
-                interrupted = Some(Err("no checkpoint file was set".into()));
-                break;
-            };
-            let paused_at = Instant::now();
-            let Some(snapshots) = shared.pause_all() else {
-                break; // the walkers finished meanwhile
-            };
-            let report = save(&shared, plan, &snapshots, &base, elapsed(started), config.memory_limit);
-            let report = SaveReport { pause: paused_at.elapsed(), ..report };
-            (control.on_save)(&report);
-            if stop {
-                interrupted = Some(report.result.map(|_| plan.path.clone()));
-                shared.stop_all();
-                shared.release();
-                break;
-            }
-            shared.release();
-            next_save = Some(Instant::now() + plan.every);
-        }
-        handle.join().expect("walker pool panicked")
+        let interrupted =
+            supervise(&shared, control, &base, config.memory_limit, &|| elapsed(started), &|| handle.is_finished());
+        (handle.join().expect("walker pool panicked"), interrupted)
     });
     match interrupted {
         Some(Ok(path)) => return Err(DfsError::Interrupted(path)),
@@ -618,10 +582,75 @@ pub fn census_with<G: Keyed>(
         base.add(&w.layers, w.explored, w.repeated);
     }
     count_boards::<G>(&shared.cache, &mut base.layers, &pool);
+    Ok(outcome::<G>(&shared.cache, base, max_discs, elapsed(started)))
+}
+
+/// Where a census starts: the cache of the classes seen, the positions
+/// still to walk, the totals so far and the seconds already spent (a fresh
+/// census: the start alone).
+#[allow(clippy::type_complexity)]
+fn starting_point<G: Keyed>(resume: Option<Resume<G>>) -> (Cache<G::Key>, Vec<Position<G>>, Totals, f64) {
+    match resume {
+        Some(r) => (r.cache, r.entries, Totals::new(r.layers, r.explored, r.repeated), r.elapsed),
+        None => {
+            let cache = DashMap::with_capacity_and_hasher_and_shard_amount(0, Xxh3Build, SHARDS);
+            let start = Position::<G>::start();
+            cache.insert(canonical_and_orbit(&start).0, ());
+            (cache, vec![start], Totals::new(vec![Counts::default(); 65], 0, 0), 0.0)
+        }
+    }
+}
+
+/// Watches the walkers until `finished` says they ended: saves a
+/// checkpoint whenever one is due, and on a stop request saves one and
+/// stops them. Returns why the census stopped early (the checkpoint
+/// written, or why none could be), if it did.
+fn supervise<G: Keyed>(
+    shared: &Shared<'_, G>,
+    control: &Control<'_>,
+    base: &Totals,
+    memory_limit: u64,
+    elapsed: &dyn Fn() -> f64,
+    finished: &dyn Fn() -> bool,
+) -> Option<Result<PathBuf, String>> {
+    let mut next_save = control.checkpoint.as_ref().map(|p| Instant::now() + p.every);
+    while !finished() {
+        std::thread::sleep(Duration::from_millis(10));
+        let stop = control.stop.load(Ordering::SeqCst);
+        let due = next_save.is_some_and(|t| Instant::now() >= t);
+        if !(stop || due) {
+            continue;
+        }
+        let Some(plan) = &control.checkpoint else {
+            shared.stop_all();
+            return Some(Err("no checkpoint file was set".into()));
+        };
+        let paused_at = Instant::now();
+        let Some(snapshots) = shared.pause_all() else {
+            return None; // the walkers finished meanwhile
+        };
+        let report = save(shared, plan, &snapshots, base, elapsed(), memory_limit);
+        let report = SaveReport { pause: paused_at.elapsed(), ..report };
+        (control.on_save)(&report);
+        if stop {
+            let why = report.result.map(|_| plan.path.clone());
+            shared.stop_all();
+            shared.release();
+            return Some(why);
+        }
+        shared.release();
+        next_save = Some(Instant::now() + plan.every);
+    }
+    None
+}
+
+/// The outcome of a census that ran to its end, from its cache and
+/// totals.
+fn outcome<G: Keyed>(cache: &Cache<G::Key>, base: Totals, max_discs: u32, elapsed: f64) -> DfsOutcome {
     // hashbrown's capacity is 7/8 of its buckets; a bucket is a key and a
     // control byte.
-    let cache_bytes = (shared.cache.capacity() as u64 * 8 / 7) * (G::Key::BYTES as u64 + 1);
-    Ok(DfsOutcome {
+    let cache_bytes = (cache.capacity() as u64 * 8 / 7) * (G::Key::BYTES as u64 + 1);
+    DfsOutcome {
         census: Census {
             size: G::N,
             by: LayerBy::Discs,
@@ -633,8 +662,8 @@ pub fn census_with<G: Keyed>(
         explored: base.explored,
         repeated: base.repeated,
         cache_bytes,
-        elapsed: Duration::from_secs_f64(elapsed(started)),
-    })
+        elapsed: Duration::from_secs_f64(elapsed),
+    }
 }
 
 /// Writes the checkpoint of a paused census.
