@@ -2,7 +2,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use othello_census::board::{B4, B8};
-use othello_census::perft::perft;
+use othello_census::search::perft::perft;
 
 fn benches(c: &mut Criterion) {
     let mut g = c.benchmark_group("perft");

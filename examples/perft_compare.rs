@@ -5,8 +5,8 @@
 use std::time::Instant;
 
 use othello_census::board::BoardSize;
-use othello_census::perft::hashed::perft_hashed;
-use othello_census::perft::perft;
+use othello_census::search::perft::hashed::perft_hashed;
+use othello_census::search::perft::perft;
 use othello_census::with_geometry;
 
 fn main() {

@@ -7,7 +7,7 @@
 use std::time::Instant;
 
 use othello_census::board::{B6, Position, Status};
-use othello_census::solve::solve;
+use othello_census::search::solve::solve;
 
 fn main() {
     let args: Vec<u32> = std::env::args().skip(1).map(|a| a.parse().expect("a number")).collect();

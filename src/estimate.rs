@@ -1,6 +1,6 @@
 //! Estimates of the reachable positions, terminal positions and classes of
 //! the layers (disc counts) that cannot be enumerated, by sampling with an
-//! exact reachability test (`crate::reachable`).
+//! exact reachability test (`crate::search::reachable`).
 //!
 //! **Candidates.** Layer `k` is sampled uniformly from a candidate set
 //! whose size is exact: the four centre squares and `k - 4` of the other
@@ -39,7 +39,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::board::{Color, Position, Status};
 use crate::key::{Keyed, canonical_and_orbit};
-use crate::reachable::{Frontier, Search, centre, joined_to_centre};
+use crate::search::reachable::{Frontier, Search, centre, joined_to_centre};
 
 /// The number of candidates of layer `discs` on an `n x n` board (zero
 /// outside 4..=n²): `C(n² - 4, discs - 4) · 2^discs · 2`.

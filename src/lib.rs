@@ -1,23 +1,37 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 //! othello-census: exact counts of the reachable positions, terminal
 //! positions and games of Othello on 4x4, 6x6 and 8x8 boards.
+//!
+//! The modules, in the order they depend on one another
+//! (`docs/architecture.md`):
+//!
+//! - rules: [`board`] (bitboards, move generation per CPU level,
+//!   positions), [`symmetry`] (the eight symmetries of the square);
+//! - keys: [`key`] (the spiral and dense keys, occupancies);
+//! - the census model, [`census`], and its engines, [`engine`] (the DFS
+//!   census and the layered census, alone or over MPI ranks);
+//! - searches from one position, [`search`] (perft, the solver, the
+//!   reachability test), and the sampling [`estimate`] built on the last;
+//! - [`formats`]: atomic writes, locks, the framed container and the
+//!   checkpoint;
+//! - [`report`]: result documents, tables, the catalogue and its plot;
+//!   [`published`]: the values from OEIS and others that results are held
+//!   to.
+//!
+//! [`legacy`] reproduces the published 4x4 totals of older rules; [`slots`]
+//! and [`text`] are small helpers.
 
-pub mod atomic;
 pub mod board;
 pub mod census;
-pub mod checkpoint;
 pub mod engine;
 pub mod estimate;
-pub mod framed;
+pub mod formats;
 pub mod key;
 pub mod legacy;
-pub mod perft;
 pub mod published;
-pub mod reachable;
 pub mod report;
-pub mod shape;
+pub mod search;
 pub mod slots;
-pub mod solve;
 pub mod symmetry;
 pub mod text;
 

@@ -8,5 +8,5 @@ mod common;
 
 fuzz_target!(|data: &[u8]| {
     let path = common::scratch(data, "run.ckpt");
-    let _ = othello_census::checkpoint::verify(&path);
+    let _ = othello_census::formats::checkpoint::verify(&path);
 });

@@ -12,15 +12,15 @@ use anyhow::{Context, bail};
 use super::args::{DfsCount, OutputArgs, ResumeArgs};
 use super::run::{EXIT_INTERRUPTED, Progress, check_out_dir, memory_limit, note, report, watched};
 use super::signals::stop_flag;
-use othello_census::atomic::check_writable_dir;
 use othello_census::board::BoardSize;
-use othello_census::checkpoint::read_header;
 use othello_census::engine::dfs::{
     CheckpointPlan, Control, DfsConfig, DfsError, Live, Resume, SaveReport, census_with,
 };
 use othello_census::engine::memory::{cache_bytes_per_class_worst, default_dfs_memory, estimate_classes, total_memory};
 use othello_census::engine::reach;
 use othello_census::engine::resources::free_disk;
+use othello_census::formats::atomic::check_writable_dir;
+use othello_census::formats::checkpoint::read_header;
 use othello_census::key::Keyed;
 use othello_census::report::census::{RunInfo, stats_map};
 use othello_census::report::files::{fresh_path, peak_rss_bytes, timestamp_now};
@@ -38,7 +38,7 @@ struct Job {
     plan: CheckpointPlan,
     resumed_from: Option<PathBuf>,
     /// Held while the run lives: no second process writes this checkpoint.
-    _lock: Option<othello_census::atomic::FileLock>,
+    _lock: Option<othello_census::formats::atomic::FileLock>,
 }
 
 pub fn run(a: &DfsCount, command_line: &str) -> anyhow::Result<ExitCode> {
@@ -62,7 +62,7 @@ pub fn run(a: &DfsCount, command_line: &str) -> anyhow::Result<ExitCode> {
         format!("cannot write checkpoints next to {} (choose another --checkpoint)", path.display())
     })?;
     let memory = memory_limit(a.memory, default_dfs_memory, "the DFS cache", a.output.quiet)?;
-    let lock = othello_census::checkpoint::lock(&path)?;
+    let lock = othello_census::formats::checkpoint::lock(&path)?;
     if lock.is_some() {
         refuse_existing(&path, a.size, max_discs)?; // created meanwhile by another process
     }
@@ -110,7 +110,7 @@ pub fn resume(a: &ResumeArgs) -> anyhow::Result<ExitCode> {
     let memory = memory_limit(Some(a.memory.unwrap_or(header.memory_limit)), default_dfs_memory, "", true)?;
     check_writable_dir(&a.file).with_context(|| format!("cannot write the checkpoint {}", a.file.display()))?;
     check_out_dir(&a.output.out)?;
-    let lock = othello_census::checkpoint::lock(&a.file)?;
+    let lock = othello_census::formats::checkpoint::lock(&a.file)?;
     if !a.output.quiet && header.software != software() {
         note(format!("{} was written by {}; this is {}", a.file.display(), header.software, software()));
     }

@@ -10,9 +10,9 @@ use super::args::{EstimateArgs, ReachableArgs};
 use super::run::{Progress, human_duration, note, watched};
 use othello_census::board::BoardSize;
 use othello_census::estimate::{EstimateConfig, EstimateLive, estimate};
-use othello_census::reachable::{Frontier, Search, Verdict, default_frontier_discs};
 use othello_census::report::catalog::Catalog;
 use othello_census::report::estimate::{estimate_json, estimate_table};
+use othello_census::search::reachable::{Frontier, Search, Verdict, default_frontier_discs};
 
 use othello_census::with_geometry;
 
@@ -120,7 +120,7 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
             "json",
         );
         let text = serde_json::to_string_pretty(&doc)? + "\n";
-        othello_census::atomic::atomic_write(&path, text.as_bytes())
+        othello_census::formats::atomic::atomic_write(&path, text.as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))?;
         if !a.quiet {
             note(format!("result: {}", path.display()));

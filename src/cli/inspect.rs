@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::args::InspectArgs;
 use othello_census::census::Counts;
-use othello_census::checkpoint::{FORMAT_VERSION, SectionCheck, Verified, key_width, verify};
+use othello_census::formats::checkpoint::{FORMAT_VERSION, SectionCheck, Verified, key_width, verify};
 use othello_census::report::files::timestamp;
 use othello_census::report::group_digits;
 
@@ -39,8 +39,8 @@ fn refuse_layered_file(a: &InspectArgs) -> anyhow::Result<()> {
     let mut magic = [0u8; 8];
     let read = std::fs::File::open(&a.file).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic));
     if read.is_ok()
-        && magic != othello_census::framed::MAGIC_CHECKPOINT
-        && let Some(kind) = othello_census::framed::kind_of_magic(&magic)
+        && magic != othello_census::formats::framed::MAGIC_CHECKPOINT
+        && let Some(kind) = othello_census::formats::framed::kind_of_magic(&magic)
     {
         let run = a.file.ancestors().skip(1).find(|d| d.join("run.manifest").is_file());
         match run {

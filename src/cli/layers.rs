@@ -53,7 +53,7 @@ pub fn count(a: &LayersCount, command_line: &str, ranks: &Ranks) -> anyhow::Resu
             );
         }
         check_out_dir(&a.output.out)?;
-        othello_census::atomic::check_writable_dir(&work_dir.join("run.manifest"))
+        othello_census::formats::atomic::check_writable_dir(&work_dir.join("run.manifest"))
             .map_err(|e| anyhow::anyhow!("cannot write the work directory {} ({e})", work_dir.display()))?;
         check_reach(a, by, limit, &work_dir, ranks.ranks() as usize)?;
     }

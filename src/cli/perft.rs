@@ -9,9 +9,9 @@ use super::args::{PerftArgs, PerftMethod};
 use super::run::{Progress, human_duration, memory_limit, watched};
 use othello_census::engine::memory::default_perft_memory;
 use othello_census::engine::reach;
-use othello_census::perft::hashed::{HashedStats, perft_hashed_with_progress};
-use othello_census::perft::{PerftProgress, PerftRow, perft_with_progress};
 use othello_census::report::{Table, group_digits};
+use othello_census::search::perft::hashed::{HashedStats, perft_hashed_with_progress};
+use othello_census::search::perft::{PerftProgress, PerftRow, perft_with_progress};
 use othello_census::with_geometry;
 
 pub fn run(a: &PerftArgs) -> anyhow::Result<ExitCode> {
@@ -96,7 +96,7 @@ fn perft_json(a: &PerftArgs, rows: &[PerftRow], stats: Option<&HashedStats>, ela
             "hits": s.hits,
             "stored": s.stored,
             "bytes": s.table_bytes,
-            "split_ply": othello_census::perft::SPLIT_PLY.min(a.depth - 1),
+            "split_ply": othello_census::search::perft::SPLIT_PLY.min(a.depth - 1),
             "split_paths": s.split_paths,
             "split_shapes": s.split_shapes,
         })),

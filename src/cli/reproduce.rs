@@ -8,8 +8,8 @@ use super::args::{ReproduceArgs, Reproducible};
 use othello_census::board::B4;
 use othello_census::engine::dfs::{DfsConfig, Live, census};
 use othello_census::legacy::{Flipping, original_walker};
-use othello_census::perft::perft;
 use othello_census::report::{Table, group_digits};
+use othello_census::search::perft::perft;
 
 #[derive(Serialize)]
 struct Figure {

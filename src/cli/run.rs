@@ -8,9 +8,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 
-use othello_census::atomic::check_writable_dir;
 use othello_census::census::Census;
 use othello_census::engine::memory::{MIN_MEMORY, total_memory};
+use othello_census::formats::atomic::check_writable_dir;
 use othello_census::report::census::{RunInfo, census_json, census_table, write_results};
 
 const GIB: f64 = (1u64 << 30) as f64;

@@ -11,7 +11,7 @@ use othello_census::board::{Color, Position};
 use othello_census::engine::memory::default_solve_memory;
 use othello_census::key::Keyed;
 use othello_census::report::group_digits;
-use othello_census::solve::{Solution, SolveProgress, solve_with_progress};
+use othello_census::search::solve::{Solution, SolveProgress, solve_with_progress};
 use othello_census::text::plural;
 use othello_census::with_geometry;
 

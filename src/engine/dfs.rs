@@ -32,7 +32,7 @@ use super::hash::Xxh3Build;
 use super::memory::cache_bytes_per_class_worst;
 use crate::board::{Position, Status};
 use crate::census::{Census, Counts, LayerBy, LayerCounts};
-use crate::checkpoint::{CheckpointError, Header, read_checkpoint, write_checkpoint};
+use crate::formats::checkpoint::{CheckpointError, Header, read_checkpoint, write_checkpoint};
 use crate::key::canonical_and_orbit;
 use crate::key::dense::{pack, side_weight, unpack};
 use crate::key::{Keyed, PackedKey};
@@ -119,7 +119,7 @@ pub struct Resume<G: Keyed> {
 impl<G: Keyed> Resume<G> {
     /// Loads a checkpoint of this board size, rebuilding the cache.
     pub fn load(path: &std::path::Path) -> Result<Resume<G>, CheckpointError> {
-        let head = crate::checkpoint::read_header(path)?;
+        let head = crate::formats::checkpoint::read_header(path)?;
         if head.size != G::N {
             return Err(CheckpointError::Corrupt {
                 path: path.to_path_buf(),

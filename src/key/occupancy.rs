@@ -1,5 +1,5 @@
 //! Occupancies: the set of occupied squares of a position, what OEIS calls
-//! its *shape* (A125528, A125529). Not the shapes of `crate::shape` (mover
+//! its *shape* (A125528, A125529). Not the shapes of `crate::search::shape` (mover
 //! and opponent discs up to the eight symmetries, for perft and solve).
 //!
 //! The four symmetries of the start fold occupancies as they fold

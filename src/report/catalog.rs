@@ -15,8 +15,8 @@ use serde_json::{Map, Value, json};
 
 use super::census::{SCHEMA, SCHEMA_VERSION};
 use super::estimate;
-use crate::atomic::atomic_write;
 use crate::census::{COLUMNS, LayerBy, columns};
+use crate::formats::atomic::atomic_write;
 use crate::published;
 
 /// The catalogue file inside the catalogue directory.
@@ -785,7 +785,7 @@ fn check_perft(path: &Path, size: u32, layers: &[Value], to: u32) -> Result<(), 
     }
     let rows = crate::with_geometry!(
         crate::board::BoardSize::from_n(size).expect("validated"),
-        G => crate::perft::perft::<G>(to)
+        G => crate::search::perft::perft::<G>(to)
     );
     for r in rows {
         let l = &layers[r.ply as usize];

@@ -9,8 +9,8 @@ use serde_json::{Map, Value, json};
 
 use super::files::{fresh_path, timestamp_now};
 use super::table::{Table, group_digits};
-use crate::atomic::atomic_write;
 use crate::census::{Census, Column, GameSpread, LayerCounts, Outcomes};
+use crate::formats::atomic::atomic_write;
 
 /// Name of the result schema, in the JSON and the CSV.
 pub const SCHEMA: &str = "othello-census-results";

@@ -31,7 +31,7 @@ use super::{
 use crate::board::Position;
 use crate::census::{Census, Games, LayerBy, LayerCounts};
 use crate::engine::resources::{free_disk, merge_fan_in, open_files_limit};
-use crate::framed::{bincode_config, encode};
+use crate::formats::framed::{bincode_config, encode};
 use crate::key::dense::side_weight;
 use crate::key::{Keyed, PackedKey, canonical_key};
 use crate::software;

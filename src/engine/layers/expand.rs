@@ -21,7 +21,7 @@ use super::{LayersError, RunContext};
 use crate::board::cpu::{Avx2, CpuLevel, on_cpu};
 use crate::board::{Color, Position};
 use crate::census::{Counts, GameSpread, LayerBy, add_games};
-use crate::framed::FrameError;
+use crate::formats::framed::FrameError;
 use crate::key::dense::{child_image_keys, image_keys, side_weight, unpack};
 use crate::key::occupancy::{canonical_occupancy, least_image, occupancy_images};
 use crate::key::{Keyed, PackedKey, canonical_key};

@@ -7,7 +7,7 @@ use super::expand::{Counter, Expansion};
 use super::store::{PartId, PartReader, Record, merge_bucket, write_part};
 use super::workdir::WorkDir;
 use crate::census::LayerBy;
-use crate::framed::FrameError;
+use crate::formats::framed::FrameError;
 use crate::key::Keyed;
 
 /// Merges bucket `id.partition` of layer `id.layer` (`runs` runs) into its

@@ -47,7 +47,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::Duration;
 
 use crate::census::{Census, LayerBy};
-use crate::framed::FrameError;
+use crate::formats::framed::FrameError;
 use crate::key::Keyed;
 use crate::text::human_bytes;
 

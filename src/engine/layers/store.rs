@@ -1,6 +1,6 @@
 //! Files of the layered engine (see `docs/layer-format.md`): layer parts,
 //! buckets of sorted runs, and manifests. All are framed files
-//! ([`crate::framed`]) with their own magic and version.
+//! ([`crate::formats::framed`]) with their own magic and version.
 //!
 //! A *record* is a stored key and a multiplicity (the number of games
 //! reaching the class, counted over the whole orbit). The stored key is the
@@ -23,9 +23,9 @@ use bincode::error::{DecodeError, EncodeError};
 use bincode::{Decode, Encode};
 
 use super::expand::Expansion;
-use crate::atomic::atomic_write_with;
 use crate::census::LayerCounts;
-use crate::framed::{
+use crate::formats::atomic::atomic_write_with;
+use crate::formats::framed::{
     FileKind, FrameError, FramedReader, PayloadReader, encode, put_varint, write_end, write_preamble, write_section,
     write_section_streaming,
 };
@@ -33,10 +33,11 @@ use crate::framed::{
 /// A stored key (see [`to_stored`]) and its multiplicity.
 pub type Record = (u128, u128);
 
-pub const PART_KIND: FileKind = FileKind { magic: crate::framed::MAGIC_PART, version: 2, name: "layer file" };
-pub const BUCKET_KIND: FileKind = FileKind { magic: crate::framed::MAGIC_BUCKET, version: 2, name: "bucket file" };
+pub const PART_KIND: FileKind = FileKind { magic: crate::formats::framed::MAGIC_PART, version: 2, name: "layer file" };
+pub const BUCKET_KIND: FileKind =
+    FileKind { magic: crate::formats::framed::MAGIC_BUCKET, version: 2, name: "bucket file" };
 pub const MANIFEST_KIND: FileKind =
-    FileKind { magic: crate::framed::MAGIC_MANIFEST, version: 6, name: "layer manifest" };
+    FileKind { magic: crate::formats::framed::MAGIC_MANIFEST, version: 6, name: "layer manifest" };
 
 /// The stored form of canonical dense key `k` on a board whose side weight
 /// (the value of the side-to-move digit) is `w`: `2 * board + side`.
@@ -616,7 +617,7 @@ fn run_offsets(path: &Path, expected_runs: u64) -> Result<Vec<u64>, FrameError> 
         if tag == TAG_RUN {
             offsets.push(at);
             r.skip(len)?;
-        } else if tag == crate::framed::TAG_END {
+        } else if tag == crate::formats::framed::TAG_END {
             r.seek_to(at)?;
             r.end()?;
             break;

@@ -22,7 +22,7 @@ pub struct WorkDir {
 /// The lock on a work directory: held while this value lives.
 #[derive(Debug)]
 pub struct RunLock {
-    _lock: crate::atomic::FileLock,
+    _lock: crate::formats::atomic::FileLock,
 }
 
 impl WorkDir {
@@ -102,12 +102,12 @@ impl WorkDir {
     /// process gets an error naming the directory and changes nothing.
     pub fn lock(&self) -> Result<RunLock, LayersError> {
         create_dir_synced(&self.root)?;
-        match crate::atomic::try_lock(&self.root.join("run.lock"), &self.root, "work directory") {
+        match crate::formats::atomic::try_lock(&self.root.join("run.lock"), &self.root, "work directory") {
             Ok(lock) => Ok(RunLock { _lock: lock }),
-            Err(e @ crate::atomic::LockError::Busy { .. }) => {
+            Err(e @ crate::formats::atomic::LockError::Busy { .. }) => {
                 Err(LayersError::WorkDir { path: self.root.clone(), detail: format!("{e} (run.lock is held)") })
             }
-            Err(crate::atomic::LockError::Io { path, error }) => Err(io_err(&path, error)),
+            Err(crate::formats::atomic::LockError::Io { path, error }) => Err(io_err(&path, error)),
         }
     }
 
@@ -253,7 +253,7 @@ fn dir_bytes(dir: &Path) -> u64 {
 }
 
 pub(super) fn io_err(path: &Path, e: std::io::Error) -> LayersError {
-    LayersError::File(crate::framed::FrameError::Io { path: path.to_path_buf(), error: e })
+    LayersError::File(crate::formats::framed::FrameError::Io { path: path.to_path_buf(), error: e })
 }
 
 /// Creates a directory and its missing parents, then syncs the parent of

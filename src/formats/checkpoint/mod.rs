@@ -4,7 +4,7 @@
 //!
 //! Writing streams the cache keys and the walker stacks through a buffer
 //! into a temporary file that replaces the old checkpoint only once it is
-//! complete and synced ([`crate::atomic`]). Reading checks the magic, the
+//! complete and synced ([`crate::formats::atomic`]). Reading checks the magic, the
 //! version, the section order and lengths, and an xxh3 checksum per
 //! section, and streams the keys to a callback.
 
@@ -19,11 +19,13 @@ pub use format::{
 /// sidecar file next to it (`.<name>.lock`), when its directory exists (a
 /// default path whose directory does not exist yet is unique to this
 /// process): no second process writes the same checkpoint.
-pub fn lock(path: &std::path::Path) -> Result<Option<crate::atomic::FileLock>, crate::atomic::LockError> {
+pub fn lock(
+    path: &std::path::Path,
+) -> Result<Option<crate::formats::atomic::FileLock>, crate::formats::atomic::LockError> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
     if !dir.is_dir() {
         return Ok(None);
     }
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    crate::atomic::try_lock(&dir.join(format!(".{name}.lock")), path, "checkpoint").map(Some)
+    crate::formats::atomic::try_lock(&dir.join(format!(".{name}.lock")), path, "checkpoint").map(Some)
 }

@@ -8,13 +8,13 @@ use bincode::enc::Encoder;
 use bincode::error::{DecodeError, EncodeError};
 use bincode::{Decode, Encode};
 
-use crate::atomic::atomic_write_with;
 use crate::census::Counts;
-use crate::framed::{FileKind, FrameError, FramedReader, encode, write_end, write_preamble, write_section};
+use crate::formats::atomic::atomic_write_with;
+use crate::formats::framed::{FileKind, FrameError, FramedReader, encode, write_end, write_preamble, write_section};
 use crate::key::dense::dense_bytes;
 
 /// The first eight bytes of every checkpoint file.
-pub const MAGIC: [u8; 8] = crate::framed::MAGIC_CHECKPOINT;
+pub const MAGIC: [u8; 8] = crate::formats::framed::MAGIC_CHECKPOINT;
 /// The format version this build reads and writes.
 pub const FORMAT_VERSION: u32 = 3;
 /// Largest header section accepted (a corrupt length must not allocate).

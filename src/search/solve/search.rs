@@ -14,7 +14,7 @@ use super::{DEFER_EMPTIES, ETC_EMPTIES, PROGRESS_STEP, SHALLOW, Search};
 use crate::board::cpu::CpuLevel;
 use crate::board::movegen::{final_score, flips, legal_moves, play};
 use crate::key::Keyed;
-use crate::shape::shape_and_symmetry;
+use crate::search::shape::shape_and_symmetry;
 use crate::symmetry::Symmetry;
 
 impl<G: Keyed> Search<'_, G> {

@@ -2,7 +2,7 @@
 //!
 //! The per-ply counts of a position's subtree (games, passes and ended
 //! games at each ply below it) depend only on its shape (see
-//! [`crate::shape`]: mover and opponent discs up to the eight symmetries of
+//! [`crate::search::shape`]: mover and opponent discs up to the eight symmetries of
 //! the square) and on the plies left. So:
 //!
 //! 1. the first [`SPLIT_PLY`] plies are walked in one thread, and the
@@ -40,7 +40,7 @@ use crate::board::Geometry;
 use crate::board::cpu::{CpuLevel, cpu_copies};
 use crate::board::movegen::{flips, legal_moves, mobility_sum, play};
 use crate::census::{GameCount, add_games};
-use crate::shape::shape_key;
+use crate::search::shape::shape_key;
 use crate::slots::{Line, Slots, read_record, write_record};
 
 /// Subtrees with at least this many plies left are memoized.
@@ -618,7 +618,7 @@ cpu_copies!(hashed_walker);
 mod tests {
     use super::*;
     use crate::board::{B4, B6, B8};
-    use crate::perft::perft;
+    use crate::search::perft::perft;
 
     /// Every compiled copy of the walker this CPU can run counts the same,
     /// through both tiers of the table (8x8 to 11: subtrees of 5 plies).

@@ -1,0 +1,9 @@
+//! Searches over the game tree from one position: perft (the games of `n`
+//! plies, brute and hashed), the exact solver, the reachability test
+//! (backwards to the start), and the shapes of positions up to the eight
+//! symmetries that perft's and the solver's tables key on.
+
+pub mod perft;
+pub mod reachable;
+pub mod shape;
+pub mod solve;
