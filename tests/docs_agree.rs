@@ -2,8 +2,8 @@
 //! `docs/` and README equals the version the code writes, and README's
 //! defaults equal the code's.
 
-use othello_census::checkpoint::FORMAT_VERSION;
 use othello_census::engine::layers::store::{BUCKET_KIND, MANIFEST_KIND, PART_KIND};
+use othello_census::formats::checkpoint::FORMAT_VERSION;
 use othello_census::report::census::SCHEMA_VERSION;
 
 fn read(path: &str) -> String {

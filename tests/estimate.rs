@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use othello_census::board::{B4, B6, B8, Bitboard, Color, Geometry, Position};
 use othello_census::estimate::{EstimateConfig, EstimateLive, SplitMix, candidates, draw, estimate};
 use othello_census::key::Keyed;
-use othello_census::reachable::{Frontier, Search, Verdict, centre};
+use othello_census::search::reachable::{Frontier, Search, Verdict, centre};
 
 /// The black and white squares of an oracle position, as bit sets.
 fn bits(p: &oracle::Naive) -> (u64, u64) {

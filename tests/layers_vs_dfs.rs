@@ -10,7 +10,7 @@ use othello_census::census::{LayerBy, LayerCounts};
 use othello_census::engine::dfs::{DfsConfig, Live, census};
 use othello_census::engine::layers::{CompactionMode, LayersLive, LayersOutcome, LayersPlan, LayersSettings, start};
 use othello_census::key::Keyed;
-use othello_census::perft::perft;
+use othello_census::search::perft::perft;
 
 fn layered<G: Keyed>(by: LayerBy, limit: u32, partitions: u32, memory: u64) -> Vec<LayerCounts> {
     run::<G>(by, limit, partitions, &LayersSettings::new(2, memory)).census.layers
@@ -110,7 +110,7 @@ fn games_by_ply_equal_perft() {
     fn check<G: Keyed>(plies: u32) {
         let lay = layered::<G>(LayerBy::Ply, plies, 5, 1 << 20);
         let p = perft::<G>(plies);
-        assert_eq!(othello_census::perft::hashed::perft_hashed::<G>(plies, 1 << 28).0, p);
+        assert_eq!(othello_census::search::perft::hashed::perft_hashed::<G>(plies, 1 << 28).0, p);
         for (s, r) in lay[1..].iter().zip(&p) {
             let g = s.games.unwrap();
             assert_eq!((s.layer, g.games, g.passes), (r.ply, r.games, r.passes));

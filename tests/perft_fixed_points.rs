@@ -4,9 +4,9 @@
 mod oracle;
 
 use othello_census::board::{B4, B6, B8, Geometry};
-use othello_census::perft::hashed::perft_hashed;
-use othello_census::perft::{PerftRow, perft};
 use othello_census::published::{A124004, BIK_PERFT, GAMES_4X4, GAMES_INCLUDING_ENDED_4X4};
+use othello_census::search::perft::hashed::perft_hashed;
+use othello_census::search::perft::{PerftRow, perft};
 
 fn games<G: Geometry>(depth: u32) -> Vec<u64> {
     perft::<G>(depth).iter().map(|r| u64::try_from(r.games).expect("fits")).collect()

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use oracle::{BLACK, EMPTY, Naive, WHITE};
 use othello_census::board::{B4, B6, Position};
 use othello_census::key::Keyed;
-use othello_census::solve::solve;
+use othello_census::search::solve::solve;
 
 /// Black − White at the end, empty squares to the winner.
 fn final_value(p: &Naive) -> i32 {
