@@ -25,8 +25,10 @@
 //! symmetry of the start maps reachable positions to reachable ones). A
 //! position whose squares cannot have been filled in any order by moves
 //! that flip (each needs two occupied squares in line next to it, see
-//! [`placeable`]) is unreachable at once. A search that visits more positions than its budget allows gives
-//! up: [`Verdict::Undecided`], never a guess.
+//! [`placeable`]), or one with an edge that moves along that edge cannot
+//! colour so ([`edges_possible`]), is unreachable at once. A search that
+//! visits more positions than its budget allows gives up:
+//! [`Verdict::Undecided`], never a guess.
 
 use rustc_hash::FxHashSet;
 
@@ -102,6 +104,75 @@ pub fn placeable<G: Geometry>(occ: u64) -> bool {
         }
         filled = next;
     }
+}
+
+/// The states of a line of `n` squares that moves on the line itself can
+/// make from the empty line, when any colour may be placed on any empty
+/// square and a placed disc flips what it flanks along the line (as it
+/// must). A state is the base-3 number of its squares, square `i` the digit
+/// of weight `3^i`: 0 empty, 1 black, 2 white. Computed by closure from
+/// the empty line (at most 3^8 = 6,561 states).
+fn line_states(n: u32) -> Vec<bool> {
+    let n = n as usize;
+    let pow: Vec<usize> = (0..n).map(|i| 3usize.pow(i as u32)).collect();
+    let mut seen = vec![false; 3usize.pow(n as u32)];
+    seen[0] = true;
+    let mut todo = vec![0usize];
+    while let Some(s) = todo.pop() {
+        let digits: Vec<usize> = (0..n).map(|i| s / pow[i] % 3).collect();
+        for i in (0..n).filter(|&i| digits[i] == 0) {
+            for c in [1, 2] {
+                let mut t = digits.clone();
+                t[i] = c;
+                for d in [1isize, -1] {
+                    let mut j = i as isize + d;
+                    let mut run = Vec::new();
+                    while (0..n as isize).contains(&j) && t[j as usize] == 3 - c {
+                        run.push(j as usize);
+                        j += d;
+                    }
+                    if !run.is_empty() && (0..n as isize).contains(&j) && t[j as usize] == c {
+                        for r in run {
+                            t[r] = c;
+                        }
+                    }
+                }
+                let next: usize = t.iter().zip(&pow).map(|(&x, &p)| x * p).sum();
+                if !seen[next] {
+                    seen[next] = true;
+                    todo.push(next);
+                }
+            }
+        }
+    }
+    seen
+}
+
+/// [`line_states`] of each board side, made once.
+fn reachable_lines<G: Geometry>() -> &'static [bool] {
+    static LINES: [std::sync::OnceLock<Vec<bool>>; 3] =
+        [std::sync::OnceLock::new(), std::sync::OnceLock::new(), std::sync::OnceLock::new()];
+    LINES[(G::N / 2 - 2) as usize].get_or_init(|| line_states(G::N))
+}
+
+/// Whether each of the four edges of the board can hold its discs. A disc
+/// on an edge is an end of every line through it but the edge itself, so
+/// only a move on the same edge can flip it, and an edge square once filled
+/// stays filled: the colours along an edge change only by moves on it,
+/// each placing one disc and flipping what it flanks along the edge. So
+/// every edge of a reachable position is a state of [`line_states`] (which
+/// allows any colour on any empty square, a superset of the game's moves).
+/// The centre is on no edge of a 4x4, 6x6 or 8x8 board.
+pub fn edges_possible<G: Geometry>(black: u64, white: u64) -> bool {
+    let lines = reachable_lines::<G>();
+    let n = G::N;
+    let state = |first: u32, step: u32| {
+        (0..n).rev().fold(0usize, |acc, i| {
+            let sq = first + i * step;
+            acc * 3 + (black >> sq & 1) as usize + 2 * (white >> sq & 1) as usize
+        })
+    };
+    lines[state(0, 1)] && lines[state((n - 1) * n, 1)] && lines[state(0, n)] && lines[state(n - 1, n)]
 }
 
 /// Every reachable position of up to [`Frontier::discs`] discs, by class,
@@ -306,7 +377,10 @@ impl<'f, G: Keyed> Search<'f, G> {
             return Err(OutOfBudget);
         }
         let key = canonical_key(&p);
-        if self.unreachable.contains(&key) || !placeable::<G>(p.black().0 | p.white().0) {
+        if self.unreachable.contains(&key)
+            || !placeable::<G>(p.black().0 | p.white().0)
+            || !edges_possible::<G>(p.black().0, p.white().0)
+        {
             return Ok(false);
         }
         if self.scratch.len() <= depth {
@@ -538,8 +612,90 @@ mod tests {
         assert!(!placeable::<B4>(0));
     }
 
+    /// The forward closure of [`line_states`] against a backward search
+    /// written apart: a line is reachable when it is empty, or when some
+    /// disc (colour `c`) can have been placed last: along neither side does
+    /// it flank a run of the other colour that would have been flipped, and
+    /// giving back to the other colour some prefix shorter than the run of
+    /// `c` next to it on each side (nothing, or what the move flipped)
+    /// leaves a reachable line.
+    #[test]
+    fn line_states_agree_with_a_backward_search() {
+        fn reachable(line: &mut [u8], memo: &mut std::collections::HashMap<Vec<u8>, bool>) -> bool {
+            if line.iter().all(|&x| x == 0) {
+                return true;
+            }
+            if let Some(&r) = memo.get(line) {
+                return r;
+            }
+            let n = line.len() as isize;
+            let mut found = false;
+            'last: for i in 0..n {
+                let c = line[i as usize];
+                if c == 0 {
+                    continue;
+                }
+                // per side: the run of c next to i, or None when the side
+                // flanks a run of the other colour (it would have flipped)
+                let mut runs = [0isize; 2];
+                for (side, d) in [1isize, -1].into_iter().enumerate() {
+                    let mut j = i + d;
+                    while (0..n).contains(&j) && line[j as usize] == 3 - c {
+                        j += d;
+                    }
+                    if j != i + d && (0..n).contains(&j) && line[j as usize] == c {
+                        continue 'last;
+                    }
+                    let mut j = i + d;
+                    while (0..n).contains(&j) && line[j as usize] == c {
+                        j += d;
+                    }
+                    runs[side] = (j - (i + d)) * d;
+                }
+                for k0 in 0..runs[0].max(1) {
+                    for k1 in 0..runs[1].max(1) {
+                        let mut before = line.to_vec();
+                        before[i as usize] = 0;
+                        for s in 1..=k0 {
+                            before[(i + s) as usize] = 3 - c;
+                        }
+                        for s in 1..=k1 {
+                            before[(i - s) as usize] = 3 - c;
+                        }
+                        if reachable(&mut before, memo) {
+                            found = true;
+                            break 'last;
+                        }
+                    }
+                }
+            }
+            memo.insert(line.to_vec(), found);
+            found
+        }
+        for n in [4u32, 6, 8] {
+            let forward = line_states(n);
+            let mut memo = std::collections::HashMap::new();
+            for (s, &fwd) in forward.iter().enumerate() {
+                let mut line: Vec<u8> = (0..n).map(|i| (s / 3usize.pow(i) % 3) as u8).collect();
+                assert_eq!(reachable(&mut line, &mut memo), fwd, "n {n}, line {line:?}");
+            }
+            assert!(forward.iter().any(|&r| !r), "some lines of {n} are out of reach");
+        }
+    }
+
+    #[test]
+    fn an_edge_that_no_moves_on_it_can_make() {
+        // 6x6 top edge O X O X . . : whichever disc came last flanks a run
+        // that it would have flipped
+        assert!(!edges_possible::<B6>(1 << 1 | 1 << 3, 1 << 0 | 1 << 2));
+        // X X O X . . : the O came last, between its two neighbours
+        assert!(edges_possible::<B6>(1 << 0 | 1 << 1 | 1 << 3, 1 << 2));
+        // the same along the right edge (squares 5, 11, 17, 23)
+        assert!(!edges_possible::<B6>(1 << 11 | 1 << 23, 1 << 5 | 1 << 17));
+    }
+
     /// Every position of every 4x4 game, and of random 6x6 and 8x8 games,
-    /// passes the condition (it is necessary).
+    /// passes both conditions (they are necessary).
     #[test]
     fn every_reachable_position_is_placeable() {
         let mut layer = vec![Position::<B4>::start()];
@@ -547,6 +703,7 @@ mod tests {
         while !layer.is_empty() {
             for p in &layer {
                 assert!(placeable::<B4>(p.black().0 | p.white().0), "{p:?}");
+                assert!(edges_possible::<B4>(p.black().0, p.white().0), "{p:?}");
                 seen += 1;
             }
             let mut next: Vec<_> = layer.iter().flat_map(|p| p.children()).collect();
@@ -561,6 +718,7 @@ mod tests {
                 let mut p = Position::<G>::start();
                 while p.status() != Status::Terminal {
                     assert!(placeable::<G>(p.black().0 | p.white().0), "{p:?}");
+                    assert!(edges_possible::<G>(p.black().0, p.white().0), "{p:?}");
                     let moves: Vec<u32> = p.legal_moves().iter().collect();
                     if moves.is_empty() {
                         p = p.pass();
@@ -572,6 +730,7 @@ mod tests {
                     p = p.play(moves[(x % moves.len() as u64) as usize]);
                 }
                 assert!(placeable::<G>(p.black().0 | p.white().0), "{p:?}");
+                assert!(edges_possible::<G>(p.black().0, p.white().0), "{p:?}");
             }
         }
         games::<B6>(2000);
