@@ -452,53 +452,13 @@ pub fn estimate<G: Keyed>(cfg: &EstimateConfig, live: &EstimateLive) -> Estimate
         live.planned.store(s, Ordering::Relaxed);
     }
     loop {
-        let mut size = round_size(done);
-        if let Some(s) = cfg.samples {
-            size = size.min(s.saturating_sub(done));
-        }
-        if let Some(limit) = cfg.time {
-            let spent = started.elapsed().as_secs_f64() - frontier_seconds;
-            let left = limit.as_secs_f64() - started.elapsed().as_secs_f64();
-            if left <= 0.0 {
-                break;
-            }
-            if done > 0 {
-                // what the time left allows at the rate so far
-                let fits = (done as f64 * left / spent.max(1e-9)) as u64;
-                size = size.min(fits);
-            }
-            live.planned.store(done + size, Ordering::Relaxed);
-        }
+        let size = next_round(cfg, live, started, frontier_seconds, done);
         if size == 0 {
             break;
         }
         let shares = allocate(&cands, &tallies, size);
         let before = done;
-        pool.install(|| {
-            for (i, &share) in shares.iter().enumerate() {
-                let from = tallies[i].samples;
-                // in pieces, for the progress display and a prompt stop
-                let mut at = from;
-                while at < from + share {
-                    if live.stop.load(Ordering::Relaxed) {
-                        interrupted = true;
-                        return;
-                    }
-                    let to = (at + (1 << 11)).min(from + share);
-                    let at_before = at;
-                    let t = sample_range(&frontier, cfg, &live.stop, cfg.layers[i], at, to);
-                    live.samples.fetch_add(t.samples, Ordering::Relaxed);
-                    live.reachable.fetch_add(t.reachable, Ordering::Relaxed);
-                    tallies[i] = tallies[i].plus(t);
-                    done += t.samples;
-                    at = to;
-                    if t.samples < to - at_before {
-                        interrupted = true;
-                        return;
-                    }
-                }
-            }
-        });
+        interrupted = pool.install(|| sample_round(&frontier, cfg, live, &shares, &mut tallies, &mut done));
         rounds += 1;
         if interrupted {
             break;
@@ -507,6 +467,88 @@ pub fn estimate<G: Keyed>(cfg: &EstimateConfig, live: &EstimateLive) -> Estimate
     }
     let layers: Vec<LayerEstimate> =
         cfg.layers.iter().zip(&cands).zip(&tallies).map(|((&k, &c), &t)| LayerEstimate::new(k, c, t)).collect();
+    let [total_positions, total_terminal_positions, total_classes] = totals(&layers);
+    Estimate {
+        n: G::N,
+        total_positions,
+        total_terminal_positions,
+        total_classes,
+        layers,
+        samples: done,
+        rounds,
+        seed: cfg.seed,
+        budget: cfg.budget,
+        frontier_discs: frontier.discs(),
+        frontier_classes: frontier.classes() as u64,
+        frontier_seconds,
+        elapsed_seconds: started.elapsed().as_secs_f64(),
+        threads: cfg.threads,
+        interrupted,
+    }
+}
+
+/// The size of the next round, `done` samples drawn so far: the doubling
+/// of [`round_size`], cut to the samples asked for and to what the time
+/// left allows at the rate so far (the frontier's build not counted); 0
+/// when the run is over.
+fn next_round(cfg: &EstimateConfig, live: &EstimateLive, started: Instant, frontier_seconds: f64, done: u64) -> u64 {
+    let mut size = round_size(done);
+    if let Some(s) = cfg.samples {
+        size = size.min(s.saturating_sub(done));
+    }
+    if let Some(limit) = cfg.time {
+        let spent = started.elapsed().as_secs_f64() - frontier_seconds;
+        let left = limit.as_secs_f64() - started.elapsed().as_secs_f64();
+        if left <= 0.0 {
+            return 0;
+        }
+        if done > 0 {
+            let fits = (done as f64 * left / spent.max(1e-9)) as u64;
+            size = size.min(fits);
+        }
+        live.planned.store(done + size, Ordering::Relaxed);
+    }
+    size
+}
+
+/// Draws one round: `shares[i]` more samples of layer `i`, added to
+/// `tallies[i]` and to `done`. Returns whether it was interrupted.
+fn sample_round<G: Keyed>(
+    frontier: &Frontier<G>,
+    cfg: &EstimateConfig,
+    live: &EstimateLive,
+    shares: &[u64],
+    tallies: &mut [Tally],
+    done: &mut u64,
+) -> bool {
+    for (i, &share) in shares.iter().enumerate() {
+        let from = tallies[i].samples;
+        // in pieces, for the progress display and a prompt stop
+        let mut at = from;
+        while at < from + share {
+            if live.stop.load(Ordering::Relaxed) {
+                return true;
+            }
+            let to = (at + (1 << 11)).min(from + share);
+            let t = sample_range(frontier, cfg, &live.stop, cfg.layers[i], at, to);
+            live.samples.fetch_add(t.samples, Ordering::Relaxed);
+            live.reachable.fetch_add(t.reachable, Ordering::Relaxed);
+            tallies[i] = tallies[i].plus(t);
+            *done += t.samples;
+            if t.samples < to - at {
+                return true;
+            }
+            at = to;
+        }
+    }
+    false
+}
+
+/// The totals over the layers of positions, terminal positions and
+/// classes, with their intervals: the undecided samples counted as
+/// reachable at the upper end. Terminal positions and classes scale each
+/// layer's variance by their share of its positions.
+fn totals(layers: &[LayerEstimate]) -> [Interval; 3] {
     let total = |f: &dyn Fn(&LayerEstimate) -> Interval, scale: &dyn Fn(&LayerEstimate) -> f64| {
         let point: f64 = layers.iter().map(|l| f(l).estimate).sum();
         let lo_var: f64 = layers.iter().map(|l| l.variance(false) * scale(l) * scale(l)).sum();
@@ -524,23 +566,11 @@ pub fn estimate<G: Keyed>(cfg: &EstimateConfig, live: &EstimateLive) -> Estimate
     let per_terminal = |l: &LayerEstimate| {
         if l.positions.estimate > 0.0 { l.terminal_positions.estimate / l.positions.estimate } else { 0.0 }
     };
-    Estimate {
-        n: G::N,
-        total_positions: total(&|l| l.positions, &|_| 1.0),
-        total_terminal_positions: total(&|l| l.terminal_positions, &per_terminal),
-        total_classes: total(&|l| l.classes, &per_class),
-        layers,
-        samples: done,
-        rounds,
-        seed: cfg.seed,
-        budget: cfg.budget,
-        frontier_discs: frontier.discs(),
-        frontier_classes: frontier.classes() as u64,
-        frontier_seconds,
-        elapsed_seconds: started.elapsed().as_secs_f64(),
-        threads: cfg.threads,
-        interrupted,
-    }
+    [
+        total(&|l| l.positions, &|_| 1.0),
+        total(&|l| l.terminal_positions, &per_terminal),
+        total(&|l| l.classes, &per_class),
+    ]
 }
 
 #[cfg(test)]

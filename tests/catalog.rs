@@ -115,6 +115,30 @@ fn incomplete_or_inconsistent_runs_are_refused_and_nothing_is_written() {
     // results of the terminal positions that do not add up to them
     let results = variant("results.json", &|v| v["layers"][2]["terminal_draws"] = Value::from(3u64));
     fails_with(d, &["catalog", "add", "--new", "--dir", "cat", &results], "do not add up");
+    // a gap in the layers
+    let gap = variant("gap.json", &|v| {
+        v["layers"].as_array_mut().unwrap().remove(3);
+    });
+    fails_with(d, &["catalog", "add", "--new", "--dir", "cat", &gap], "not contiguous");
+    // positions by games that do not add up to the layer's positions
+    let spread = variant("spread.json", &|v| {
+        let bucket = &mut v["layers"][4]["positions_by_games"]["1"]["positions"];
+        *bucket = Value::from(bucket.as_u64().unwrap() + 1);
+    });
+    fails_with(d, &["catalog", "add", "--new", "--dir", "cat", &spread], "positions by games do not add up");
+    // more games ending in a layer than reach it
+    let ended = variant("ended.json", &|v| {
+        v["layers"][6]["games_ended"] = Value::from(v["layers"][6]["games"].as_u64().unwrap() + 1);
+    });
+    fails_with(d, &["catalog", "add", "--new", "--dir", "cat", &ended], "game counts are inconsistent");
+    // totals that are not the sums of the layers
+    let totals = variant("totals.json", &|v| {
+        v["totals"]["boards"] = Value::from(v["totals"]["boards"].as_u64().unwrap() + 1);
+    });
+    fails_with(d, &["catalog", "add", "--new", "--dir", "cat", &totals], "totals.boards is not the sum");
+    // a run that says it is complete while its last layer has moves
+    let complete = variant("complete.json", &|v| v["complete"] = Value::from(true));
+    fails_with(d, &["catalog", "add", "--new", "--dir", "cat", &complete], "completeness flag disagrees");
     // not a result file at all
     let other = variant("other.json", &|v| v["schema"] = Value::from("something else"));
     fails_with(d, &["catalog", "add", "--new", "--dir", "cat", &other], "not a finished run");

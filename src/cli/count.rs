@@ -168,21 +168,8 @@ fn drive<G: Keyed>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> any
     let stop = stop_flag();
     let live = Live::default();
     let progress = std::sync::Mutex::new(Progress::new(out.quiet, out.progress_every));
-    let quiet = out.quiet;
     let on_save = |r: &SaveReport| {
-        let line = match &r.result {
-            Ok(bytes) => (!quiet).then(|| {
-                format!(
-                    "checkpoint: {} classes saved to {} ({:.1} MiB; walkers paused {:.3} s)",
-                    group_digits(r.classes),
-                    r.path.display(),
-                    *bytes as f64 / MIB,
-                    r.pause.as_secs_f64()
-                )
-            }),
-            Err(e) => Some(format!("warning: checkpoint not saved ({e}); the previous one is intact")),
-        };
-        if let Some(line) = line {
+        if let Some(line) = save_line(r, out.quiet) {
             progress.lock().expect("progress lock").note(&line);
         }
     };
@@ -192,29 +179,7 @@ fn drive<G: Keyed>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> any
     let result = watched(
         Duration::from_millis(100),
         || census_with::<G>(&job.config, &live, &control, resume),
-        || {
-            progress.lock().expect("progress lock").update(|| {
-                let secs = started.elapsed().as_secs_f64().max(1e-9);
-                let classes = live.classes.load(Ordering::Relaxed);
-                let explored = live.explored.load(Ordering::Relaxed);
-                // a resumed run starts from the saved count: rate this session only
-                let first = match explored_at_start.load(Ordering::Relaxed) {
-                    u64::MAX => {
-                        explored_at_start.store(explored, Ordering::Relaxed);
-                        explored
-                    }
-                    v => v,
-                };
-                format!(
-                    "{} classes, {} positions, {} classes/s, cache ~{}, {:.0} s",
-                    group_digits(classes),
-                    group_digits(live.positions.load(Ordering::Relaxed)),
-                    group_digits(((explored - first) as f64 / secs) as u64),
-                    human_bytes(classes as f64 * cache_bytes_per_class_worst::<G>()),
-                    secs,
-                )
-            });
-        },
+        || progress.lock().expect("progress lock").update(|| progress_line::<G>(&live, started, &explored_at_start)),
     );
     progress.lock().expect("progress lock").finish();
     let outcome = match result {
@@ -237,24 +202,63 @@ fn drive<G: Keyed>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> any
         }
         Err(e) => return Err(e.into()),
     };
-    let census = &outcome.census;
-    let secs = outcome.elapsed.as_secs_f64();
     let run = RunInfo {
         command: job.plan.command.clone(),
         engine: "dfs",
         threads: job.config.threads,
         memory_limit: job.config.memory_limit,
-        elapsed_seconds: secs,
+        elapsed_seconds: outcome.elapsed.as_secs_f64(),
         peak_rss_bytes: peak_rss_bytes(),
         run_files: job.plan.path.exists().then(|| job.plan.path.display().to_string()),
         resumed: job.resumed_from.is_some(),
         engine_stats: stats_map(&outcome.stats()),
     };
-    let code = report(&out.out, out.json, out.quiet, &run, census)?;
+    let code = report(&out.out, out.json, out.quiet, &run, &outcome.census)?;
     if !out.quiet && job.plan.path.exists() {
         note(format!("the checkpoint {} is no longer needed; delete it when you like", job.plan.path.display()));
     }
     Ok(code)
+}
+
+/// The line a checkpoint save prints: none for a save when `quiet`, a
+/// warning for a failed one.
+fn save_line(r: &SaveReport, quiet: bool) -> Option<String> {
+    match &r.result {
+        Ok(bytes) => (!quiet).then(|| {
+            format!(
+                "checkpoint: {} classes saved to {} ({:.1} MiB; walkers paused {:.3} s)",
+                group_digits(r.classes),
+                r.path.display(),
+                *bytes as f64 / MIB,
+                r.pause.as_secs_f64()
+            )
+        }),
+        Err(e) => Some(format!("warning: checkpoint not saved ({e}); the previous one is intact")),
+    }
+}
+
+/// The progress line of a DFS run: classes, positions, the rate of this
+/// session (a resumed run starts from the saved count, kept in
+/// `explored_at_start` at the first call) and the cache's size.
+fn progress_line<G: Keyed>(live: &Live, started: Instant, explored_at_start: &AtomicU64) -> String {
+    let secs = started.elapsed().as_secs_f64().max(1e-9);
+    let classes = live.classes.load(Ordering::Relaxed);
+    let explored = live.explored.load(Ordering::Relaxed);
+    let first = match explored_at_start.load(Ordering::Relaxed) {
+        u64::MAX => {
+            explored_at_start.store(explored, Ordering::Relaxed);
+            explored
+        }
+        v => v,
+    };
+    format!(
+        "{} classes, {} positions, {} classes/s, cache ~{}, {:.0} s",
+        group_digits(classes),
+        group_digits(live.positions.load(Ordering::Relaxed)),
+        group_digits(((explored - first) as f64 / secs) as u64),
+        human_bytes(classes as f64 * cache_bytes_per_class_worst::<G>()),
+        secs,
+    )
 }
 
 /// Refuses a run whose cache cannot fit in `memory`, with advice that

@@ -9,7 +9,7 @@ use serde_json::json;
 use super::args::{EstimateArgs, ReachableArgs};
 use super::run::{Progress, human_duration, note, watched};
 use othello_census::board::BoardSize;
-use othello_census::estimate::{EstimateConfig, EstimateLive, estimate};
+use othello_census::estimate::{Estimate, EstimateConfig, EstimateLive, estimate};
 use othello_census::report::catalog::Catalog;
 use othello_census::report::estimate::{estimate_json, estimate_table};
 use othello_census::search::reachable::{Frontier, Search, Verdict, default_frontier_discs};
@@ -61,11 +61,28 @@ fn parse_discs(spec: &str, n: u32) -> anyhow::Result<Vec<u32>> {
 }
 
 pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
-    let n = a.size.n();
-    let layers = parse_discs(&a.discs, n)?;
     if let Some(out) = &a.out {
         super::run::check_out_dir(out)?;
     }
+    let cfg = config(a)?;
+    let e = watched_estimate(a, &cfg);
+    report(a, &e, command_line)?;
+    if e.interrupted {
+        note(format!(
+            "stopped early by a signal: {} samples, the figures above are theirs (the JSON says \"interrupted\": \
+             true; the same seed and --samples reproduce them only when the run ends on its own)",
+            e.samples
+        ));
+        return Ok(ExitCode::from(130));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The estimate's settings from its arguments: the layers, the frontier
+/// (checked), the threads, and 100,000 samples where neither a sample
+/// count nor a time is given.
+fn config(a: &EstimateArgs) -> anyhow::Result<EstimateConfig> {
+    let layers = parse_discs(&a.discs, a.size.n())?;
     let frontier_discs = a.frontier.unwrap_or_else(|| default_frontier_discs(a.size));
     check_frontier(a.size, frontier_discs)?;
     let threads = othello_census::engine::resources::threads(a.threads);
@@ -79,7 +96,12 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
     {
         bail!("--samples {s} is fewer than the {} layers asked; give at least one sample per layer", layers.len());
     }
-    let cfg = EstimateConfig { layers, samples, time: a.time, seed: a.seed, budget: a.budget, frontier_discs, threads };
+    Ok(EstimateConfig { layers, samples, time: a.time, seed: a.seed, budget: a.budget, frontier_discs, threads })
+}
+
+/// Runs the estimate with its progress shown, stopped by a signal.
+fn watched_estimate(a: &EstimateArgs, cfg: &EstimateConfig) -> Estimate {
+    let n = a.size.n();
     let live = EstimateLive::default();
     let stop = super::signals::stop_flag();
     let mut display = Progress::new(a.quiet, a.progress_every);
@@ -87,7 +109,7 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
     let e = with_geometry!(a.size, G => {
         watched(
             std::time::Duration::from_millis(250),
-            || estimate::<G>(&cfg, &live),
+            || estimate::<G>(cfg, &live),
             || {
                 if stop.load(Ordering::Relaxed) {
                     live.stop.store(true, Ordering::Relaxed);
@@ -109,10 +131,16 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
         )
     });
     display.finish();
+    e
+}
+
+/// Writes the estimate's JSON into `--out` and prints it, or its table.
+fn report(a: &EstimateArgs, e: &Estimate, command_line: &str) -> anyhow::Result<()> {
+    let n = e.n;
     // the exact layers of the catalogue in results/, when there is one
     // (the comparison is an aid, not a check: an unreadable one gives none)
     let exact = Catalog::load(std::path::Path::new("results")).map(|c| c.exact_layers(n)).unwrap_or_default();
-    let doc = estimate_json(&e, command_line, &exact);
+    let doc = estimate_json(e, command_line, &exact);
     if let Some(out) = &a.out {
         let path = othello_census::report::files::fresh_path(
             out,
@@ -129,7 +157,7 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
     if a.json {
         crate::outln!("{}", serde_json::to_string_pretty(&doc)?)?;
     } else {
-        crate::out!("{}", estimate_table(&e, &exact))?;
+        crate::out!("{}", estimate_table(e, &exact))?;
         crate::outln!(
             "{n}x{n}, seed {}, {} samples in {} rounds, budget {} positions per search, frontier {} discs ({} classes); {:.1} s on {} threads",
             e.seed,
@@ -142,15 +170,7 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
             e.threads
         )?;
     }
-    if e.interrupted {
-        note(format!(
-            "stopped early by a signal: {} samples, the figures above are theirs (the JSON says \"interrupted\": \
-             true; the same seed and --samples reproduce them only when the run ends on its own)",
-            e.samples
-        ));
-        return Ok(ExitCode::from(130));
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {

@@ -25,27 +25,7 @@ use args::{Cli, Command};
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => match e.kind() {
-            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => e.exit(),
-            ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-                let _ = e.print();
-                return ExitCode::from(2);
-            }
-            _ => {
-                // one line, naming what is wrong (clap spreads it over several)
-                let text = e.render().to_string();
-                let line = text
-                    .lines()
-                    .map(str::trim)
-                    .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
-                    .filter(|l| !l.is_empty())
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                let line = if line.is_empty() { "error: bad arguments".to_string() } else { line };
-                run::note(format!("{line} (see --help)"));
-                return ExitCode::from(2);
-            }
-        },
+        Err(e) => return refuse_arguments(e),
     };
     // as a user would type it again: the program's name, each word quoted
     // where a shell needs it (not the path of the binary that ran)
@@ -100,6 +80,32 @@ pub fn main() -> ExitCode {
             // the other ranks may be waiting for this one: end the job
             ranks.abort(1);
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// What arguments clap could not parse give: help and version as clap
+/// prints them; any other error as one line naming what is wrong (clap
+/// spreads it over several) and exit status 2.
+fn refuse_arguments(e: clap::Error) -> ExitCode {
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => e.exit(),
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            ExitCode::from(2)
+        }
+        _ => {
+            let text = e.render().to_string();
+            let line = text
+                .lines()
+                .map(str::trim)
+                .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ");
+            let line = if line.is_empty() { "error: bad arguments".to_string() } else { line };
+            run::note(format!("{line} (see --help)"));
+            ExitCode::from(2)
         }
     }
 }

@@ -4,12 +4,13 @@
 //! dashed at 4 + ply); estimated layers (`results/<N>x<N>-estimate.csv`)
 //! are points with their 95% interval as a bar, never joined to the lines.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use plotters::prelude::*;
 
 use super::catalog::Catalog;
-use crate::estimate::{LayerEstimate, candidates};
+use crate::estimate::{LayerEstimate, Tally, candidates};
 
 /// One line of the plot: label, points, quantity index, dashed.
 type Series = (String, Vec<(f64, f64)>, usize, bool);
@@ -41,95 +42,112 @@ pub fn plot(catalog: &Catalog, path: &Path) -> Result<usize, String> {
     let panels = root.split_evenly((1, boards.len()));
     let mut drawn = 0;
     for (panel, &n) in panels.iter().zip(&boards) {
-        let mut series: Vec<Series> = Vec::new();
-        for (name, rows) in catalog.tables.iter().filter(|(name, _)| name.starts_with(&format!("{n}x{n}-"))) {
-            let by_ply = name.ends_with("by-ply");
-            for (q, style) in QUANTITIES {
-                let points: Vec<(f64, f64)> = rows
-                    .iter()
-                    .filter_map(|(layer, row)| {
-                        let v = row.get(q)?.as_f64()?;
-                        let x = if by_ply { 4.0 + *layer as f64 } else { *layer as f64 };
-                        (v > 0.0).then_some((x, v))
-                    })
-                    .collect();
-                if !points.is_empty() {
-                    let by = if by_ply { "by ply" } else { "by discs" };
-                    series.push((format!("{} {by}", q.replace('_', " ")), points, style, by_ply));
-                }
-            }
-        }
-        let bars: Vec<Bar> = pooled
-            .get(&n)
-            .into_iter()
-            .flatten()
-            .map(|(&k, (t, _))| {
-                let e = LayerEstimate::new(k, candidates(n, k), *t);
-                (k as f64, e.positions.estimate, e.positions.low, e.positions.high)
-            })
-            .filter(|b| b.3 > 0.0)
-            .collect();
-        let x_max = series
-            .iter()
-            .flat_map(|s| s.1.iter().map(|p| p.0))
-            .chain(bars.iter().map(|b| b.0))
-            .fold(n as f64 + 4.0, f64::max);
-        let y_max =
-            series.iter().flat_map(|s| s.1.iter().map(|p| p.1)).chain(bars.iter().map(|b| b.3)).fold(10.0, f64::max);
-        let mut chart = ChartBuilder::on(panel)
-            .caption(format!("{n}x{n}"), ("sans-serif", 22))
-            .margin(15)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
-            .build_cartesian_2d(4.0..x_max + 1.0, (1.0..y_max * 3.0).log_scale())
-            .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_desc("discs on the board (by ply: 4 + ply)")
-            .x_label_formatter(&|v| format!("{v:.0}"))
-            .y_desc("count (log scale)")
-            .y_label_formatter(&|v| format!("{v:.0e}"))
-            .draw()
-            .map_err(err)?;
-        for (label, points, style, dashed) in &series {
-            let colour = COLOURS[*style];
-            let stroke = colour.stroke_width(if *style == 1 { 3 } else { 1 });
-            let d = if *dashed {
-                chart.draw_series(DashedLineSeries::new(points.iter().copied(), 6, 4, stroke))
-            } else {
-                chart.draw_series(LineSeries::new(points.iter().copied(), stroke))
-            };
-            d.map_err(err)?.label(label.clone()).legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour));
-            drawn += 1;
-        }
-        if !bars.is_empty() {
-            // a bar from the interval's ends (a lower end of 0 drawn from the
-            // axis), a point at the estimate (none where it is 0)
-            let bar_colour = RGBColor(120, 0, 160);
-            chart
-                .draw_series(
-                    bars.iter().map(|&(x, _, lo, hi)| {
-                        PathElement::new([(x, lo.max(1.0)), (x, hi)], bar_colour.stroke_width(2))
-                    }),
-                )
-                .map_err(err)?
-                .label("positions, estimated (95% interval)")
-                .legend(move |(x, y)| PathElement::new([(x + 10, y - 6), (x + 10, y + 6)], bar_colour.stroke_width(2)));
-            chart
-                .draw_series(
-                    bars.iter().filter(|b| b.1 > 0.0).map(|&(x, v, _, _)| Circle::new((x, v), 3, bar_colour.filled())),
-                )
-                .map_err(err)?;
-            drawn += 1;
-        }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperLeft)
-            .draw()
-            .map_err(err)?;
+        let bars = estimate_bars(&pooled, n);
+        drawn +=
+            draw_panel(panel, n, &exact_series(catalog, n), &bars).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     root.present().map_err(err)?;
+    Ok(drawn)
+}
+
+/// The exact layers of board `n`: a line per table and quantity.
+fn exact_series(catalog: &Catalog, n: u32) -> Vec<Series> {
+    let mut series: Vec<Series> = Vec::new();
+    for (name, rows) in catalog.tables.iter().filter(|(name, _)| name.starts_with(&format!("{n}x{n}-"))) {
+        let by_ply = name.ends_with("by-ply");
+        for (q, style) in QUANTITIES {
+            let points: Vec<(f64, f64)> = rows
+                .iter()
+                .filter_map(|(layer, row)| {
+                    let v = row.get(q)?.as_f64()?;
+                    let x = if by_ply { 4.0 + *layer as f64 } else { *layer as f64 };
+                    (v > 0.0).then_some((x, v))
+                })
+                .collect();
+            if !points.is_empty() {
+                let by = if by_ply { "by ply" } else { "by discs" };
+                series.push((format!("{} {by}", q.replace('_', " ")), points, style, by_ply));
+            }
+        }
+    }
+    series
+}
+
+/// The estimated layers of board `n`: a bar per layer whose interval is not
+/// all zero.
+fn estimate_bars(pooled: &BTreeMap<u32, BTreeMap<u32, (Tally, Vec<String>)>>, n: u32) -> Vec<Bar> {
+    pooled
+        .get(&n)
+        .into_iter()
+        .flatten()
+        .map(|(&k, (t, _))| {
+            let e = LayerEstimate::new(k, candidates(n, k), *t);
+            (k as f64, e.positions.estimate, e.positions.low, e.positions.high)
+        })
+        .filter(|b| b.3 > 0.0)
+        .collect()
+}
+
+/// Draws the panel of board `n`; returns the number of series drawn.
+fn draw_panel(
+    panel: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    n: u32,
+    series: &[Series],
+    bars: &[Bar],
+) -> Result<usize, DrawingAreaErrorKind<std::io::Error>> {
+    let x_max = series
+        .iter()
+        .flat_map(|s| s.1.iter().map(|p| p.0))
+        .chain(bars.iter().map(|b| b.0))
+        .fold(n as f64 + 4.0, f64::max);
+    let y_max =
+        series.iter().flat_map(|s| s.1.iter().map(|p| p.1)).chain(bars.iter().map(|b| b.3)).fold(10.0, f64::max);
+    let mut chart = ChartBuilder::on(panel)
+        .caption(format!("{n}x{n}"), ("sans-serif", 22))
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(4.0..x_max + 1.0, (1.0..y_max * 3.0).log_scale())?;
+    chart
+        .configure_mesh()
+        .x_desc("discs on the board (by ply: 4 + ply)")
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .y_desc("count (log scale)")
+        .y_label_formatter(&|v| format!("{v:.0e}"))
+        .draw()?;
+    let mut drawn = 0;
+    for (label, points, style, dashed) in series {
+        let colour = COLOURS[*style];
+        let stroke = colour.stroke_width(if *style == 1 { 3 } else { 1 });
+        let d = if *dashed {
+            chart.draw_series(DashedLineSeries::new(points.iter().copied(), 6, 4, stroke))
+        } else {
+            chart.draw_series(LineSeries::new(points.iter().copied(), stroke))
+        };
+        d?.label(label.clone()).legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour));
+        drawn += 1;
+    }
+    if !bars.is_empty() {
+        // a bar from the interval's ends (a lower end of 0 drawn from the
+        // axis), a point at the estimate (none where it is 0)
+        let bar_colour = RGBColor(120, 0, 160);
+        chart
+            .draw_series(
+                bars.iter()
+                    .map(|&(x, _, lo, hi)| PathElement::new([(x, lo.max(1.0)), (x, hi)], bar_colour.stroke_width(2))),
+            )?
+            .label("positions, estimated (95% interval)")
+            .legend(move |(x, y)| PathElement::new([(x + 10, y - 6), (x + 10, y + 6)], bar_colour.stroke_width(2)));
+        chart.draw_series(
+            bars.iter().filter(|b| b.1 > 0.0).map(|&(x, v, _, _)| Circle::new((x, v), 3, bar_colour.filled())),
+        )?;
+        drawn += 1;
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()?;
     Ok(drawn)
 }

@@ -461,59 +461,13 @@ pub fn predecessors<G: Geometry>(p: &Position<G>, out: &mut Vec<Position<G>>) {
     if !p.legal_moves().is_empty() && !p.opponent_can_move() {
         out.push(p.pass());
     }
-    let rays = G::rays();
     let mut q_set = m_discs & !centre(G::N);
     while q_set != 0 {
         let q = q_set.trailing_zeros();
         q_set &= q_set - 1;
-        // per ray, the flippable prefixes: the first L discs of the run of
-        // m discs next to q, 1 <= L < run (nearest first)
-        let mut choices: [[u64; 8]; 8] = [[0; 8]; 8];
-        let mut counts = [1usize; 8];
-        let mut possible = true;
-        for (d, &ray) in rays[q as usize].iter().enumerate() {
-            let up = d < 4;
-            let nearest_first = |mut bits: u64, out: &mut [u64; 8]| -> usize {
-                // the squares of `bits` along the ray, nearest first
-                let mut k = 0;
-                while bits != 0 {
-                    let sq = if up { bits.trailing_zeros() } else { 63 - bits.leading_zeros() };
-                    out[k] = 1 << sq;
-                    bits &= !(1u64 << sq);
-                    k += 1;
-                }
-                k
-            };
-            let mut squares = [0u64; 8];
-            let len = nearest_first(ray, &mut squares);
-            let mut run = 0;
-            while run < len && squares[run] & m_discs != 0 {
-                run += 1;
-            }
-            if run == 0 {
-                // not flipped: it must not have been flippable (a run of s
-                // discs closed by an m disc)
-                let mut k = 0;
-                while k < len && squares[k] & s_discs != 0 {
-                    k += 1;
-                }
-                if k > 0 && k < len && squares[k] & m_discs != 0 {
-                    possible = false;
-                    break;
-                }
-                continue;
-            }
-            // L discs flipped, L in 1..run: choice L is the union of the first L
-            let mut acc = 0u64;
-            for l in 1..run {
-                acc |= squares[l - 1];
-                choices[d][l] = acc;
-            }
-            counts[d] = run;
-        }
-        if !possible {
+        let Some((choices, counts)) = flip_choices::<G>(q, s_discs, m_discs) else {
             continue;
-        }
+        };
         // every combination but "nothing flipped" (mixed radix)
         let total: usize = counts.iter().product();
         for code in 1..total {
@@ -528,6 +482,59 @@ pub fn predecessors<G: Geometry>(p: &Position<G>, out: &mut Vec<Position<G>>) {
             out.push(before);
         }
     }
+}
+
+/// The lines a move of `m` on `q` may have flipped, `s_discs` and `m_discs`
+/// the discs of the side to move and of `m` after it: per ray, `counts[d]`
+/// choices, choice `L` (`1 <= L < counts[d]`) the first `L` discs of the
+/// run of `m` discs next to `q`, nearest first, and choice 0 nothing. None
+/// where a ray not flipped would have been flippable (a run of `s` discs
+/// closed by an `m` disc): no move on `q` made this position.
+#[inline]
+fn flip_choices<G: Geometry>(q: u32, s_discs: u64, m_discs: u64) -> Option<([[u64; 8]; 8], [usize; 8])> {
+    let rays = G::rays();
+    let mut choices: [[u64; 8]; 8] = [[0; 8]; 8];
+    let mut counts = [1usize; 8];
+    for (d, &ray) in rays[q as usize].iter().enumerate() {
+        let up = d < 4;
+        let nearest_first = |mut bits: u64, out: &mut [u64; 8]| -> usize {
+            // the squares of `bits` along the ray, nearest first
+            let mut k = 0;
+            while bits != 0 {
+                let sq = if up { bits.trailing_zeros() } else { 63 - bits.leading_zeros() };
+                out[k] = 1 << sq;
+                bits &= !(1u64 << sq);
+                k += 1;
+            }
+            k
+        };
+        let mut squares = [0u64; 8];
+        let len = nearest_first(ray, &mut squares);
+        let mut run = 0;
+        while run < len && squares[run] & m_discs != 0 {
+            run += 1;
+        }
+        if run == 0 {
+            // not flipped: it must not have been flippable (a run of s
+            // discs closed by an m disc)
+            let mut k = 0;
+            while k < len && squares[k] & s_discs != 0 {
+                k += 1;
+            }
+            if k > 0 && k < len && squares[k] & m_discs != 0 {
+                return None;
+            }
+            continue;
+        }
+        // L discs flipped, L in 1..run: choice L is the union of the first L
+        let mut acc = 0u64;
+        for l in 1..run {
+            acc |= squares[l - 1];
+            choices[d][l] = acc;
+        }
+        counts[d] = run;
+    }
+    Some((choices, counts))
 }
 
 #[cfg(test)]
