@@ -257,6 +257,14 @@ fn copies_and_missing_catalogues_are_refused() {
     let before = std::fs::read(d.join("cat/catalog.json")).unwrap();
     fails_with(d, &["catalog", "add", "--dir", "cat", &copy.to_string_lossy()], "in the catalogue already as");
     assert_eq!(std::fs::read(d.join("cat/catalog.json")).unwrap(), before);
+    // a catalogue whose run records are malformed is refused in one line,
+    // and left as it is
+    let mut doc: serde_json::Value = serde_json::from_slice(&before).unwrap();
+    doc["runs"][0]["threads"] = serde_json::Value::from("two");
+    let bad = serde_json::to_vec_pretty(&doc).unwrap();
+    std::fs::write(d.join("cat/catalog.json"), &bad).unwrap();
+    fails_with(d, &["catalog", "regenerate", "--dir", "cat"], "a run of the catalogue is malformed");
+    assert_eq!(std::fs::read(d.join("cat/catalog.json")).unwrap(), bad);
 }
 
 /// `catalog oeis` writes the b-files of the 8x8 by-ply terms from the

@@ -55,7 +55,7 @@ fn refuse(path: &Path, detail: impl Into<String>) -> CatalogError {
 #[derive(Clone, Debug, Default)]
 pub struct Catalog {
     /// Every run added, in order.
-    pub runs: Vec<Value>,
+    pub runs: Vec<RunEntry>,
     /// `<N>x<N>-by-<by>` → layer → row (the result columns, plus `runs`).
     pub tables: BTreeMap<String, BTreeMap<u32, Map<String, Value>>>,
     /// Estimate runs (`othello-census estimate --out`), each its document
@@ -82,11 +82,13 @@ impl Catalog {
         if doc["schema"] != CATALOG_SCHEMA || !version.is_some_and(|v| (1..=CATALOG_VERSION).contains(&v)) {
             return Err(refuse(&path, format!("not a {CATALOG_SCHEMA} file of version 1 to {CATALOG_VERSION}")));
         }
-        let mut c = Catalog {
-            runs: doc["runs"].as_array().cloned().unwrap_or_default(),
-            estimates: doc["estimates"].as_array().cloned().unwrap_or_default(),
-            ..Catalog::default()
+        let runs = match doc.get("runs") {
+            Some(runs) => serde_json::from_value(runs.clone())
+                .map_err(|e| refuse(&path, format!("a run of the catalogue is malformed: {e}")))?,
+            None => Vec::new(),
         };
+        let mut c =
+            Catalog { runs, estimates: doc["estimates"].as_array().cloned().unwrap_or_default(), ..Catalog::default() };
         for (name, rows) in doc["tables"].as_object().into_iter().flatten() {
             let table = c.tables.entry(name.clone()).or_default();
             for row in rows.as_array().into_iter().flatten() {
@@ -107,18 +109,18 @@ impl Catalog {
         let doc = &upgrade(doc);
         let layers = validate(path, doc)?;
         let id = path.file_stem().map_or("run".into(), |s| s.to_string_lossy().into_owned());
-        if self.runs.iter().any(|r| r["id"] == id) {
+        if self.runs.iter().any(|r| r.id == id) {
             return Err(refuse(path, format!("run {id} is in the catalogue already")));
         }
-        let entry = run_entry(&id, doc, layers);
+        let entry = run_entry(&id, doc, layers).map_err(|e| refuse(path, e))?;
         // a run is its content, whatever its file is called: a copy has the
         // same command, commit, machine, timings and layers
-        if let Some(same) = self.runs.iter().find(|r| same_run(r, &entry)) {
+        if let Some(same) = self.runs.iter().find(|r| r.same_run(&entry)) {
             return Err(refuse(
                 path,
                 format!(
                     "this run is in the catalogue already as {} (same command, commit, machine, timings and layers)",
-                    same["id"].as_str().unwrap_or("?")
+                    same.id
                 ),
             ));
         }
@@ -166,7 +168,7 @@ impl Catalog {
         let estimate::CheckedEstimate { n, seed, layers } =
             estimate::validate_estimate(doc).map_err(|e| refuse(path, e))?;
         let id = path.file_stem().map_or("estimate".into(), |s| s.to_string_lossy().into_owned());
-        if self.runs.iter().chain(&self.estimates).any(|r| r["id"] == id) {
+        if self.runs.iter().any(|r| r.id == id) || self.estimates.iter().any(|r| r["id"] == id) {
             return Err(refuse(path, format!("run {id} is in the catalogue already")));
         }
         for e in &self.estimates {
@@ -318,14 +320,14 @@ impl Catalog {
     /// The independent checks a row passed.
     fn checks(&self, name: &str, layer: u32, row: &Map<String, Value>) -> Vec<&'static str> {
         let mut out = Vec::new();
-        let engines: Vec<&Value> = row["runs"]
+        let engines: Vec<&str> = row["runs"]
             .as_array()
             .into_iter()
             .flatten()
-            .filter_map(|id| self.runs.iter().find(|r| &r["id"] == id))
-            .map(|r| &r["engine"])
+            .filter_map(|id| self.runs.iter().find(|r| id == r.id.as_str()))
+            .map(|r| r.engine.as_str())
             .collect();
-        if engines.iter().any(|e| *e == "dfs") && engines.iter().any(|e| *e == "layers") {
+        if engines.contains(&"dfs") && engines.contains(&"layers") {
             out.push("engines");
         }
         if oracle_covers(name, layer) {
@@ -341,9 +343,7 @@ impl Catalog {
             out.push("published");
         }
         let perft = row["runs"].as_array().into_iter().flatten().any(|id| {
-            self.runs
-                .iter()
-                .any(|r| &r["id"] == id && r["perft_checked_to"].as_u64().is_some_and(|p| p >= layer as u64))
+            self.runs.iter().any(|r| id == r.id.as_str() && r.perft_checked_to.is_some_and(|p| p >= layer as u64))
         });
         if perft && name.ends_with("by-ply") && layer > 0 {
             out.push("perft");
@@ -370,21 +370,21 @@ impl Catalog {
         out.push_str(&format!("## {name}\n\nTable: [{name}.csv]({name}.csv)\n\n"));
         out.push_str("| run | layers | command | version (commit) | machine | wall time | peak RSS | peak disk |\n");
         out.push_str("|---|---|---|---|---|---|---|---|\n");
-        for r in self.runs.iter().filter(|r| r["table"] == name) {
-            let gib = |v: &Value| v.as_f64().map_or("-".into(), human_bytes);
+        for r in self.runs.iter().filter(|r| r.table == name) {
+            let bytes = |v: Option<u64>| v.map_or("-".into(), |b| human_bytes(b as f64));
             out.push_str(&format!(
                 "| {} | {}..{} | `{}` | {} ({}) | {} cores, {} RAM | {:.3} s | {} | {} |\n",
-                r["id"].as_str().unwrap_or("?"),
-                r["layers"][0],
-                r["layers"][1],
-                r["command"].as_str().unwrap_or("?").replace('|', "\\|"),
-                r["version"].as_str().unwrap_or("?"),
-                r["commit"].as_str().unwrap_or("unknown"),
-                r["machine"]["cores"],
-                gib(&r["machine"]["memory_bytes"]),
-                r["elapsed_seconds"].as_f64().unwrap_or(0.0),
-                gib(&r["peak_rss_bytes"]),
-                gib(&r["peak_disk_bytes"]),
+                r.id,
+                r.layers[0],
+                r.layers[1],
+                r.command.replace('|', "\\|"),
+                r.version,
+                r.commit.as_deref().unwrap_or("unknown"),
+                r.machine["cores"],
+                r.machine["memory_bytes"].as_f64().map_or("-".into(), human_bytes),
+                r.elapsed_seconds,
+                bytes(r.peak_rss_bytes),
+                bytes(r.peak_disk_bytes),
             ));
         }
         out.push('\n');
@@ -525,7 +525,7 @@ impl Catalog {
                     .into_iter()
                     .flatten()
                     .filter_map(|r| r.as_str())
-                    .filter(|id| self.runs.iter().any(|r| r["id"] == *id && counted(r, seq.column)));
+                    .filter(|id| self.runs.iter().any(|r| r.id == *id && r.counted(seq.column)));
                 Some((n, v, runs.map(String::from).collect()))
             })
             .collect();
@@ -533,9 +533,10 @@ impl Catalog {
             return None;
         }
         let commit = |id: &str| {
-            self.runs.iter().find(|r| r["id"] == id).map_or("?".to_string(), |r| {
-                format!("{} {}", r["version"].as_str().unwrap_or("?"), r["commit"].as_str().unwrap_or("unknown"))
-            })
+            self.runs
+                .iter()
+                .find(|r| r.id == id)
+                .map_or("?".to_string(), |r| format!("{} {}", r.version, r.commit.as_deref().unwrap_or("unknown")))
         };
         let mut out = format!(
             "# {}: Othello (Reversi) on 8x8, {}.\n# Terms computed exactly by othello-census; this file \
@@ -570,9 +571,74 @@ impl Catalog {
     }
 }
 
-/// The catalogue's record of a run.
-fn run_entry(id: &str, doc: &Value, layers: &[Value]) -> Value {
-    json!({
+/// The catalogue's record of a run: its provenance, the layers it gave
+/// and the columns it counted. Fields in the order of their names (the
+/// order `catalog.json` has always had); fields added later are absent
+/// from the runs catalogued before them.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RunEntry {
+    /// The result columns this run counted (none: a run catalogued before
+    /// this field, which has every column older than `positions_unique`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub columns: Option<Vec<String>>,
+    /// The command, as a user would type it again.
+    pub command: String,
+    /// The commit of the binary (`-dirty` when it had local changes).
+    pub commit: Option<String>,
+    /// Whether the run counted every layer of the game.
+    pub complete: bool,
+    /// Wall time over every session, seconds.
+    pub elapsed_seconds: f64,
+    /// `dfs` or `layers`.
+    pub engine: String,
+    /// The name of its result file, without `.json`.
+    pub id: String,
+    /// Its first and last layers.
+    pub layers: [u64; 2],
+    /// A digest of its layers (none: catalogued before this field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layers_digest: Option<String>,
+    /// The machine it ran on, as the result file gives it.
+    pub machine: Value,
+    /// Its memory limit, bytes.
+    pub memory_limit_bytes: u64,
+    /// Its peak disk, bytes (the layered engine's).
+    pub peak_disk_bytes: Option<u64>,
+    /// Its peak resident memory, bytes.
+    pub peak_rss_bytes: Option<u64>,
+    /// The last ply whose game columns were checked against perft.
+    pub perft_checked_to: Option<u64>,
+    /// The table its rows went to ([`table_name`]).
+    pub table: String,
+    /// Its worker threads.
+    pub threads: u64,
+    /// The tool's version.
+    pub version: String,
+}
+
+impl RunEntry {
+    /// Whether two records describe the same run: every field but the id
+    /// (the file name) is equal, and so are the digests of their layers
+    /// where both have one (runs catalogued before the digest have none).
+    fn same_run(&self, other: &RunEntry) -> bool {
+        let digests_differ =
+            self.layers_digest.is_some() && other.layers_digest.is_some() && self.layers_digest != other.layers_digest;
+        let bare = |r: &RunEntry| RunEntry { id: String::new(), layers_digest: None, ..r.clone() };
+        bare(self) == bare(other) && !digests_differ
+    }
+
+    /// Whether this run counted `column`.
+    fn counted(&self, column: &str) -> bool {
+        match &self.columns {
+            Some(cols) => cols.iter().any(|c| c == column),
+            None => !["positions_unique", "shapes", "shapes_unique"].contains(&column),
+        }
+    }
+}
+
+/// The catalogue's record of a run from its (validated) result document.
+fn run_entry(id: &str, doc: &Value, layers: &[Value]) -> Result<RunEntry, String> {
+    let entry = json!({
         "id": id,
         "table": table_name(doc),
         "command": doc["command"],
@@ -589,34 +655,13 @@ fn run_entry(id: &str, doc: &Value, layers: &[Value]) -> Value {
         "complete": doc["complete"],
         "perft_checked_to": perft_checked_to(doc),
         "layers_digest": format!("{:016x}", xxhash_rust::xxh3::xxh3_64(doc["layers"].to_string().as_bytes())),
-        // the result columns this run counted (runs catalogued before this
-        // field have every column older than `positions_unique`)
         "columns": COLUMNS
             .iter()
             .filter(|c| layers.iter().any(|l| l.get(c.name).is_some_and(|v| !v.is_null())))
             .map(|c| c.name)
             .collect::<Vec<_>>(),
-    })
-}
-
-/// Whether catalogued run `run` counted `column`.
-fn counted(run: &Value, column: &str) -> bool {
-    match run["columns"].as_array() {
-        Some(cols) => cols.iter().any(|c| c == column),
-        None => !["positions_unique", "shapes", "shapes_unique"].contains(&column),
-    }
-}
-
-/// Whether two run records describe the same run: every field but the id
-/// (the file name) is equal, and so are the digests of their layers where
-/// both have one (runs catalogued before the digest existed have none).
-fn same_run(a: &Value, b: &Value) -> bool {
-    const DIGEST: &str = "layers_digest";
-    fn fields(v: &Value) -> Option<Vec<(&String, &Value)>> {
-        v.as_object().map(|m| m.iter().filter(|(k, _)| *k != "id" && *k != DIGEST).collect())
-    }
-    let digests_differ = !a[DIGEST].is_null() && !b[DIGEST].is_null() && a[DIGEST] != b[DIGEST];
-    fields(a) == fields(b) && !digests_differ
+    });
+    serde_json::from_value(entry).map_err(|e| format!("the run's provenance is malformed: {e}"))
 }
 
 /// `<N>x<N>-by-<discs|ply>`.
