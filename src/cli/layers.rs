@@ -251,8 +251,10 @@ fn layers_message(live: &LayersLive, since: (u64, f64), merged: Option<f64>, tot
             if slice != 0 && k > 0 {
                 future = (k - i) as f64 * total as f64 / rate + future * (k - i + 1) as f64 / k as f64;
             }
+            // after a resume no merge has been timed: say how merges were priced
+            let priced = if merged.is_some() { "" } else { "; merges not timed yet, priced as expansions" };
             format!(
-                ", run ETA ~{} (from the growth of the last layer, {growth:.2}x)",
+                ", run ETA ~{} (from the growth of the last layer, {growth:.2}x{priced})",
                 human_duration(layer_eta + future)
             )
         } else {
