@@ -465,9 +465,11 @@ pub fn predecessors<G: Geometry>(p: &Position<G>, out: &mut Vec<Position<G>>) {
     while q_set != 0 {
         let q = q_set.trailing_zeros();
         q_set &= q_set - 1;
-        let Some((choices, counts)) = flip_choices::<G>(q, s_discs, m_discs) else {
+        let mut choices: [[u64; 8]; 8] = [[0; 8]; 8];
+        let mut counts = [1usize; 8];
+        if !flip_choices::<G>(q, s_discs, m_discs, &mut choices, &mut counts) {
             continue;
-        };
+        }
         // every combination but "nothing flipped" (mixed radix)
         let total: usize = counts.iter().product();
         for code in 1..total {
@@ -487,14 +489,19 @@ pub fn predecessors<G: Geometry>(p: &Position<G>, out: &mut Vec<Position<G>>) {
 /// The lines a move of `m` on `q` may have flipped, `s_discs` and `m_discs`
 /// the discs of the side to move and of `m` after it: per ray, `counts[d]`
 /// choices, choice `L` (`1 <= L < counts[d]`) the first `L` discs of the
-/// run of `m` discs next to `q`, nearest first, and choice 0 nothing. None
-/// where a ray not flipped would have been flippable (a run of `s` discs
-/// closed by an `m` disc): no move on `q` made this position.
-#[inline]
-fn flip_choices<G: Geometry>(q: u32, s_discs: u64, m_discs: u64) -> Option<([[u64; 8]; 8], [usize; 8])> {
+/// run of `m` discs next to `q`, nearest first, and choice 0 nothing
+/// (`choices` come zeroed, `counts` ones). False where a ray not flipped
+/// would have been flippable (a run of `s` discs closed by an `m` disc):
+/// no move on `q` made this position.
+#[inline(always)]
+fn flip_choices<G: Geometry>(
+    q: u32,
+    s_discs: u64,
+    m_discs: u64,
+    choices: &mut [[u64; 8]; 8],
+    counts: &mut [usize; 8],
+) -> bool {
     let rays = G::rays();
-    let mut choices: [[u64; 8]; 8] = [[0; 8]; 8];
-    let mut counts = [1usize; 8];
     for (d, &ray) in rays[q as usize].iter().enumerate() {
         let up = d < 4;
         let nearest_first = |mut bits: u64, out: &mut [u64; 8]| -> usize {
@@ -522,7 +529,7 @@ fn flip_choices<G: Geometry>(q: u32, s_discs: u64, m_discs: u64) -> Option<([[u6
                 k += 1;
             }
             if k > 0 && k < len && squares[k] & m_discs != 0 {
-                return None;
+                return false;
             }
             continue;
         }
@@ -534,7 +541,7 @@ fn flip_choices<G: Geometry>(q: u32, s_discs: u64, m_discs: u64) -> Option<([[u6
         }
         counts[d] = run;
     }
-    Some((choices, counts))
+    true
 }
 
 #[cfg(test)]
