@@ -10,6 +10,7 @@
 set -euo pipefail
 bin_dir=$1 work=$2
 export PATH="$bin_dir:$PATH"
+. "$(dirname "$0")/require-clean-build.sh"
 grep -m1 'model name' /proc/cpuinfo
 echo "avx512: $(grep -o 'avx512[a-z]*' /proc/cpuinfo | sort -u | tr '\n' ' ')"
 if [ -e "$work/run.manifest" ]; then

@@ -8,6 +8,7 @@
 set -euo pipefail
 bin_dir=$1 size=$2 discs=$3 unit=$4 first=$5 last=$6 out=$7
 export PATH="$bin_dir:$PATH"
+. "$(dirname "$0")/require-clean-build.sh"
 grep -m1 'model name' /proc/cpuinfo
 for seed in $(seq "$first" "$last"); do
     othello-census estimate --size "$size" --discs "$discs" --time "$unit" --seed "$seed" \

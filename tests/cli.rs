@@ -205,3 +205,16 @@ fn help_names_every_command() {
         assert!(String::from_utf8_lossy(&out.stdout).contains(option), "{c} --help lacks {option}");
     }
 }
+
+/// `--version` names the commit of the build (what the long-run scripts
+/// check before a run whose provenance it becomes), and it is the commit
+/// the result files record.
+#[test]
+fn version_names_the_commit() {
+    let out = bin().arg("--version").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let commit = text.trim().strip_prefix("othello-census ").and_then(|v| v.split_once(" (commit ")).map(|(_, c)| c);
+    let commit = commit.and_then(|c| c.strip_suffix(')')).unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(commit, othello_census::COMMIT, "{text}");
+}

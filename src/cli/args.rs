@@ -13,7 +13,8 @@ use othello_census::engine::layers::{DEFAULT_PARTITIONS, MAX_PLIES};
 #[derive(Debug, Parser)]
 #[command(
     name = "othello-census",
-    version,
+    // the commit too: a long run's provenance, checked by scripts/
+    version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("OTHELLO_CENSUS_COMMIT"), ")"),
     about,
     long_about = "Exact census of Othello on 4x4, 6x6 and 8x8 boards.\n\n\
         A position is a board plus the side to move; a terminal position is one where \
