@@ -307,3 +307,26 @@ fn oeis_bfiles_come_from_the_catalogue() {
     assert_eq!((read("b124004.txt"), read("b124005.txt"), read("b124006.txt")), first);
     fails_with(d, &["catalog", "oeis", "--dir", "nowhere"], "holds no catalogue");
 }
+
+/// A run computed by a build with uncommitted changes is catalogued with a
+/// warning that says so (its commit cannot rebuild its binary); a clean
+/// run's adding warns of nothing.
+#[test]
+fn runs_of_dirty_builds_are_added_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let run = result_of(d, "a", &["--size", "4"]);
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&run).unwrap()).unwrap();
+    doc["commit"] = Value::from("0123456789ab-dirty");
+    let dirty = d.join("dirty.json");
+    std::fs::write(&dirty, serde_json::to_string(&doc).unwrap()).unwrap();
+    doc["commit"] = Value::from("0123456789ab");
+    let clean = d.join("clean.json");
+    std::fs::write(&clean, serde_json::to_string(&doc).unwrap()).unwrap();
+    let out = add(d, &[&clean]);
+    assert!(out.status.success() && !String::from_utf8_lossy(&out.stderr).contains("warning"));
+    let out = add(d, &[&dirty]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("warning: ") && err.contains("0123456789ab-dirty") && err.contains("uncommitted"), "{err}");
+}

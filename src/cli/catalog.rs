@@ -25,6 +25,13 @@ pub fn run(a: &CatalogArgs) -> anyhow::Result<ExitCode> {
                     .map_err(|e| anyhow::anyhow!("{}: not a result file ({e})", path.display()))?;
                 let table = catalog.add(path, &doc)?;
                 note(format!("{}: added to {table}", path.display()));
+                if let Some(commit) = doc["commit"].as_str().filter(|c| c.ends_with("-dirty")) {
+                    note(format!(
+                        "warning: {} was computed by a build with uncommitted changes (commit {commit}); its rows \
+                         are catalogued, but no commit rebuilds its binary: confirm them with a run of a clean build",
+                        path.display()
+                    ));
+                }
             }
             // only once every run passed: nothing is written on a refusal
             write(&catalog, dir)
