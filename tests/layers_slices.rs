@@ -174,6 +174,106 @@ fn a_run_stopped_inside_a_slice_resumes_to_the_same_counts() {
     }
 }
 
+/// A single process records its progress after each round of parent
+/// parts: stopped inside an expansion (of a stored layer, and of the
+/// parent of a slice), it resumes after its last recorded round, cutting
+/// back what the stopped round had appended, to the same counts.
+#[test]
+fn a_run_stopped_inside_an_expansion_resumes_after_its_last_recorded_round() {
+    use othello_census::engine::layers::progress;
+    let want = alone::<B6>(LayerBy::Discs, 14, 8, &LayersSettings::new(2, 1 << 30)).census.layers;
+    // 1 MiB: buffers far smaller than a layer's children, a round per part
+    let stored = LayersSettings { threads: 1, ..LayersSettings::new(1, 1 << 20) };
+    let sliced = LayersSettings { threads: 1, ..counted(Some(2), 1 << 20) };
+    for (what, settings, layer, slice) in [("layer 13", stored, 13u32, 0u32), ("slice 2 of layer 14", sliced, 13, 2)] {
+        let dir = tempfile::tempdir().unwrap();
+        let p = plan(LayerBy::Discs, 14, 8, dir.path());
+        let file = progress::path_in(&p.work_dir.join(format!("buckets-{:03}", layer + 1)));
+        let recorded = || progress::read(&file).ok().flatten().filter(|r| r.id.layer == layer && r.id.slice == slice);
+        // stopped some parents into the round after the second: that
+        // round's first runs are in the buckets, past the recorded state
+        let (stop, live) = (AtomicBool::new(false), LayersLive::default());
+        let first = std::thread::scope(|s| {
+            let h = s.spawn(|| start::<B6>(&p, &settings, &stop, &live));
+            let t0 = Instant::now();
+            let mut after_two = None;
+            while !h.is_finished() && t0.elapsed() < Duration::from_secs(120) {
+                let parents = live.done.load(Ordering::SeqCst);
+                match (after_two, recorded().map(|r| r.done)) {
+                    (None, Some(2)) => after_two = Some(parents),
+                    (Some(at), Some(2)) if parents > at => {
+                        stop.store(true, Ordering::SeqCst);
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            h.join().unwrap()
+        });
+        assert!(matches!(first, Err(LayersError::Interrupted(_))), "{what}: the run was not stopped");
+        let at = recorded().expect("a progress file");
+        assert!(at.done == 2 && at.done < at.id.rounds, "{what}: stopped after {} of {} rounds", at.done, at.id.rounds);
+        let appended =
+            at.buckets.iter().enumerate().filter_map(|(j, b)| b.as_ref().map(|b| (j, b.len))).any(|(j, len)| {
+                let bucket = file.with_file_name(format!("part-{j:04}.bkt"));
+                std::fs::metadata(bucket).unwrap().len() > len
+            });
+        assert!(appended, "{what}: the stopped round appended nothing");
+        let never = AtomicBool::new(false);
+        let done = resume::<B6>(&p.work_dir, None, &settings, &never, &LayersLive::default()).unwrap();
+        assert_eq!(done.census.layers, want, "{what}");
+        let expand = done.phases.iter().find(|x| x.phase == "expand" && x.layer == layer).unwrap();
+        assert_eq!((expand.rounds, expand.rounds_resumed), (at.id.rounds, at.done), "{what}");
+    }
+}
+
+/// A bucket shorter than its expansion's progress file records is refused
+/// in one line, and a damaged progress file says how to start the
+/// expansion afresh.
+#[test]
+fn a_damaged_expansion_progress_is_refused_in_one_line() {
+    use othello_census::engine::layers::progress;
+    let settings = LayersSettings { threads: 1, ..LayersSettings::new(1, 1 << 20) };
+    for damage in ["bucket", "progress"] {
+        let dir = tempfile::tempdir().unwrap();
+        let p = plan(LayerBy::Discs, 13, 8, dir.path());
+        let buckets = p.work_dir.join("buckets-013");
+        let file = progress::path_in(&buckets);
+        let stop = AtomicBool::new(false);
+        let first = std::thread::scope(|s| {
+            let h = s.spawn(|| start::<B6>(&p, &settings, &stop, &LayersLive::default()));
+            let t0 = Instant::now();
+            while !h.is_finished() && t0.elapsed() < Duration::from_secs(120) {
+                if progress::read(&file).ok().flatten().is_some_and(|r| r.id.layer == 12 && r.done >= 2) {
+                    stop.store(true, Ordering::SeqCst);
+                    break;
+                }
+            }
+            h.join().unwrap()
+        });
+        assert!(matches!(first, Err(LayersError::Interrupted(_))), "{damage}: the run was not stopped");
+        let at = progress::read(&file).unwrap().unwrap();
+        match damage {
+            "bucket" => {
+                let (j, st) = at.buckets.iter().enumerate().find_map(|(j, b)| b.clone().map(|b| (j, b))).unwrap();
+                let f = std::fs::OpenOptions::new().write(true).open(buckets.join(format!("part-{j:04}.bkt"))).unwrap();
+                f.set_len(st.len - 1).unwrap();
+            }
+            _ => {
+                let mut bytes = std::fs::read(&file).unwrap();
+                let n = bytes.len();
+                bytes[n - 20] ^= 0x40;
+                std::fs::write(&file, bytes).unwrap();
+            }
+        }
+        let never = AtomicBool::new(false);
+        let e = resume::<B6>(&p.work_dir, None, &settings, &never, &LayersLive::default()).unwrap_err().to_string();
+        assert!(!e.contains('\n'), "{damage}: {e}");
+        let expect = if damage == "bucket" { "fewer than the" } else { "delete the file to expand layer 12 again" };
+        assert!(e.contains(expect), "{damage}: {e}");
+    }
+}
+
 #[test]
 fn threads_as_ranks_equal_one_process_with_a_small_message_cap() {
     let cases: [(LayerBy, u32, u32); 2] = [(LayerBy::Discs, 12, 7), (LayerBy::Ply, 8, 5)];

@@ -23,6 +23,8 @@ pub const MAGIC_PART: [u8; 8] = *b"OTHLAYR\0";
 pub const MAGIC_BUCKET: [u8; 8] = *b"OTHBUCK\0";
 /// The magic of a layered run's manifest.
 pub const MAGIC_MANIFEST: [u8; 8] = *b"OTHLMAN\0";
+/// The magic of a layered expansion's progress file.
+pub const MAGIC_PROGRESS: [u8; 8] = *b"OTHLPRG\0";
 
 /// The kind of othello-census file a magic names, for messages.
 pub fn kind_of_magic(magic: &[u8]) -> Option<&'static str> {
@@ -31,6 +33,7 @@ pub fn kind_of_magic(magic: &[u8]) -> Option<&'static str> {
         (MAGIC_PART, "layer file (a part of a layered run)"),
         (MAGIC_BUCKET, "bucket file (sorted runs of a layered run)"),
         (MAGIC_MANIFEST, "layered run's manifest"),
+        (MAGIC_PROGRESS, "layered expansion's progress file"),
     ]
     .into_iter()
     .find(|(m, _)| m.as_slice() == magic)
@@ -479,6 +482,28 @@ pub fn put_varint(out: &mut Vec<u8>, mut v: u128) {
 /// Encodes `value` with [`bincode_config`].
 pub fn encode<T: bincode::Encode>(value: &T) -> Vec<u8> {
     bincode::encode_to_vec(value, bincode_config()).expect("encoding into a Vec cannot fail")
+}
+
+/// Writes a framed file of one `HEAD` section holding `value` (a
+/// manifest, a progress file) atomically: temporary file, fsync, rename,
+/// fsync of the directory.
+pub fn write_head_file<T: bincode::Encode>(path: &Path, kind: &FileKind, value: &T) -> Result<(), FrameError> {
+    let bytes = encode(value);
+    crate::formats::atomic::atomic_write_with(path, |w| {
+        write_preamble(w, kind)?;
+        write_section(w, *b"HEAD", bytes.len() as u64, |h| h.put(&bytes))?;
+        write_end(w)
+    })
+    .map_err(|e| FrameError::Io { path: path.to_path_buf(), error: e })
+}
+
+/// Reads and checks a file [`write_head_file`] wrote (its `HEAD` at most
+/// `max` bytes).
+pub fn read_head_file<T: bincode::Decode<()>>(path: &Path, kind: FileKind, max: u64) -> Result<T, FrameError> {
+    let mut r = FramedReader::open(path, kind)?;
+    let value: T = r.decode(*b"HEAD", max)?;
+    r.end()?;
+    Ok(value)
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ use rayon::prelude::*;
 use super::commit::{commit, read_state, set_limit};
 use super::expand::{BUFFER_BYTES_PER_RECORD, BUFFER_SHARE, Counter, Expansion, PartInput, expand};
 use super::merge::{merge_and_count, merge_partition};
+use super::progress::{ExpandProgress, ExpansionId};
 use super::shuffle::{LocalBuckets, NoChildren, ShuffleSink};
 use super::store::{
     Compaction, Entering, MIN_COMPACT_RATIO, Manifest, Phase, RunConfig, Slicing, merge_bucket, partition_of,
@@ -314,6 +315,8 @@ struct Driver<'a, G: Keyed, T: Transport> {
 /// What one expansion into buckets produced, summed over the ranks.
 struct Expanded {
     found: Expansion,
+    /// Rounds of the expansion, and those resumed from its progress file.
+    rounds: (u32, u32),
     /// Runs per bucket of the next layer.
     runs: Vec<u64>,
     compactions: u64,
@@ -469,6 +472,8 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
             records,
             compactions: 0,
             exchanged: 0,
+            rounds: 0,
+            rounds_resumed: 0,
             slice,
         }
     }
@@ -512,10 +517,12 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
             m.elapsed_seconds = s.elapsed();
             return Ok(Step::Done);
         }
-        let ex = self.expand_to_buckets(m, s, &inputs, here, next.compaction, &|_| true)?;
+        let ex = self.expand_to_buckets(m, s, &inputs, here, next.compaction, &|_| true, (0, 1))?;
         s.phases.push(PhaseStat {
             compactions: ex.compactions,
             exchanged: ex.exchanged,
+            rounds: ex.rounds.0,
+            rounds_resumed: ex.rounds.1,
             ..self.phase_stat(started, "expand", k, ex.found.emitted, None)
         });
         self.parent_counted(m, s.by, &ex.found)?;
@@ -621,10 +628,12 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
         };
         self.show_expanding(m, here, slice);
         let inputs = self.inputs(m, &s.owned);
-        let ex = self.expand_to_buckets(m, s, &inputs, here, compaction, &keep)?;
+        let ex = self.expand_to_buckets(m, s, &inputs, here, compaction, &keep, (done + 1, slices))?;
         s.phases.push(PhaseStat {
             compactions: ex.compactions,
             exchanged: ex.exchanged,
+            rounds: ex.rounds.0,
+            rounds_resumed: ex.rounds.1,
             ..self.phase_stat(started, "expand", k, ex.found.emitted, slice)
         });
         // every slice expands the same parent layer: the first counts it,
@@ -728,9 +737,14 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
     }
 
     /// Expands this rank's parent parts into the buckets of the next layer
-    /// (the partitions `keep` names), in rounds when there are several
-    /// ranks: the children of other ranks' partitions are exchanged after
-    /// each round. The buckets are removed if anything fails.
+    /// (the partitions `keep` names, those of slice `slice.0` of
+    /// `slice.1`, or slice 0 of 1: all), in rounds of whole parts: with
+    /// several ranks the children of other ranks' partitions are exchanged
+    /// after each round; a single process records its progress after each
+    /// round ([`super::progress`]) and resumes after the last one
+    /// recorded. The buckets are removed if anything fails before a round
+    /// is recorded.
+    #[allow(clippy::too_many_arguments)] // (the parts of one expansion, named at its two callers)
     fn expand_to_buckets(
         &self,
         m: &Manifest,
@@ -739,33 +753,37 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
         here: u64,
         compaction: Option<Compaction>,
         keep: &(dyn Fn(u32) -> bool + Sync),
+        slice: (u32, u32),
     ) -> Result<Expanded, LayersError> {
         let (t, ctx, path) = (self.t, self.ctx, self.path());
         let (k, partitions) = (m.layer, m.run.partitions);
-        let (by, share, fan_in) = (s.by, s.share, s.fan_in);
+        let (by, fan_in) = (s.by, s.fan_in);
         let held = |j: u32| t.owns(j) && keep(j);
-        let buckets = LocalBuckets::create_held(self.mine, k + 1, partitions, fan_in, compaction, held);
-        let buckets = t.agree(buckets, path)?;
-        let rounds = if t.ranks() == 1 {
-            1
-        } else {
-            // as few rounds as the buffers allow: children summed in one
-            // buffer before they are sent are sent once
-            let previous =
-                m.stats.iter().rev().find(|s| s.layer < k).map_or(1.0, |s| (s.counts.classes as f64 * share).max(1.0));
-            let children = here as f64 * (here as f64 / previous).max(1.0) * RAW_CHILDREN_PER_CLASS;
-            let buffers = ctx.settings.memory_limit as f64 * BUFFER_SHARE;
-            let want = (children * BUFFER_BYTES_PER_RECORD as f64 / buffers).ceil().max(1.0) as u64;
-            t.max(want.min(inputs.len().max(1) as u64)) as usize
+        let rounds = self.rounds(m, s, inputs.len(), here, keep);
+        let resumable = t.ranks() == 1;
+        let id = ExpansionId {
+            layer: k,
+            slice: slice.0,
+            slices: slice.1,
+            rounds: rounds as u32,
+            inputs: inputs.iter().map(|i| (i.id.partition, i.records)).collect(),
         };
+        let opened = if resumable {
+            self.open_buckets(id, partitions, fan_in, compaction, &held)
+        } else {
+            LocalBuckets::create_held(self.mine, k + 1, partitions, fan_in, compaction, false, held)
+                .map(|b| (b, ExpandProgress { id, done: 0, found: Expansion::default(), buckets: Vec::new() }))
+        };
+        let (buckets, mut progress) = t.agree(opened, path)?;
+        let resumed = progress.done;
         let per_round = inputs.len().div_ceil(rounds).max(1);
         let expanded = (|| {
-            let (mut ex, mut sent) = (Expansion::default(), 0u64);
-            for i in 0..rounds {
+            let mut sent = 0u64;
+            for i in progress.done as usize..rounds {
                 let outbox = Outbox::new(&buckets, t.rank(), t.ranks(), keep);
                 let group = inputs.chunks(per_round).nth(i).unwrap_or(&[]);
                 let part = expand::<G>(ctx, by, group, true, &outbox);
-                ex.add(&t.agree(part, path)?);
+                progress.found.add(&t.agree(part, path)?);
                 let out = outbox.into_messages();
                 sent += out.iter().map(|o| o.len() as u64).sum::<u64>();
                 let received = t.exchange(&out);
@@ -774,21 +792,80 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
                     decode_message(bytes, from, |p| p < partitions && held(p), |p, r| buckets.send(p, r))
                 });
                 t.agree(delivered, path)?;
+                if resumable {
+                    progress.done = i as u32 + 1;
+                    buckets.checkpoint(&mut progress)?;
+                }
             }
-            Ok((ex, sent))
+            Ok(sent)
         })();
-        let (ex, sent) = match expanded {
+        let sent = match expanded {
             Ok(v) => v,
             Err(e) => {
-                buckets.discard();
+                if progress.done == 0 {
+                    buckets.discard();
+                }
                 return Err(e);
             }
         };
         let compactions = buckets.compactions();
         let runs = t.agree(buckets.finish(), path)?;
-        let found = sum_expansions(t, ex)?;
+        let found = sum_expansions(t, progress.found)?;
         let totals = t.sum(&[compactions, sent]);
-        Ok(Expanded { found, runs: t.sum(&runs), compactions: totals[0], exchanged: totals[1] })
+        Ok(Expanded {
+            found,
+            rounds: (rounds as u32, resumed),
+            runs: t.sum(&runs),
+            compactions: totals[0],
+            exchanged: totals[1],
+        })
+    }
+
+    /// The rounds of an expansion of `parts` parent parts (`here` classes
+    /// here) whose children `keep` keeps, from its estimated children and
+    /// the workers' buffers (the same on every rank). Ranks: as few as the
+    /// buffers allow (children summed in one buffer before they are sent
+    /// are sent once). One process: a round per two buffers filled (each
+    /// round ends with the buffers spilled, so rounds cost little summing),
+    /// the unit of resume inside the expansion.
+    fn rounds(&self, m: &Manifest, s: &Session, parts: usize, here: u64, keep: &dyn Fn(u32) -> bool) -> usize {
+        let partitions = m.run.partitions;
+        let kept = (0..partitions).filter(|&j| keep(j)).count() as f64 / partitions.max(1) as f64;
+        let previous = m
+            .stats
+            .iter()
+            .rev()
+            .find(|l| l.layer < m.layer)
+            .map_or(1.0, |l| (l.counts.classes as f64 * s.share).max(1.0));
+        let children = here as f64 * (here as f64 / previous).max(1.0) * RAW_CHILDREN_PER_CLASS * kept;
+        let buffers = self.ctx.settings.memory_limit as f64 * BUFFER_SHARE;
+        let fills = children * BUFFER_BYTES_PER_RECORD as f64 / buffers;
+        let want = if self.t.ranks() == 1 { (fills / 2.0).floor().max(1.0) } else { fills.ceil().max(1.0) } as u64;
+        self.t.max(want.min(parts.max(1) as u64)) as usize
+    }
+
+    /// The buckets of an expansion `id`, reopened where its progress file
+    /// says it got to, or else created empty.
+    fn open_buckets(
+        &self,
+        id: ExpansionId,
+        partitions: u32,
+        fan_in: usize,
+        compaction: Option<Compaction>,
+        held: &dyn Fn(u32) -> bool,
+    ) -> Result<(LocalBuckets, ExpandProgress), LayersError> {
+        let next = id.layer + 1;
+        let path = super::progress::path_in(&self.mine.bucket_dir(next));
+        let recorded = super::progress::read(&path).map_err(|e| LayersError::WorkDir {
+            path: path.clone(),
+            detail: format!("{e} (delete the file to expand layer {} again from its first part)", id.layer),
+        })?;
+        if let Some(p) = recorded.filter(|p| p.id == id && p.done > 0) {
+            let buckets = LocalBuckets::reopen(self.mine, next, fan_in, compaction, &p)?;
+            return Ok((buckets, p));
+        }
+        let buckets = LocalBuckets::create_held(self.mine, next, partitions, fan_in, compaction, true, held)?;
+        Ok((buckets, ExpandProgress { id, done: 0, found: Expansion::default(), buckets: Vec::new() }))
     }
 
     /// Merges and counts the buckets of `parts` (this rank's) of layer
@@ -946,6 +1023,9 @@ pub(super) fn check_disk(
         }
         _ => (free, "is free"),
     };
+    // the buckets of an expansion under way are runs already counted in
+    // the need (or are removed when the expansion starts afresh)
+    let room = room + work.bucket_bytes(m.layer + 1) as f64;
     let compaction = |ratio: f64| Some(Compaction { ratio, min_bytes: settings.compact_min_bytes });
     if settings.compaction == CompactionMode::Auto && next_layer * RUNS_UNCOMPACTED + parts <= room {
         return Ok(None);

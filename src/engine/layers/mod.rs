@@ -35,6 +35,7 @@ pub mod driver;
 pub mod expand;
 pub mod inspect;
 pub mod merge;
+pub mod progress;
 pub mod ranks;
 pub mod shapes;
 pub mod shuffle;
@@ -264,6 +265,11 @@ pub struct PhaseStat {
     /// The slice (from 1) and the slices of a last layer counted in slices.
     #[serde(serialize_with = "slice_of")]
     pub slice: Option<(u32, u32)>,
+    /// Rounds of an expansion (0 for a merge).
+    pub rounds: u32,
+    /// Of those, the rounds an earlier, stopped call had done and recorded
+    /// (not expanded again; `seconds` and `records` cover the others).
+    pub rounds_resumed: u32,
 }
 
 /// A slice as `{"slice": i, "of": k}` (null for a whole layer).

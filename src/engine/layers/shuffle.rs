@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use super::LayersError;
+use super::progress::ExpandProgress;
 use super::store::{BucketWriter, Compaction, Record};
 use super::workdir::WorkDir;
 
@@ -42,25 +43,75 @@ impl LocalBuckets {
         fan_in: usize,
         compaction: Option<Compaction>,
     ) -> Result<LocalBuckets, LayersError> {
-        Self::create_held(work, k, partitions, fan_in, compaction, |_| true)
+        Self::create_held(work, k, partitions, fan_in, compaction, false, |_| true)
     }
 
     /// Buckets for the partitions `held` says this process holds (a rank
     /// of a distributed run); a run for another partition is an error.
+    /// `checkpointed`: compacted only at [`LocalBuckets::checkpoint`].
     pub fn create_held(
         work: &WorkDir,
         k: u32,
         partitions: u32,
         fan_in: usize,
         compaction: Option<Compaction>,
+        checkpointed: bool,
         held: impl Fn(u32) -> bool,
     ) -> Result<LocalBuckets, LayersError> {
         let dir = work.fresh_bucket_dir(k)?;
         let writers = (0..partitions)
-            .map(|j| held(j).then(|| BucketWriter::create(&work.bucket(k, j), fan_in, compaction)).transpose())
+            .map(|j| {
+                held(j).then(|| BucketWriter::create(&work.bucket(k, j), fan_in, compaction, checkpointed)).transpose()
+            })
             .collect::<Result<_, _>>()?;
         WorkDir::sync_dir(&dir)?;
         Ok(LocalBuckets { writers, dir })
+    }
+
+    /// The checkpointed buckets of layer `k` as `progress` recorded them
+    /// (see [`BucketWriter::reopen`]).
+    pub fn reopen(
+        work: &WorkDir,
+        k: u32,
+        fan_in: usize,
+        compaction: Option<Compaction>,
+        progress: &ExpandProgress,
+    ) -> Result<LocalBuckets, LayersError> {
+        let writers = progress
+            .buckets
+            .iter()
+            .enumerate()
+            .map(|(j, st)| {
+                st.as_ref()
+                    .map(|st| BucketWriter::reopen(&work.bucket(k, j as u32), fan_in, compaction, st.clone()))
+                    .transpose()
+            })
+            .collect::<Result<_, _>>()?;
+        let dir = work.bucket_dir(k);
+        WorkDir::sync_dir(&dir)?;
+        Ok(LocalBuckets { writers, dir })
+    }
+
+    /// Makes every run appended so far durable and records `progress`
+    /// (`done` rounds, and the state of each bucket) in the progress file;
+    /// then compacts the buckets that are due, one at a time, each staged
+    /// durably and recorded before it replaces its bucket, so that a
+    /// reopen at the last record finds the buckets as recorded.
+    pub fn checkpoint(&self, progress: &mut ExpandProgress) -> Result<(), LayersError> {
+        progress.buckets =
+            self.writers.iter().map(|w| w.as_ref().map(|w| w.sync()).transpose()).collect::<Result<_, _>>()?;
+        let path = super::progress::path_in(&self.dir);
+        super::progress::write(&path, progress)?;
+        for (j, w) in self.writers.iter().enumerate() {
+            let Some(w) = w else { continue };
+            if let Some(next) = w.stage_compaction()? {
+                progress.buckets[j] = Some(next.clone());
+                super::progress::write(&path, progress)?;
+                w.install(next)?;
+                WorkDir::sync_dir(&self.dir)?;
+            }
+        }
+        Ok(())
     }
 
     /// Compactions so far, over every bucket.

@@ -26,8 +26,8 @@ use super::expand::Expansion;
 use crate::census::LayerCounts;
 use crate::formats::atomic::atomic_write_with;
 use crate::formats::framed::{
-    FileKind, FrameError, FramedReader, PayloadReader, encode, put_varint, write_end, write_preamble, write_section,
-    write_section_streaming,
+    FileKind, FrameError, FramedReader, PayloadReader, encode, put_varint, read_head_file, write_end, write_head_file,
+    write_preamble, write_section, write_section_streaming,
 };
 
 /// A stored key (see [`to_stored`]) and its multiplicity.
@@ -336,21 +336,12 @@ fn io_err(path: &Path, e: io::Error) -> FrameError {
 
 /// Writes a manifest atomically.
 pub fn write_manifest(path: &Path, m: &Manifest) -> Result<(), FrameError> {
-    let bytes = encode(m);
-    atomic_write_with(path, |w| {
-        write_preamble(w, &MANIFEST_KIND)?;
-        write_section(w, TAG_HEAD, bytes.len() as u64, |h| h.put(&bytes))?;
-        write_end(w)
-    })
-    .map_err(|e| io_err(path, e))
+    write_head_file(path, &MANIFEST_KIND, m)
 }
 
 /// Reads and checks a manifest.
 pub fn read_manifest(path: &Path) -> Result<Manifest, FrameError> {
-    let mut r = FramedReader::open(path, MANIFEST_KIND)?;
-    let m: Manifest = r.decode(TAG_HEAD, 1 << 24)?;
-    r.end()?;
-    Ok(m)
+    read_head_file(path, MANIFEST_KIND, 1 << 24)
 }
 
 /// Appends the LEB128 delta encoding of sorted, unique `records` to `out`.
@@ -493,44 +484,116 @@ pub const MIN_COMPACT_RATIO: f64 = 0.5;
 /// otherwise (small layers would churn for nothing).
 pub const COMPACT_MIN_BYTES: u64 = 1 << 20;
 
-/// What a bucket holds so far.
-#[derive(Debug, Default)]
-struct BucketState {
+/// What a bucket holds at a moment: enough to reopen it there (an
+/// expansion's progress file keeps one per bucket, see
+/// `docs/layer-format.md`). Encoded field by field, in this order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BucketState {
     /// Offsets of its runs.
-    offsets: Vec<u64>,
+    pub offsets: Vec<u64>,
     /// Bytes of the file after its last compaction (the preamble alone at
     /// first).
-    base: u64,
+    pub base: u64,
     /// Bytes appended since then.
-    appended: u64,
+    pub appended: u64,
     /// Compactions so far.
-    compactions: u64,
+    pub compactions: u64,
+    /// Bytes of the file, up to the end of its last run.
+    pub len: u64,
 }
+
+impl Encode for BucketState {
+    fn encode<E: Encoder>(&self, e: &mut E) -> Result<(), EncodeError> {
+        encode_fields!(e, self.offsets, self.base, self.appended, self.compactions, self.len)
+    }
+}
+
+impl<C> Decode<C> for BucketState {
+    fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
+        Ok(BucketState {
+            offsets: Vec::decode(d)?,
+            base: u64::decode(d)?,
+            appended: u64::decode(d)?,
+            compactions: u64::decode(d)?,
+            len: u64::decode(d)?,
+        })
+    }
+}
+bincode::impl_borrow_decode!(BucketState);
 
 /// Collects sorted runs for one partition of the next layer. Threads append
 /// whole runs; `finish` closes the file with END. The file is open only
 /// while a run is appended, so a layer of any number of partitions holds no
 /// file descriptors between appends. With a [`Compaction`], once the runs
 /// appended since the last compaction outgrow its ratio of the compacted
-/// run, the appending thread merges every run into one (summing
-/// duplicates) and replaces the file: the spill stays close to the size of
-/// the layer it becomes.
+/// run, every run is merged into one (summing duplicates) and the file
+/// replaced: the spill stays close to the size of the layer it becomes.
+/// The appending thread compacts at once, unless the bucket is
+/// *checkpointed*: then only the driver compacts, between rounds
+/// ([`BucketWriter::stage_compaction`]), so that the bucket at a checkpoint
+/// can be reopened ([`BucketWriter::reopen`]).
 pub struct BucketWriter {
     path: PathBuf,
     fan_in: usize,
     compaction: Option<Compaction>,
+    checkpointed: bool,
     state: Mutex<BucketState>,
 }
 
 impl BucketWriter {
     /// Creates (truncates) a bucket file, compacted as `compaction` says
-    /// (never if `None`); compactions merge at most `fan_in` runs at once.
-    pub fn create(path: &Path, fan_in: usize, compaction: Option<Compaction>) -> Result<BucketWriter, FrameError> {
+    /// (never if `None`); compactions merge at most `fan_in` runs at once;
+    /// `checkpointed`: only between rounds.
+    pub fn create(
+        path: &Path,
+        fan_in: usize,
+        compaction: Option<Compaction>,
+        checkpointed: bool,
+    ) -> Result<BucketWriter, FrameError> {
         let mut f = File::create(path).map_err(|e| io_err(path, e))?;
         write_preamble(&mut f, &BUCKET_KIND).map_err(|e| io_err(path, e))?;
         let base = f.metadata().map_err(|e| io_err(path, e))?.len();
-        let state = Mutex::new(BucketState { base, ..BucketState::default() });
-        Ok(BucketWriter { path: path.to_path_buf(), fan_in, compaction, state })
+        let state = Mutex::new(BucketState { base, len: base, ..BucketState::default() });
+        Ok(BucketWriter { path: path.to_path_buf(), fan_in, compaction, checkpointed, state })
+    }
+
+    /// Reopens a checkpointed bucket as it was when `state` was taken: a
+    /// compaction staged and recorded in that state is installed first
+    /// (one staged and not recorded is removed), then whatever was
+    /// appended after the state is cut off. A file shorter than the state,
+    /// or not a bucket, is an error.
+    pub fn reopen(
+        path: &Path,
+        fan_in: usize,
+        compaction: Option<Compaction>,
+        state: BucketState,
+    ) -> Result<BucketWriter, FrameError> {
+        let staged = Self::staged_path(path, state.compactions);
+        if staged.exists() {
+            std::fs::rename(&staged, path).map_err(|e| io_err(path, e))?;
+        }
+        let next = Self::staged_path(path, state.compactions + 1);
+        if next.exists() {
+            std::fs::remove_file(&next).map_err(|e| io_err(&next, e))?;
+        }
+        FramedReader::open(path, BUCKET_KIND)?;
+        let f = OpenOptions::new().write(true).open(path).map_err(|e| io_err(path, e))?;
+        let len = f.metadata().map_err(|e| io_err(path, e))?.len();
+        if len < state.len || state.offsets.iter().any(|&o| o >= state.len) {
+            return Err(FrameError::Corrupt {
+                path: path.to_path_buf(),
+                kind: BUCKET_KIND.name,
+                detail: format!("{len} bytes, fewer than the {} its expansion's progress file records", state.len),
+            });
+        }
+        f.set_len(state.len).and_then(|_| f.sync_all()).map_err(|e| io_err(path, e))?;
+        let state = Mutex::new(state);
+        Ok(BucketWriter { path: path.to_path_buf(), fan_in, compaction, checkpointed: true, state })
+    }
+
+    /// Where compaction number `n` of the bucket at `path` is staged.
+    fn staged_path(path: &Path, n: u64) -> PathBuf {
+        path.with_extension(format!("gen{n}"))
     }
 
     /// Appends a run of sorted, unique records.
@@ -552,32 +615,67 @@ impl BucketWriter {
         let end = std::fs::metadata(path).map_err(|e| io_err(path, e))?.len();
         st.offsets.push(at);
         st.appended += end - at;
-        if let Some(c) = self.compaction
-            && st.offsets.len() > 1
-            && st.appended as f64 > (st.base as f64 * c.ratio).max(c.min_bytes as f64)
-        {
-            self.compact(&mut st)?;
+        st.len = end;
+        if !self.checkpointed && Self::due(self.compaction, &st) {
+            let (staged, next) = self.merge_runs_into(&st, Self::staged_path(path, st.compactions + 1))?;
+            std::fs::rename(&staged, path).map_err(|e| io_err(path, e))?;
+            *st = next;
         }
         Ok(())
     }
 
-    /// Merges every run of the bucket into one, replacing the file.
-    fn compact(&self, st: &mut BucketState) -> Result<(), FrameError> {
-        let tmp = self.path.with_extension("compact");
-        let f = File::create(&tmp).map_err(|e| io_err(&tmp, e))?;
+    /// Whether a bucket in state `st` is due for compaction.
+    fn due(compaction: Option<Compaction>, st: &BucketState) -> bool {
+        compaction.is_some_and(|c| {
+            st.offsets.len() > 1 && st.appended as f64 > (st.base as f64 * c.ratio).max(c.min_bytes as f64)
+        })
+    }
+
+    /// Merges every run of the bucket into one, in a new file `to`;
+    /// returns it and the state the bucket will have once it is the file.
+    fn merge_runs_into(&self, st: &BucketState, to: PathBuf) -> Result<(PathBuf, BucketState), FrameError> {
+        let f = File::create(&to).map_err(|e| io_err(&to, e))?;
         let mut w = BufWriter::with_capacity(1 << 16, f);
-        write_preamble(&mut w, &BUCKET_KIND).map_err(|e| io_err(&tmp, e))?;
-        let at = w.stream_position().map_err(|e| io_err(&tmp, e))?;
-        write_merged_run(&mut w, &tmp, &self.path, &st.offsets, self.fan_in)?;
-        w.flush().map_err(|e| io_err(&tmp, e))?;
-        let len = w.stream_position().map_err(|e| io_err(&tmp, e))?;
-        drop(w);
-        std::fs::rename(&tmp, &self.path).map_err(|e| io_err(&self.path, e))?;
-        st.offsets = vec![at];
-        st.base = len;
-        st.appended = 0;
-        st.compactions += 1;
+        write_preamble(&mut w, &BUCKET_KIND).map_err(|e| io_err(&to, e))?;
+        let at = w.stream_position().map_err(|e| io_err(&to, e))?;
+        write_merged_run(&mut w, &to, &self.path, &st.offsets, self.fan_in)?;
+        w.flush().map_err(|e| io_err(&to, e))?;
+        let len = w.stream_position().map_err(|e| io_err(&to, e))?;
+        if self.checkpointed {
+            w.get_ref().sync_all().map_err(|e| io_err(&to, e))?;
+        }
+        let next = BucketState { offsets: vec![at], base: len, appended: 0, compactions: st.compactions + 1, len };
+        Ok((to, next))
+    }
+
+    /// For a checkpointed bucket due for compaction: its runs merged into
+    /// one durable file beside it, and the state it will have once that
+    /// file is installed ([`BucketWriter::install`]); `None` when not due.
+    /// Record the state before installing: a reopen at it installs the
+    /// staged file itself.
+    pub fn stage_compaction(&self) -> Result<Option<BucketState>, FrameError> {
+        let st = self.state.lock().expect("bucket lock");
+        if !Self::due(self.compaction, &st) {
+            return Ok(None);
+        }
+        let (_, next) = self.merge_runs_into(&st, Self::staged_path(&self.path, st.compactions + 1))?;
+        Ok(Some(next))
+    }
+
+    /// Replaces the bucket by its staged compaction, whose state is `next`.
+    pub fn install(&self, next: BucketState) -> Result<(), FrameError> {
+        let mut st = self.state.lock().expect("bucket lock");
+        let staged = Self::staged_path(&self.path, next.compactions);
+        std::fs::rename(&staged, &self.path).map_err(|e| io_err(&self.path, e))?;
+        *st = next;
         Ok(())
+    }
+
+    /// Makes what was appended durable; returns the state it is in.
+    pub fn sync(&self) -> Result<BucketState, FrameError> {
+        let st = self.state.lock().expect("bucket lock");
+        File::open(&self.path).and_then(|f| f.sync_all()).map_err(|e| io_err(&self.path, e))?;
+        Ok(st.clone())
     }
 
     /// Writes END., flushes and syncs; returns the number of runs.
@@ -917,5 +1015,51 @@ mod tests {
             std::fs::write(&m, &good[..cut]).unwrap();
             assert!(read_manifest(&m).is_err(), "truncation at {cut} not detected");
         }
+    }
+
+    /// A checkpointed bucket reopened at a recorded state: runs appended
+    /// after it are cut off; a staged compaction not recorded is dropped,
+    /// one recorded is installed; the records are the same either way.
+    #[test]
+    fn a_checkpointed_bucket_reopens_at_its_recorded_state() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("part-0000.bkt");
+        let staged = dir.path().join("part-0000.gen1");
+        let c = Some(Compaction { ratio: 0.1, min_bytes: 0 });
+        let w = BucketWriter::create(&path, 8, c, true).unwrap();
+        w.append(&[(1, 1), (5, 2)]).unwrap();
+        w.append(&[(1, 3), (7, 1)]).unwrap();
+        let before = w.sync().unwrap();
+        assert_eq!(before.offsets.len(), 2, "a checkpointed bucket is not compacted while appended to");
+        assert!(w.stage_compaction().unwrap().is_some() && staged.exists());
+        drop(w);
+        // a stop before the compaction was recorded, after another run
+        let w = BucketWriter::reopen(&path, 8, c, before.clone()).unwrap();
+        assert!(!staged.exists());
+        w.append(&[(9, 9)]).unwrap();
+        drop(w);
+        let w = BucketWriter::reopen(&path, 8, c, before.clone()).unwrap();
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), before.len);
+        let next = w.stage_compaction().unwrap().unwrap();
+        drop(w);
+        // a stop after it was recorded, before it was installed
+        let w = BucketWriter::reopen(&path, 8, c, next.clone()).unwrap();
+        assert!(!staged.exists());
+        assert_eq!(w.finish().unwrap(), 1);
+        let mut got = Vec::new();
+        merge_bucket(&path, 1, 8, &mut |r| {
+            got.push(r);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(got, vec![(1, 4), (5, 2), (7, 1)]);
+        // a bucket shorter than its record is refused
+        let w = BucketWriter::create(&path, 8, c, true).unwrap();
+        w.append(&[(1, 1)]).unwrap();
+        let st = w.sync().unwrap();
+        drop(w);
+        std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(st.len - 1).unwrap();
+        let e = BucketWriter::reopen(&path, 8, c, st).err().unwrap().to_string();
+        assert!(e.contains("fewer than the"), "{e}");
     }
 }

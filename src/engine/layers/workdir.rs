@@ -133,13 +133,15 @@ impl WorkDir {
     }
 
     /// Removes what no longer belongs to the run of manifest `m`: in phase 0
-    /// everything but the parts of `layer`; in phase 1 everything but the
-    /// buckets and merged parts of `layer + 1`; in phase 2 (the last layer
-    /// counted unstored) every layer and bucket.
+    /// (and 3) everything but the parts of `layer` and the buckets of an
+    /// expansion of it under way (its progress file says how far it got);
+    /// in phase 1 everything but the buckets and merged parts of
+    /// `layer + 1`; in phase 2 (the last layer counted unstored) every
+    /// layer and bucket.
     pub fn sweep(&self, m: &Manifest) {
         use super::store::Phase;
         let (keep_layer, keep_bucket) = match m.phase {
-            Phase::Complete | Phase::Slicing => (Some(m.layer), None),
+            Phase::Complete | Phase::Slicing => (Some(m.layer), Some(m.layer + 1)),
             Phase::Expanded => (Some(m.layer + 1), Some(m.layer + 1)),
             Phase::Counted => (None, None),
         };
@@ -166,6 +168,11 @@ impl WorkDir {
     /// Bytes of the parts of layer `k`.
     pub fn layer_bytes(&self, k: u32) -> u64 {
         dir_bytes(&self.layer_dir(k))
+    }
+
+    /// Bytes of the buckets of layer `k` (an expansion under way).
+    pub fn bucket_bytes(&self, k: u32) -> u64 {
+        dir_bytes(&self.bucket_dir(k))
     }
 }
 
@@ -212,15 +219,21 @@ fn own_entry(name: &str) -> bool {
 }
 
 /// Whether `name` is a file a run writes in a layer or bucket directory:
-/// `part-JJJJ.lyr` and `.bkt`, a bucket's `.compact` and `.passK` scratch
-/// files, and the temporaries of atomic writes (`.part-JJJJ.lyr.tmp-PID`).
+/// `part-JJJJ.lyr` and `.bkt`, a bucket's staged compactions `.genN` and
+/// `.passK` scratch files, an expansion's `expand.progress`, and the
+/// temporaries of atomic writes (`.part-JJJJ.lyr.tmp-PID`).
 fn own_file(name: &str) -> bool {
     let name = name.strip_prefix('.').map_or(name, |n| n.split_once(".tmp-").map_or(n, |(f, _)| f));
+    if name == super::progress::FILE_NAME {
+        return true;
+    }
+    let numbered = |ext: &str, prefix: &str| {
+        ext.strip_prefix(prefix).is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+    };
     let Some((stem, ext)) = name.strip_prefix("part-").and_then(|n| n.split_once('.')) else { return false };
     stem.len() >= 4
         && stem.bytes().all(|b| b.is_ascii_digit())
-        && (matches!(ext, "lyr" | "bkt" | "compact")
-            || ext.strip_prefix("pass").is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())))
+        && (matches!(ext, "lyr" | "bkt") || numbered(ext, "pass") || numbered(ext, "gen"))
 }
 
 /// Removes the files a run wrote in a layer or bucket directory, then the
@@ -280,13 +293,26 @@ mod tests {
 
     #[test]
     fn only_the_runs_own_files_are_removed() {
-        for name in ["part-0003.lyr", "part-0015.bkt", "part-0001.compact", "part-0002.pass3", ".part-0001.lyr.tmp-42"]
-        {
+        for name in [
+            "part-0003.lyr",
+            "part-0015.bkt",
+            "part-0001.gen2",
+            "expand.progress",
+            "part-0002.pass3",
+            ".part-0001.lyr.tmp-42",
+        ] {
             assert!(own_file(name), "{name}");
         }
-        for name in
-            ["keep.txt", "README", "part-1.lyr", "part-0001.txt", "part-0001.pass", ".keep.tmp-1", "part-00a1.lyr"]
-        {
+        for name in [
+            "keep.txt",
+            "README",
+            "part-1.lyr",
+            "part-0001.txt",
+            "part-0001.pass",
+            "part-0001.gen",
+            ".keep.tmp-1",
+            "part-00a1.lyr",
+        ] {
             assert!(!own_file(name), "{name}");
         }
         let dir = tempfile::tempdir().unwrap();
