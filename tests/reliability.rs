@@ -144,7 +144,7 @@ fn two_processes_never_write_one_run() {
     );
     wait_for(&d.join("w/run.manifest"), Duration::from_secs(30));
     let manifest = std::fs::read(d.join("w/run.manifest")).unwrap();
-    fails_with(d, &["resume", "w"], "another othello-census process");
+    fails_with(d, &["resume", "w"], "error: w: another othello-census process");
     let out = wait_at_most(child, Duration::from_secs(300));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let reference = json_of(d, &["count", "--size", "6", "--max-discs", "15", "--json", "-q", "--out", "ref"]);

@@ -326,7 +326,8 @@ fn finish(
         Ok(o) => o,
         Err(LayersError::Interrupted(dir)) => {
             note(format!(
-                "interrupted: complete layers are kept in {}; continue with: {}othello-census resume {}",
+                "interrupted: complete layers, and the rounds of an expansion recorded so far, are kept in {}; \
+                 continue with: {}othello-census resume {}",
                 dir.display(),
                 launcher(ranks),
                 shell_path(&dir)

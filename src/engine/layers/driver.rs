@@ -507,9 +507,9 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
             m.slicing = Slicing { slices: next.slices, done: 0, counted: Expansion::default() };
             return Ok(Step::Continue);
         }
-        self.show_expanding(m, here, None);
         let inputs = self.inputs(m, &s.owned);
         if last {
+            self.show_expanding(m, here, None, 0);
             let ex = t.agree(expand::<G>(ctx, s.by, &inputs, false, &NoChildren), self.path())?;
             let ex = sum_expansions(t, ex)?;
             s.phases.push(self.phase_stat(started, "expand", k, 0, None));
@@ -626,7 +626,6 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
             let c = check_disk(mine, m, (here, bytes, s.share), ctx.settings, fraction, true);
             t.agree(c, self.path())?
         };
-        self.show_expanding(m, here, slice);
         let inputs = self.inputs(m, &s.owned);
         let ex = self.expand_to_buckets(m, s, &inputs, here, compaction, &keep, (done + 1, slices))?;
         s.phases.push(PhaseStat {
@@ -716,15 +715,18 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
             .collect()
     }
 
-    fn show_expanding(&self, m: &Manifest, here: u64, slice: Option<(u32, u32)>) {
+    /// Shows layer `m.layer` (`here` classes, `done` of them expanded
+    /// already) being expanded.
+    fn show_expanding(&self, m: &Manifest, here: u64, slice: Option<(u32, u32)>, done: u64) {
         let live = self.ctx.live;
-        live.layer.store(m.layer as u64, Ordering::Relaxed);
+        // the counts first: a watcher that sees the new phase sees them
+        live.total.store(here, Ordering::SeqCst);
+        live.done.store(done, Ordering::SeqCst);
         live.previous
             .store(m.stats.iter().rev().find(|s| s.layer < m.layer).map_or(0, |s| s.counts.classes), Ordering::Relaxed);
         live.slice.store(slice.map_or(0, |s| ((s.0 as u64) << 32) | s.1 as u64), Ordering::Relaxed);
-        live.phase.store(0, Ordering::Relaxed);
-        live.total.store(here, Ordering::Relaxed);
-        live.done.store(0, Ordering::Relaxed);
+        live.layer.store(m.layer as u64, Ordering::SeqCst);
+        live.phase.store(0, Ordering::SeqCst);
     }
 
     fn show_merging(&self, layer: u32, parts: usize, slice: Option<(u32, u32)>) {
@@ -777,6 +779,9 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
         let (buckets, mut progress) = t.agree(opened, path)?;
         let resumed = progress.done;
         let per_round = inputs.len().div_ceil(rounds).max(1);
+        // the parents of the rounds resumed show as expanded from the start
+        let skipped: u64 = inputs.iter().take(per_round * resumed as usize).map(|i| i.records).sum();
+        self.show_expanding(m, here, (slice.0 > 0).then_some(slice), skipped);
         let expanded = (|| {
             let mut sent = 0u64;
             for i in progress.done as usize..rounds {

@@ -178,8 +178,12 @@ pub enum LayersError {
     File(#[from] FrameError),
     #[error("{}: {detail}", path.display())]
     WorkDir { path: PathBuf, detail: String },
-    #[error("interrupted; layers up to the last complete one are kept in {}", .0.display())]
+    #[error("interrupted; complete layers and recorded rounds are kept in {}", .0.display())]
     Interrupted(PathBuf),
+    /// Another process holds the run's lock (the message names the
+    /// directory).
+    #[error("{0}")]
+    Locked(String),
     #[error(
         "layer {layer}{} needs an estimated {} of disk in {} ({} of sorted runs, then a {} layer that replaces \
          them partition by partition), but only {} {what}",

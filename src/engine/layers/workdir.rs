@@ -104,8 +104,9 @@ impl WorkDir {
         create_dir_synced(&self.root)?;
         match crate::formats::atomic::try_lock(&self.root.join("run.lock"), &self.root, "work directory") {
             Ok(lock) => Ok(RunLock { _lock: lock }),
+            // (the error names the directory; the message says it once)
             Err(e @ crate::formats::atomic::LockError::Busy { .. }) => {
-                Err(LayersError::WorkDir { path: self.root.clone(), detail: format!("{e} (run.lock is held)") })
+                Err(LayersError::Locked(format!("{e} (run.lock is held)")))
             }
             Err(crate::formats::atomic::LockError::Io { path, error }) => Err(io_err(&path, error)),
         }
