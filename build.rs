@@ -16,4 +16,10 @@ fn main() {
     println!("cargo:rerun-if-changed=.git/HEAD");
     println!("cargo:rerun-if-changed=.git/index");
     println!("cargo:rerun-if-changed=.git/refs");
+    // an edit of the sources changes no git file until it is staged: without
+    // these, a build after such an edit kept the clean name of the last
+    // build (a directory is watched through every file below it)
+    for path in ["src", "Cargo.toml", "Cargo.lock", "build.rs"] {
+        println!("cargo:rerun-if-changed={path}");
+    }
 }
