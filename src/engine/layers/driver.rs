@@ -777,6 +777,8 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
                 .map(|b| (b, ExpandProgress { id, done: 0, found: Expansion::default(), buckets: Vec::new() }))
         };
         let (buckets, mut progress) = t.agree(opened, path)?;
+        // (a resumed expansion keeps the rounds it recorded)
+        let rounds = progress.id.rounds as usize;
         let resumed = progress.done;
         let per_round = inputs.len().div_ceil(rounds).max(1);
         // the parents of the rounds resumed show as expanded from the start
@@ -865,7 +867,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
             path: path.clone(),
             detail: format!("{e} (delete the file to expand layer {} again from its first part)", id.layer),
         })?;
-        if let Some(p) = recorded.filter(|p| p.id == id && p.done > 0) {
+        if let Some(p) = recorded.filter(|p| p.id.same_expansion(&id) && p.done > 0) {
             let buckets = LocalBuckets::reopen(self.mine, next, fan_in, compaction, &p)?;
             return Ok((buckets, p));
         }

@@ -41,6 +41,15 @@ pub struct ExpansionId {
     pub inputs: Vec<(u32, u64)>,
 }
 
+impl ExpansionId {
+    /// Whether `other` expands the same parts for the same slice (its
+    /// rounds may differ: a resume with another memory limit keeps the
+    /// rounds recorded).
+    pub fn same_expansion(&self, other: &ExpansionId) -> bool {
+        (self.layer, self.slice, self.slices, &self.inputs) == (other.layer, other.slice, other.slices, &other.inputs)
+    }
+}
+
 /// How far an expansion got.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExpandProgress {
