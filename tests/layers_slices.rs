@@ -180,7 +180,6 @@ fn a_run_stopped_inside_a_slice_resumes_to_the_same_counts() {
 /// back what the stopped round had appended, to the same counts.
 #[test]
 fn a_run_stopped_inside_an_expansion_resumes_after_its_last_recorded_round() {
-    use othello_census::engine::layers::progress;
     let want = alone::<B6>(LayerBy::Discs, 14, 8, &LayersSettings::new(2, 1 << 30)).census.layers;
     // 1 MiB: buffers far smaller than a layer's children, a round per part
     let stored = LayersSettings { threads: 1, ..LayersSettings::new(1, 1 << 20) };
