@@ -356,7 +356,7 @@ fn estimate_edges() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_secs(4));
+    common::wait_for_cpu(&child, 4.0, std::time::Duration::from_secs(300));
     common::signal(&child, "INT");
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{out:?}");
