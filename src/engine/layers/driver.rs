@@ -517,7 +517,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
             m.elapsed_seconds = s.elapsed();
             return Ok(Step::Done);
         }
-        let ex = self.expand_to_buckets(m, s, &inputs, here, next.compaction, &|_| true, (0, 1))?;
+        let ex = self.expand_to_buckets(m, s, &inputs, here, next.compaction, &|_| true, None)?;
         s.phases.push(PhaseStat {
             compactions: ex.compactions,
             exchanged: ex.exchanged,
@@ -627,7 +627,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
             t.agree(c, self.path())?
         };
         let inputs = self.inputs(m, &s.owned);
-        let ex = self.expand_to_buckets(m, s, &inputs, here, compaction, &keep, (done + 1, slices))?;
+        let ex = self.expand_to_buckets(m, s, &inputs, here, compaction, &keep, slice)?;
         s.phases.push(PhaseStat {
             compactions: ex.compactions,
             exchanged: ex.exchanged,
@@ -739,8 +739,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
     }
 
     /// Expands this rank's parent parts into the buckets of the next layer
-    /// (the partitions `keep` names, those of slice `slice.0` of
-    /// `slice.1`, or slice 0 of 1: all), in rounds of whole parts: with
+    /// (the partitions `keep` names: those of `slice`, or all), in rounds of whole parts: with
     /// several ranks the children of other ranks' partitions are exchanged
     /// after each round; a single process records its progress after each
     /// round ([`super::progress`]) and resumes after the last one
@@ -755,7 +754,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
         here: u64,
         compaction: Option<Compaction>,
         keep: &(dyn Fn(u32) -> bool + Sync),
-        slice: (u32, u32),
+        slice: Option<(u32, u32)>,
     ) -> Result<Expanded, LayersError> {
         let (t, ctx, path) = (self.t, self.ctx, self.path());
         let (k, partitions) = (m.layer, m.run.partitions);
@@ -763,10 +762,11 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
         let held = |j: u32| t.owns(j) && keep(j);
         let rounds = self.rounds(m, s, inputs.len(), here, keep);
         let resumable = t.ranks() == 1;
+        let (slice_no, slices) = slice.unwrap_or((0, 1));
         let id = ExpansionId {
             layer: k,
-            slice: slice.0,
-            slices: slice.1,
+            slice: slice_no,
+            slices,
             rounds: rounds as u32,
             inputs: inputs.iter().map(|i| (i.id.partition, i.records)).collect(),
         };
@@ -774,7 +774,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
             self.open_buckets(id, partitions, fan_in, compaction, &held)
         } else {
             LocalBuckets::create_held(self.mine, k + 1, partitions, fan_in, compaction, false, held)
-                .map(|b| (b, ExpandProgress { id, done: 0, found: Expansion::default(), buckets: Vec::new() }))
+                .map(|b| (b, ExpandProgress::fresh(id)))
         };
         let (buckets, mut progress) = t.agree(opened, path)?;
         // (a resumed expansion keeps the rounds it recorded)
@@ -783,7 +783,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
         let per_round = inputs.len().div_ceil(rounds).max(1);
         // the parents of the rounds resumed show as expanded from the start
         let skipped: u64 = inputs.iter().take(per_round * resumed as usize).map(|i| i.records).sum();
-        self.show_expanding(m, here, (slice.0 > 0).then_some(slice), skipped);
+        self.show_expanding(m, here, slice, skipped);
         let expanded = (|| {
             let mut sent = 0u64;
             for i in progress.done as usize..rounds {
@@ -872,7 +872,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
             return Ok((buckets, p));
         }
         let buckets = LocalBuckets::create_held(self.mine, next, partitions, fan_in, compaction, true, held)?;
-        Ok((buckets, ExpandProgress { id, done: 0, found: Expansion::default(), buckets: Vec::new() }))
+        Ok((buckets, ExpandProgress::fresh(id)))
     }
 
     /// Merges and counts the buckets of `parts` (this rank's) of layer

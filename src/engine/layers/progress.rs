@@ -62,6 +62,13 @@ pub struct ExpandProgress {
     pub buckets: Vec<Option<BucketState>>,
 }
 
+impl ExpandProgress {
+    /// An expansion `id` before its first round.
+    pub fn fresh(id: ExpansionId) -> ExpandProgress {
+        ExpandProgress { id, done: 0, found: Expansion::default(), buckets: Vec::new() }
+    }
+}
+
 impl Encode for ExpandProgress {
     fn encode<E: Encoder>(&self, e: &mut E) -> Result<(), EncodeError> {
         let id = &self.id;
