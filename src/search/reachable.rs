@@ -26,7 +26,11 @@
 //! position whose squares cannot have been filled in any order by moves
 //! that flip (each needs two occupied squares in line next to it, see
 //! [`placeable`]), or one with an edge that moves along that edge cannot
-//! colour so ([`edges_possible`]), is unreachable at once. A search that
+//! colour so ([`edges_possible`]), is unreachable at once: the search
+//! tests both on the position asked about, then generates only the
+//! predecessors that pass them (the occupancy once per removed square, the
+//! edges only where the removed or un-flipped discs lie on one), so a
+//! position that fails them costs no visit. A search that
 //! visits more positions than its budget allows gives up:
 //! [`Verdict::Undecided`], never a guess.
 
@@ -34,6 +38,7 @@ use rustc_hash::FxHashSet;
 
 use crate::board::{Color, Geometry, Position, Status};
 use crate::key::{Keyed, canonical_key};
+use crate::symmetry::start_images;
 
 /// The four centre squares of an `n x n` board (occupied from the start).
 pub const fn centre(n: u32) -> u64 {
@@ -309,6 +314,21 @@ impl<G: Geometry> Game<G> {
 /// The search ran out of budget.
 struct OutOfBudget;
 
+/// The class of `p` as the search remembers it: the least of the four
+/// images (the symmetries of the start) of (occupied squares, black
+/// discs), with the side to move in the first: the centre is occupied in
+/// every position searched and every image, so its lowest square's bit is
+/// cleared for White to move. Made on bitboards, cheaper than the dense
+/// key.
+#[inline]
+fn class_of<G: Geometry>(p: &Position<G>) -> (u64, u64) {
+    let (b, w) = (p.black().0, p.white().0);
+    let (occ, black) = (start_images::<G>(b | w), start_images::<G>(b));
+    let least = (0..4).map(|i| (occ[i], black[i])).min().expect("four images");
+    let white = if p.side_to_move() == Color::White { 1u64 << centre(G::N).trailing_zeros() } else { 0 };
+    (least.0 ^ white, least.1)
+}
+
 /// A backward search, reusable from one position to the next (its memory
 /// of unreachable classes is cleared at each [`Search::decide`], so a
 /// verdict depends only on the position, the frontier and the budget).
@@ -316,7 +336,7 @@ pub struct Search<'f, G: Keyed> {
     frontier: &'f Frontier<G>,
     budget: u64,
     nodes: u64,
-    unreachable: FxHashSet<G::Key>,
+    unreachable: FxHashSet<(u64, u64)>,
     /// Predecessor lists, one per depth, reused.
     scratch: Vec<Vec<Position<G>>>,
     /// The line found, from the position down to the frontier.
@@ -361,6 +381,14 @@ impl<'f, G: Keyed> Search<'f, G> {
         self.nodes = 0;
         self.unreachable.clear();
         self.line.clear();
+        // the cheap conditions on `p` itself; its predecessors are
+        // generated passing them
+        if p.discs() > self.frontier.discs
+            && (!placeable::<G>(p.black().0 | p.white().0) || !edges_possible::<G>(p.black().0, p.white().0))
+        {
+            self.nodes = 1;
+            return Ok(false);
+        }
         self.visit(*p, 0)
     }
 
@@ -376,11 +404,8 @@ impl<'f, G: Keyed> Search<'f, G> {
         if self.nodes > self.budget {
             return Err(OutOfBudget);
         }
-        let key = canonical_key(&p);
-        if self.unreachable.contains(&key)
-            || !placeable::<G>(p.black().0 | p.white().0)
-            || !edges_possible::<G>(p.black().0, p.white().0)
-        {
+        let key = class_of(&p);
+        if self.unreachable.contains(&key) {
             return Ok(false);
         }
         if self.scratch.len() <= depth {
@@ -388,7 +413,7 @@ impl<'f, G: Keyed> Search<'f, G> {
         }
         let mut preds = std::mem::take(&mut self.scratch[depth]);
         preds.clear();
-        predecessors(&p, &mut preds);
+        predecessors_with::<G, true>(&p, &mut preds);
         let mut found = false;
         for q in &preds {
             match self.visit(*q, depth + 1) {
@@ -447,6 +472,25 @@ impl<'f, G: Keyed> Search<'f, G> {
 /// Every predecessor of `p` (see the module documentation), appended to
 /// `out`: the pass first, then the moves by square and flip choices.
 pub fn predecessors<G: Geometry>(p: &Position<G>, out: &mut Vec<Position<G>>) {
+    predecessors_with::<G, false>(p, out);
+}
+
+/// The squares on an edge of the board.
+const fn edge_squares<G: Geometry>() -> u64 {
+    let n = G::N;
+    let row = (1u64 << n) - 1;
+    let col0 = G::FULL / row;
+    (row | row << ((n - 1) * n) | col0 | col0 << (n - 1)) & G::FULL
+}
+
+/// [`predecessors`]; with `PRUNE`, only those that pass [`placeable`] and
+/// [`edges_possible`] where `p` passes them (so neither is tested again on
+/// them): a square `q` whose removal leaves an occupancy that cannot be
+/// filled is skipped with all its flip choices (they share the
+/// occupancy), and the edges are tested again only where `q` or a flipped
+/// disc lies on one (elsewhere they are those of `p`). The pass keeps the
+/// board, so it passes both.
+fn predecessors_with<G: Geometry, const PRUNE: bool>(p: &Position<G>, out: &mut Vec<Position<G>>) {
     let (s_discs, m_discs) = (p.mover().0, p.opponent().0);
     let s = p.side_to_move();
     let m = s.opposite();
@@ -461,26 +505,54 @@ pub fn predecessors<G: Geometry>(p: &Position<G>, out: &mut Vec<Position<G>>) {
     if !p.legal_moves().is_empty() && !p.opponent_can_move() {
         out.push(p.pass());
     }
+    let occ = s_discs | m_discs;
+    let edges = const { edge_squares::<G>() };
     let mut q_set = m_discs & !centre(G::N);
     while q_set != 0 {
         let q = q_set.trailing_zeros();
         q_set &= q_set - 1;
+        if PRUNE && !placeable::<G>(occ & !(1u64 << q)) {
+            continue;
+        }
         let mut choices: [[u64; 8]; 8] = [[0; 8]; 8];
         let mut counts = [1usize; 8];
         if !flip_choices::<G>(q, s_discs, m_discs, &mut choices, &mut counts) {
             continue;
         }
-        // every combination but "nothing flipped" (mixed radix)
-        let total: usize = counts.iter().product();
-        for code in 1..total {
-            let mut c = code;
-            let mut flipped = 0u64;
-            for d in 0..8 {
-                flipped |= choices[d][c % counts[d]];
-                c /= counts[d];
+        // every combination but "nothing flipped", as an odometer over the
+        // rays with a choice (the first ray turning fastest); the rays'
+        // discs are disjoint, so a turn of a digit swaps its discs by xor
+        let mut rays = [0usize; 8];
+        let mut active = 0;
+        for (d, &c) in counts.iter().enumerate() {
+            if c > 1 {
+                rays[active] = d;
+                active += 1;
+            }
+        }
+        let mut digit = [0usize; 8];
+        let mut flipped = 0u64;
+        'combinations: loop {
+            let mut i = 0;
+            loop {
+                if i == active {
+                    break 'combinations;
+                }
+                let d = rays[i];
+                flipped ^= choices[d][digit[i]];
+                digit[i] += 1;
+                if digit[i] < counts[d] {
+                    flipped ^= choices[d][digit[i]];
+                    break;
+                }
+                digit[i] = 0; // choices[d][0] is nothing
+                i += 1;
             }
             let before = colours(m_discs & !(1u64 << q) & !flipped, s_discs | flipped);
             debug_assert_eq!(before.flips(q).0, flipped, "predecessor does not replay");
+            if PRUNE && (flipped | 1u64 << q) & edges != 0 && !edges_possible::<G>(before.black().0, before.white().0) {
+                continue;
+            }
             out.push(before);
         }
     }
@@ -767,6 +839,55 @@ mod tests {
                     stack.push(c);
                 }
             }
+        }
+    }
+
+    /// The pruned predecessors are exactly the predecessors that pass the
+    /// two cheap conditions (tested on each, not inherited), in the same
+    /// order, for positions of random 6x6 and 8x8 games and variations of
+    /// them with discs recoloured (so that both answers occur).
+    #[test]
+    fn pruned_predecessors_are_those_that_pass_the_conditions() {
+        fn check<G: Geometry>(seed: u64) {
+            let mut rng = crate::estimate::SplitMix::for_sample(seed, G::N, 0);
+            for _ in 0..40 {
+                let mut p = Position::<G>::start();
+                let plies = 4 + rng.below(G::SQUARES as u64 - 4);
+                for _ in 0..plies {
+                    match p.status() {
+                        Status::Moves(m) => {
+                            let sqs: Vec<u32> = m.iter().collect();
+                            p = p.play(sqs[rng.below(sqs.len() as u64) as usize]);
+                        }
+                        Status::Pass => p = p.pass(),
+                        Status::Terminal => break,
+                    }
+                }
+                // recolour a few non-centre discs at random
+                let occ = p.black().0 | p.white().0;
+                let flip = rng.next_u64() & rng.next_u64() & occ & !centre(G::N);
+                let side = if rng.next_u64() & 1 == 1 { Color::Black } else { Color::White };
+                for q in [p, Position::from_colors_unchecked(p.black().0 ^ flip, p.white().0 ^ flip, side)] {
+                    if !placeable::<G>(occ) || !edges_possible::<G>(q.black().0, q.white().0) {
+                        continue;
+                    }
+                    let (mut all, mut pruned) = (Vec::new(), Vec::new());
+                    predecessors(&q, &mut all);
+                    predecessors_with::<G, true>(&q, &mut pruned);
+                    let want: Vec<_> = all
+                        .into_iter()
+                        .filter(|x| {
+                            placeable::<G>(x.black().0 | x.white().0) && edges_possible::<G>(x.black().0, x.white().0)
+                        })
+                        .collect();
+                    assert_eq!(pruned, want, "{q}");
+                }
+            }
+        }
+        for seed in 0..200 {
+            check::<B4>(seed);
+            check::<B6>(seed);
+            check::<crate::board::B8>(seed);
         }
     }
 }
