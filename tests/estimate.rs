@@ -322,6 +322,36 @@ fn estimates_enter_the_catalogue_apart() {
     let samples: u64 = rows[1..].iter().map(|r| r.split(',').nth(2).unwrap().parse::<u64>().unwrap()).sum();
     assert_eq!(samples, 6000);
     assert!(!cat.join("4x4-by-discs.csv").exists(), "estimates never mix with exact tables");
+    // seed 1 again at a larger budget, on three layers: accepted (its
+    // samples are decided again, not counted twice), and those layers then
+    // pool it alone; the others keep both runs of the default budget
+    let out = Command::new(common::bin())
+        .args(["estimate", "--size", "4", "--samples", "900", "--seed", "1", "--discs", "10-12"])
+        .args(["--budget", "2000000", "-q", "--out"])
+        .arg(&runs)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    // (in the same directory: a name distinct from the first two)
+    let third = std::fs::read_dir(&runs).unwrap().map(|e| e.unwrap().path()).find(|p| !files.contains(p)).unwrap();
+    let added = add(&third);
+    assert!(added.status.success(), "{added:?}");
+    let third_id = third.file_stem().unwrap().to_str().unwrap().to_string();
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&third).unwrap()).unwrap();
+    let csv = std::fs::read_to_string(cat.join("4x4-estimate.csv")).unwrap();
+    for row in csv.lines().filter(|l| !l.starts_with('#')).skip(1) {
+        let cols: Vec<&str> = row.split(',').collect();
+        let k: u64 = cols[0].parse().unwrap();
+        let runs: Vec<&str> = cols.last().unwrap().split(' ').collect();
+        if (10..=12).contains(&k) {
+            let layer = doc["layers"].as_array().unwrap().iter().find(|l| l["discs"] == k).unwrap();
+            assert_eq!(runs, [third_id.as_str()], "{row}");
+            assert_eq!(cols[2], layer["tally"]["samples"].to_string(), "{row}");
+        } else {
+            assert_eq!(runs.len(), 2, "{row}");
+            assert!(!runs.contains(&third_id.as_str()), "{row}");
+        }
+    }
     // the same run again, a copy of it, an edited one: refused, one line
     common::fails_with(
         dir.path(),

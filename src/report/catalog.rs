@@ -162,10 +162,12 @@ impl Catalog {
     }
 
     /// Adds an estimate run: checked, and refused when it repeats the
-    /// samples of one catalogued (same board, seed and a layer in common:
-    /// its draws would be the same).
+    /// samples of one catalogued at the same budget (same board, seed and a
+    /// layer in common: its draws would be the same, and runs of one budget
+    /// are pooled). At another budget the same samples are decided again,
+    /// and never pooled with the first.
     fn add_estimate(&mut self, path: &Path, doc: &Value) -> Result<String, CatalogError> {
-        let estimate::CheckedEstimate { n, seed, layers } =
+        let estimate::CheckedEstimate { n, seed, budget, layers } =
             estimate::validate_estimate(doc).map_err(|e| refuse(path, e))?;
         let id = path.file_stem().map_or("estimate".into(), |s| s.to_string_lossy().into_owned());
         if self.runs.iter().any(|r| r.id == id) || self.estimates.iter().any(|r| r["id"] == id) {
@@ -175,13 +177,14 @@ impl Catalog {
             if let Ok(other) = estimate::validate_estimate(e)
                 && other.n == n
                 && other.seed == seed
+                && other.budget == budget
                 && other.layers.iter().any(|(k, _)| layers.iter().any(|(k2, _)| k2 == k))
             {
                 return Err(refuse(
                     path,
                     format!(
-                        "estimate {} has the same board, seed {seed} and layers in common: its samples would be \
-                         counted twice; estimate with another seed",
+                        "estimate {} has the same board, seed {seed}, budget {budget} and layers in common: its \
+                         samples would be counted twice; estimate with another seed",
                         e["id"].as_str().unwrap_or("?")
                     ),
                 ));
@@ -194,16 +197,35 @@ impl Catalog {
     }
 
     /// Per board, the estimate tallies of every layer pooled over runs,
-    /// with the runs that gave them.
+    /// with the runs that gave them. A layer pools the runs of the largest
+    /// search budget among those that sample it: a larger budget decides
+    /// more samples (fewer undecided, a narrower interval), and the choice
+    /// depends on how the runs were made, never on what they found, so the
+    /// pooled estimate stays unbiased. Runs of smaller budgets stay in the
+    /// catalogue (and a run of the same seed at another budget may join
+    /// it: the two are never pooled together).
     pub fn pooled_estimates(&self) -> BTreeMap<u32, BTreeMap<u32, (crate::estimate::Tally, Vec<String>)>> {
+        let checked: Vec<_> = self
+            .estimates
+            .iter()
+            .filter_map(|e| Some((estimate::validate_estimate(e).ok()?, e["id"].as_str().unwrap_or("?").to_string())))
+            .collect();
+        let mut best: BTreeMap<(u32, u32), u64> = BTreeMap::new();
+        for (c, _) in &checked {
+            for (k, _) in &c.layers {
+                let b = best.entry((c.n, *k)).or_default();
+                *b = (*b).max(c.budget);
+            }
+        }
         let mut out: BTreeMap<u32, BTreeMap<u32, (crate::estimate::Tally, Vec<String>)>> = BTreeMap::new();
-        for e in &self.estimates {
-            if let Ok(checked) = estimate::validate_estimate(e) {
-                for (k, t) in checked.layers {
-                    let slot = out.entry(checked.n).or_default().entry(k).or_default();
-                    slot.0 = slot.0.plus(t);
-                    slot.1.push(e["id"].as_str().unwrap_or("?").to_string());
+        for (c, id) in &checked {
+            for (k, t) in &c.layers {
+                if best[&(c.n, *k)] != c.budget {
+                    continue;
                 }
+                let slot = out.entry(c.n).or_default().entry(*k).or_default();
+                slot.0 = slot.0.plus(*t);
+                slot.1.push(id.clone());
             }
         }
         out
@@ -396,15 +418,16 @@ impl Catalog {
         out.push_str(&format!(
             "## {name}\n\nTable: [{name}.csv]({name}.csv). Estimates, not counts: uniform samples per disc \
              count, each decided exactly by a backward search, 95% intervals (method in \
-             [docs/estimate.md](../docs/estimate.md)); pooled over the runs below, never mixed with the exact \
-             tables.\n\n| run | layers | command | version (commit) | machine | seed | samples | undecided | wall \
-             time |\n|---|---|---|---|---|---|---|---|---|\n"
+             [docs/estimate.md](../docs/estimate.md)); each layer pools the runs below of the largest search \
+             budget that sample it (a larger budget leaves fewer samples undecided), never mixed with the exact \
+             tables.\n\n| run | layers | command | version (commit) | machine | seed | budget | samples | \
+             undecided | wall time |\n|---|---|---|---|---|---|---|---|---|---|\n"
         ));
         for e in self.estimates.iter().filter(|e| e["size"] == n) {
             let ls = e["layers"].as_array().map_or(&[][..], |v| v.as_slice());
             let undecided: u64 = ls.iter().filter_map(|l| l["undecided"].as_u64()).sum();
             out.push_str(&format!(
-                "| {} | {}..{} | `{}` | {} ({}) | {} cores | {} | {} | {undecided} | {:.1} s |\n",
+                "| {} | {}..{} | `{}` | {} ({}) | {} cores | {} | {} | {} | {undecided} | {:.1} s |\n",
                 e["id"].as_str().unwrap_or("?"),
                 ls.first().map_or(json!(null), |l| l["discs"].clone()),
                 ls.last().map_or(json!(null), |l| l["discs"].clone()),
@@ -413,6 +436,7 @@ impl Catalog {
                 e["commit"].as_str().unwrap_or("unknown"),
                 e["machine"]["cores"],
                 e["seed"],
+                e["budget"],
                 e["samples"],
                 e["elapsed_seconds"].as_f64().unwrap_or(0.0),
             ));
