@@ -548,7 +548,7 @@ fn sample_round<G: Keyed>(
 /// classes, with their intervals: the undecided samples counted as
 /// reachable at the upper end. Terminal positions and classes scale each
 /// layer's variance by their share of its positions.
-fn totals(layers: &[LayerEstimate]) -> [Interval; 3] {
+pub fn totals(layers: &[LayerEstimate]) -> [Interval; 3] {
     let total = |f: &dyn Fn(&LayerEstimate) -> Interval, scale: &dyn Fn(&LayerEstimate) -> f64| {
         let point: f64 = layers.iter().map(|l| f(l).estimate).sum();
         let lo_var: f64 = layers.iter().map(|l| l.variance(false) * scale(l) * scale(l)).sum();

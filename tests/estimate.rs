@@ -398,3 +398,70 @@ fn estimate_edges() {
     assert_eq!(per_layer, samples);
     assert!(String::from_utf8_lossy(&out.stderr).contains("stopped early"));
 }
+
+/// The catalogue's answer for a whole board: the exact layers of the
+/// by-discs table plus the pooled estimates of the others, the interval
+/// from the estimated layers alone; none while a layer is neither counted
+/// nor sampled.
+#[test]
+fn the_catalogue_answers_for_the_whole_board() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    let cat = dir.path().join("cat");
+    let run = |args: &[&str]| {
+        let out = Command::new(common::bin()).args(args).arg("--out").arg(&runs).output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+    };
+    let add = |f: &std::path::Path| {
+        let out =
+            Command::new(common::bin()).args(["catalog", "add", "--new", "--dir"]).arg(&cat).arg(f).output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+    };
+    let newest = |seen: &mut Vec<std::path::PathBuf>| {
+        let f = std::fs::read_dir(&runs)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|e| e == "json") && !seen.contains(p))
+            .unwrap();
+        seen.push(f.clone());
+        f
+    };
+    let mut seen = Vec::new();
+    run(&["estimate", "--size", "4", "--discs", "10-16", "--samples", "2000", "--seed", "4", "-q"]);
+    add(&newest(&mut seen));
+    let line = |cat: &std::path::Path| {
+        std::fs::read_to_string(cat.join("README.md"))
+            .unwrap()
+            .lines()
+            .find(|l| l.starts_with("**The whole 4x4 board**"))
+            .map(str::to_string)
+    };
+    assert_eq!(line(&cat), None, "layers 4-9 are neither counted nor sampled");
+    run(&["count", "--size", "4", "--engine", "layers", "--max-discs", "9", "-q", "--json"]);
+    add(&newest(&mut seen));
+    let text = line(&cat).expect("a whole-board line once every layer is counted or sampled");
+    // positions: the exact layers 4-9 plus the estimates of 10-16, as the tables give them
+    let csv_sum = |name: &str, layers: std::ops::RangeInclusive<u64>| -> f64 {
+        let csv = std::fs::read_to_string(cat.join(name)).unwrap();
+        let mut lines = csv.lines().filter(|l| !l.starts_with('#'));
+        let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let (d, p) = (0, head.iter().position(|c| *c == "positions").unwrap());
+        assert_eq!(head[d], "discs");
+        lines
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .filter(|c| c[d].parse::<u64>().is_ok_and(|k| layers.contains(&k)))
+            .map(|c| c[p].parse::<f64>().unwrap())
+            .sum()
+    };
+    let want = csv_sum("4x4-by-discs.csv", 4..=9) + csv_sum("4x4-estimate.csv", 10..=16);
+    let after = text.split("positions ").nth(1).unwrap();
+    let numbers: Vec<f64> = after
+        .split([' ', '(', ')', ','])
+        .filter_map(|w| w.parse::<f64>().ok())
+        .take(3)
+        .collect();
+    let (point, low, high) = (numbers[0], numbers[1], numbers[2]);
+    assert!((point - want).abs() <= want * 1e-3, "{text}: want {want}");
+    assert!(low <= point && point <= high, "{text}");
+    assert!(text.contains("(6 layers, to 9 discs)") && text.contains("layers 10-16"), "{text}");
+}

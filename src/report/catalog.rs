@@ -442,6 +442,51 @@ impl Catalog {
             ));
         }
         out.push('\n');
+        if let Some(line) = self.whole_board(n) {
+            out.push_str(&line);
+            out.push_str("\n\n");
+        }
+    }
+
+    /// The answer for the whole board: every layer, exact where the
+    /// census has counted it, estimated (pooled) elsewhere, with the
+    /// estimated layers' interval (exact layers add no variance). None
+    /// while a layer is neither counted nor sampled.
+    fn whole_board(&self, n: u32) -> Option<String> {
+        let exact = self.exact_layers(n);
+        let pooled = self.pooled_estimates();
+        let sampled = pooled.get(&n)?;
+        let estimated: Vec<crate::estimate::LayerEstimate> = sampled
+            .iter()
+            .filter(|(k, _)| !exact.contains_key(k))
+            .map(|(&k, (t, _))| crate::estimate::LayerEstimate::new(k, crate::estimate::candidates(n, k), *t))
+            .collect();
+        if (4..=n * n).any(|k| !exact.contains_key(&k) && !sampled.contains_key(&k)) || estimated.is_empty() {
+            return None;
+        }
+        let [p, t, c] = crate::estimate::totals(&estimated);
+        let sum = |f: &dyn Fn(&estimate::ExactLayer) -> u64| exact.values().map(|e| f(e) as f64).sum::<f64>();
+        let (ep, et, ec) = (sum(&|e| e.positions), sum(&|e| e.terminal_positions), sum(&|e| e.classes));
+        let show = |x: f64, i: &crate::estimate::Interval| {
+            format!(
+                "{} (95%: {} to {})",
+                estimate::sci(x + i.estimate),
+                estimate::sci(x + i.low),
+                estimate::sci(x + i.high)
+            )
+        };
+        let first = estimated.first().map_or(0, |l| l.discs);
+        Some(format!(
+            "**The whole {n}x{n} board**, every layer exact where the census has counted it ({} layers, to {} \
+             discs) and estimated beyond (layers {first}-{}; interval from the per-layer variances, undecided \
+             samples counted as reachable at the upper end): positions {}, terminal positions {}, classes {}.",
+            exact.len(),
+            exact.keys().max().copied().unwrap_or(0),
+            n * n,
+            show(ep, &p),
+            show(et, &t),
+            show(ec, &c),
+        ))
     }
 }
 
