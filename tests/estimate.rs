@@ -455,11 +455,7 @@ fn the_catalogue_answers_for_the_whole_board() {
     };
     let want = csv_sum("4x4-by-discs.csv", 4..=9) + csv_sum("4x4-estimate.csv", 10..=16);
     let after = text.split("positions ").nth(1).unwrap();
-    let numbers: Vec<f64> = after
-        .split([' ', '(', ')', ','])
-        .filter_map(|w| w.parse::<f64>().ok())
-        .take(3)
-        .collect();
+    let numbers: Vec<f64> = after.split([' ', '(', ')', ',']).filter_map(|w| w.parse::<f64>().ok()).take(3).collect();
     let (point, low, high) = (numbers[0], numbers[1], numbers[2]);
     assert!((point - want).abs() <= want * 1e-3, "{text}: want {want}");
     assert!(low <= point && point <= high, "{text}");
