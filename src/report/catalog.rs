@@ -381,8 +381,8 @@ impl Catalog {
         for name in self.tables.keys() {
             self.readme_exact(&mut out, name);
         }
-        for n in self.pooled_estimates().keys() {
-            self.readme_estimate(&mut out, *n);
+        for (n, sampled) in self.pooled_estimates() {
+            self.readme_estimate(&mut out, n, &sampled);
         }
         out
     }
@@ -413,7 +413,12 @@ impl Catalog {
     }
 
     /// The README section of board `n`'s estimates: its runs.
-    fn readme_estimate(&self, out: &mut String, n: u32) {
+    fn readme_estimate(
+        &self,
+        out: &mut String,
+        n: u32,
+        sampled: &BTreeMap<u32, (crate::estimate::Tally, Vec<String>)>,
+    ) {
         let name = format!("{n}x{n}-estimate");
         out.push_str(&format!(
             "## {name}\n\nTable: [{name}.csv]({name}.csv). Estimates, not counts: uniform samples per disc \
@@ -442,20 +447,18 @@ impl Catalog {
             ));
         }
         out.push('\n');
-        if let Some(line) = self.whole_board(n) {
+        if let Some(line) = self.whole_board(n, sampled) {
             out.push_str(&line);
             out.push_str("\n\n");
         }
     }
 
     /// The answer for the whole board: every layer, exact where the
-    /// census has counted it, estimated (pooled) elsewhere, with the
-    /// estimated layers' interval (exact layers add no variance). None
-    /// while a layer is neither counted nor sampled.
-    fn whole_board(&self, n: u32) -> Option<String> {
+    /// census has counted it, estimated elsewhere (`sampled`: the board's
+    /// pooled layers), with the estimated layers' interval (exact layers
+    /// add no variance). None while a layer is neither counted nor sampled.
+    fn whole_board(&self, n: u32, sampled: &BTreeMap<u32, (crate::estimate::Tally, Vec<String>)>) -> Option<String> {
         let exact = self.exact_layers(n);
-        let pooled = self.pooled_estimates();
-        let sampled = pooled.get(&n)?;
         let estimated: Vec<crate::estimate::LayerEstimate> = sampled
             .iter()
             .filter(|(k, _)| !exact.contains_key(k))

@@ -844,7 +844,7 @@ mod tests {
 
     /// The pruned predecessors are exactly the predecessors that pass the
     /// two cheap conditions (tested on each, not inherited), in the same
-    /// order, for positions of random 6x6 and 8x8 games and variations of
+    /// order, for positions of random 4x4, 6x6 and 8x8 games and variations of
     /// them with discs recoloured (so that both answers occur).
     #[test]
     fn pruned_predecessors_are_those_that_pass_the_conditions() {
