@@ -107,6 +107,21 @@ fn slices_are_chosen_by_the_disk_and_refused_beyond_the_partitions() {
     let p = plan(LayerBy::Discs, 10, 4, dir.path());
     let e = start::<B6>(&p, &counted(Some(5), 1 << 20), &never, &LayersLive::default()).unwrap_err();
     assert!(e.to_string().contains("5 slices cannot be made of 4 partitions"), "{e}");
+    // refused before anything is made: the same directory then starts a valid run
+    assert!(!p.work_dir.exists(), "a refused start leaves no work directory");
+    let o = start::<B6>(&p, &counted(Some(4), 1 << 20), &never, &LayersLive::default()).unwrap();
+    assert_eq!(o.census.layers, want[..=6]);
+    assert_eq!(slices_run(&o).len(), 4);
+    // a resume that asks for too many slices is refused before any layer
+    // is expanded: the run's manifest is unchanged
+    let dir = tempfile::tempdir().unwrap();
+    let p = plan(LayerBy::Discs, 8, 4, dir.path());
+    start::<B6>(&p, &LayersSettings::new(2, 1 << 20), &never, &LayersLive::default()).unwrap();
+    let manifest = std::fs::read(p.work_dir.join("run.manifest")).unwrap();
+    let e =
+        resume::<B6>(&p.work_dir, Some(10), &counted(Some(5), 1 << 20), &never, &LayersLive::default()).unwrap_err();
+    assert!(e.to_string().contains("5 slices cannot be made of 4 partitions"), "{e}");
+    assert_eq!(std::fs::read(p.work_dir.join("run.manifest")).unwrap(), manifest);
 }
 
 /// Stops a run when `at` says so, then resumes it (with `again`); returns

@@ -71,6 +71,10 @@ pub fn start<G: Keyed, T: Transport>(
     stop: &AtomicBool,
     live: &LayersLive,
 ) -> Result<LayersOutcome, LayersError> {
+    // settings that cannot be met are refused before the work directory is made
+    if let Some(k) = settings.slices {
+        check_slices(&plan.work_dir, k, plan.partitions)?;
+    }
     let root = WorkDir::new(&plan.work_dir);
     let mine = rank_dir(t, &root);
     t.agree(if t.rank() == 0 { root.check_fresh() } else { Ok(()) }, root.root())?;
@@ -114,7 +118,14 @@ pub fn resume<G: Keyed, T: Transport>(
     let locks = t.agree(lock_run(t, &root, &mine, false), work_dir)?;
     let state = if t.rank() == 0 {
         (|| {
-            read_state(&root)?;
+            let m = read_state(&root)?;
+            // refused before the limit moves or any layer is expanded (a
+            // run already slicing its last layer keeps its own number)
+            if let Some(k) = settings.slices
+                && m.phase != Phase::Slicing
+            {
+                check_slices(root.root(), k, m.run.partitions)?;
+            }
             if let Some(limit) = limit {
                 set_limit(&root, limit)?;
             }
@@ -951,6 +962,23 @@ pub(super) fn count_partition<G: Keyed>(
     counter.finish()
 }
 
+/// Refuses `slices` slices of a run of `partitions` partitions (at `path`)
+/// unless each slice can hold whole partitions: checked when a session
+/// starts (before its work directory is made) or resumes (before any layer
+/// is expanded), and again when a last layer is planned.
+fn check_slices(path: &Path, slices: u32, partitions: u32) -> Result<(), LayersError> {
+    if slices == 0 || slices > partitions {
+        return Err(LayersError::WorkDir {
+            path: path.to_path_buf(),
+            detail: format!(
+                "{slices} slices cannot be made of {partitions} partitions (a slice holds whole partitions: \
+                 from 1 to {partitions})"
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// How layer `m.layer + 1` is built: [`check_disk`] for the whole layer;
 /// for a last layer counted without being stored (`counted`), in the
 /// slices the settings ask for, or else in the fewest slices whose
@@ -967,15 +995,7 @@ pub(super) fn plan_next(
         return Ok(NextPlan { compaction: check_disk(work, m, here, settings, 1.0, false)?, slices: 1 });
     }
     if let Some(k) = settings.slices {
-        if k == 0 || k > partitions {
-            return Err(LayersError::WorkDir {
-                path: work.root().to_path_buf(),
-                detail: format!(
-                    "{k} slices cannot be made of {partitions} partitions (a slice holds whole partitions: \
-                     from 1 to {partitions})"
-                ),
-            });
-        }
+        check_slices(work.root(), k, partitions)?;
         let compaction = check_disk(work, m, here, settings, 1.0 / k as f64, true)?;
         return Ok(NextPlan { compaction, slices: k });
     }
