@@ -1,16 +1,27 @@
 //! Probe: draws 6x6 candidates of the given layers (estimate's generator),
 //! collects those undecided at a small budget, and decides them again at
-//! larger budgets. Usage: undecided_probe SEED FROM TO PER_LAYER BUDGET1 BUDGET2
+//! larger budgets (and, given a census work directory, with its stored
+//! layer's odd-pass positions). Usage: undecided_probe SEED FROM TO
+//! PER_LAYER BUDGET1 BUDGET2 [CENSUS_DIR]
 use othello_census::board::{B6, Bitboard, Color, Position};
 use othello_census::estimate::{SplitMix, draw};
 use othello_census::search::reachable::{Frontier, Search, joined_to_centre};
 
 fn main() {
-    let a: Vec<u64> = std::env::args().skip(1).map(|s| s.parse().unwrap()).collect();
+    let a: Vec<u64> = std::env::args().skip(1).take(6).map(|s| s.parse().unwrap()).collect();
     let (seed, from, to, per, b1, b2) = (a[0], a[1] as u32, a[2] as u32, a[3], a[4], a[5]);
+    // an optional 7th argument: a census work directory whose stored layer
+    // gives the searches at BUDGET2 an odd-pass layer
+    let census = std::env::args().nth(7);
     let frontier = Frontier::<B6>::build(14);
+    let with_odd = census.map(|dir| {
+        let o = othello_census::estimate::odd_pass_layer::<B6>(std::path::Path::new(&dir), 14).unwrap();
+        eprintln!("odd-pass layer: {} of {} classes of {} discs", o.keys.len(), o.layer_classes, o.discs);
+        Frontier::<B6>::build(14).with_odd_pass_layer(o.discs, o.keys.iter().map(|&k| k as u64))
+    });
+    let large_frontier = with_odd.as_ref().unwrap_or(&frontier);
     let mut small = Search::new(&frontier, b1);
-    let mut large = Search::new(&frontier, b2);
+    let mut large = Search::new(large_frontier, b2);
     for discs in from..=to {
         let (mut r, mut u, mut und, mut later) = (0, 0, 0, [0u32; 3]);
         let t = std::time::Instant::now();

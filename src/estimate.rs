@@ -38,7 +38,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::board::{Color, Position, Status};
-use crate::key::{Keyed, canonical_and_orbit};
+use crate::key::{Keyed, PackedKey, canonical_and_orbit};
 use crate::search::reachable::{Frontier, Search, centre, joined_to_centre};
 
 /// The number of candidates of layer `discs` on an `n x n` board (zero
@@ -274,8 +274,76 @@ pub struct EstimateConfig {
     /// The frontier: every reachable position of up to this many discs is
     /// enumerated first, and the backward searches stop there.
     pub frontier_discs: u32,
+    /// The odd-pass positions of one larger layer, from a census of it
+    /// ([`odd_pass_layer`]): the searches also stop at them.
+    pub odd_pass_layer: Option<OddPassLayer>,
     /// Threads.
     pub threads: usize,
+}
+
+/// The reachable positions of one layer that only games with an odd number
+/// of passes reach ([`crate::search::reachable::odd_passes`]), as canonical
+/// dense keys, and where they were read.
+#[derive(Clone, Debug)]
+pub struct OddPassLayer {
+    /// Their disc count.
+    pub discs: u32,
+    /// Their canonical dense keys.
+    pub keys: Vec<u128>,
+    /// The census work directory they were read from.
+    pub source: std::path::PathBuf,
+    /// Classes of the layer read.
+    pub layer_classes: u64,
+}
+
+/// Errors of [`odd_pass_layer`].
+#[derive(Debug, thiserror::Error)]
+pub enum OddPassError {
+    #[error(transparent)]
+    Layers(#[from] crate::engine::layers::LayersError),
+    #[error("{}: {detail}", path.display())]
+    Unsuitable { path: std::path::PathBuf, detail: String },
+}
+
+/// Reads the odd-pass positions of the layer a finished layered census by
+/// discs of board `G` holds in `dir` (a run to K discs without
+/// `--no-store-last`); the layer must lie above the frontier of
+/// `frontier_discs`.
+pub fn odd_pass_layer<G: Keyed>(dir: &std::path::Path, frontier_discs: u32) -> Result<OddPassLayer, OddPassError> {
+    let unsuitable = |detail: String| OddPassError::Unsuitable { path: dir.to_path_buf(), detail };
+    // the manifest first: a census of another board or layering, or of a
+    // layer not above the frontier, is refused before its parts are read
+    let stored = crate::engine::layers::inspect::stored_layer(dir)?;
+    if stored.size != G::N {
+        return Err(unsuitable(format!("a census of the {0}x{0} board, not {1}x{1}", stored.size, G::N)));
+    }
+    if stored.by != crate::census::LayerBy::Discs {
+        return Err(unsuitable("a census by ply; the odd-pass layer comes from a census by discs".into()));
+    }
+    if stored.layer <= frontier_discs {
+        return Err(unsuitable(format!(
+            "its layer holds {} discs, not above the frontier ({frontier_discs} discs); run the census further",
+            stored.layer
+        )));
+    }
+    let mut keys = Vec::new();
+    let mut bad_key = None;
+    crate::engine::layers::inspect::for_each_class(dir, &mut |k| match crate::key::dense::unpack::<G>(
+        G::Key::from_u128(k),
+    ) {
+        Ok(p) if p.discs() != stored.layer => bad_key = Some(k),
+        Ok(p) if crate::search::reachable::odd_passes(&p) => keys.push(k),
+        Ok(_) => {}
+        Err(_) => bad_key = Some(k),
+    })?;
+    if let Some(k) = bad_key {
+        return Err(unsuitable(format!(
+            "holds key {k}, which is no {0}x{0} position of {1} discs",
+            G::N,
+            stored.layer
+        )));
+    }
+    Ok(OddPassLayer { discs: stored.layer, keys, source: dir.to_path_buf(), layer_classes: stored.classes })
 }
 
 /// Counters a progress display may read while it runs.
@@ -320,6 +388,11 @@ pub struct Estimate {
     pub frontier_classes: u64,
     /// Seconds to build the frontier.
     pub frontier_seconds: f64,
+    /// The odd-pass layer the searches also stopped at: its disc count, the
+    /// classes it held, and the census it was read from.
+    pub odd_pass_discs: Option<u32>,
+    pub odd_pass_classes: u64,
+    pub odd_pass_source: Option<String>,
     /// Seconds in all.
     pub elapsed_seconds: f64,
     /// Threads.
@@ -440,7 +513,10 @@ fn round_size(done: u64) -> u64 {
 /// Runs an estimate on board `G`.
 pub fn estimate<G: Keyed>(cfg: &EstimateConfig, live: &EstimateLive) -> Estimate {
     let started = Instant::now();
-    let frontier = Frontier::<G>::build(cfg.frontier_discs);
+    let mut frontier = Frontier::<G>::build(cfg.frontier_discs);
+    if let Some(o) = &cfg.odd_pass_layer {
+        frontier = frontier.with_odd_pass_layer(o.discs, o.keys.iter().map(|&k| G::Key::from_u128(k)));
+    }
     let frontier_seconds = started.elapsed().as_secs_f64();
     let cands: Vec<u128> = cfg.layers.iter().map(|&k| candidates(G::N, k)).collect();
     let mut tallies = vec![Tally::default(); cfg.layers.len()];
@@ -481,6 +557,9 @@ pub fn estimate<G: Keyed>(cfg: &EstimateConfig, live: &EstimateLive) -> Estimate
         frontier_discs: frontier.discs(),
         frontier_classes: frontier.classes() as u64,
         frontier_seconds,
+        odd_pass_discs: frontier.odd_pass_layer().map(|o| o.0),
+        odd_pass_classes: frontier.odd_pass_layer().map_or(0, |o| o.1 as u64),
+        odd_pass_source: cfg.odd_pass_layer.as_ref().map(|o| o.source.display().to_string()),
         elapsed_seconds: started.elapsed().as_secs_f64(),
         threads: cfg.threads,
         interrupted,

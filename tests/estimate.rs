@@ -12,9 +12,13 @@ use std::process::Command;
 use rayon::prelude::*;
 
 use othello_census::board::{B4, B6, B8, Bitboard, Color, Geometry, Position};
-use othello_census::estimate::{EstimateConfig, EstimateLive, SplitMix, candidates, draw, estimate};
-use othello_census::key::Keyed;
-use othello_census::search::reachable::{Frontier, Search, Verdict, centre};
+use othello_census::census::LayerBy;
+use othello_census::engine::layers::{self, LayersLive, LayersPlan, LayersSettings};
+use othello_census::estimate::{
+    EstimateConfig, EstimateLive, OddPassLayer, SplitMix, candidates, draw, estimate, odd_pass_layer,
+};
+use othello_census::key::{Keyed, PackedKey, canonical_key};
+use othello_census::search::reachable::{Frontier, Search, Verdict, centre, odd_passes};
 
 /// The black and white squares of an oracle position, as bit sets.
 fn bits(p: &oracle::Naive) -> (u64, u64) {
@@ -44,18 +48,54 @@ fn position<G: Geometry>(b: u64, w: u64, black_to_move: bool) -> Position<G> {
     Position::from_colors(Bitboard(b), Bitboard(w), if black_to_move { Color::Black } else { Color::White }).unwrap()
 }
 
+/// The odd-pass layer of 4x4 positions of `discs` discs, read from a
+/// layered census run to `discs` discs (stored), above a frontier of
+/// `frontier_discs`.
+fn odd_pass_layer_4x4(discs: u32, frontier_discs: u32) -> OddPassLayer {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = LayersPlan {
+        by: LayerBy::Discs,
+        limit: discs,
+        partitions: 3,
+        work_dir: dir.path().join("census"),
+        command: "test".into(),
+        started_unix: 0,
+    };
+    let never = std::sync::atomic::AtomicBool::new(false);
+    layers::start::<B4>(&plan, &LayersSettings::new(2, 1 << 24), &never, &LayersLive::default()).unwrap();
+    odd_pass_layer::<B4>(&plan.work_dir, frontier_discs).unwrap()
+}
+
 /// Every 4x4 candidate (centre occupied, each disc either colour, either
 /// side: 2 · 2^4 · 3^12 = 17,006,112), decided with the frontier at the
-/// start alone (every one; a pure backward search) and at 8 discs (every
-/// 5th): the same verdict as the oracle's set, never undecided, and each
-/// game found replays.
+/// start alone (every one; a pure backward search), at 8 discs (every
+/// 5th), and at 6 discs with the odd-pass layer of 12 discs read from a
+/// census (every 3rd): the same verdict as the oracle's set, never
+/// undecided, and each game found replays.
 #[test]
 fn every_4x4_candidate_agrees_with_the_oracle() {
     let truth = oracle_set(4, 16);
     let c = centre(4);
     let others: Vec<u32> = (0..16).filter(|s| c >> s & 1 == 0).collect();
-    for (frontier_discs, step) in [(4, 1), (8, 5)] {
-        let frontier = Frontier::<B4>::build(frontier_discs);
+    // the odd-pass layer holds the classes of exactly the oracle's
+    // positions of 12 discs that need an odd number of passes
+    let odd = odd_pass_layer_4x4(12, 6);
+    let want: HashSet<u128> = truth
+        .iter()
+        .filter(|&&(b, w, _)| (b | w).count_ones() == 12)
+        .map(|&(b, w, side)| position::<B4>(b, w, side))
+        .filter(odd_passes)
+        .map(|p| canonical_key(&p).to_u128())
+        .collect();
+    assert!(want.len() > 100, "4x4 has odd-pass positions of 12 discs: {}", want.len());
+    assert_eq!(odd.keys.iter().copied().collect::<HashSet<u128>>(), want);
+    assert_eq!(odd.keys.len(), want.len());
+    for (frontier_discs, step, odd_layer) in [(4, 1, None), (8, 5, None), (6, 3, Some(&odd))] {
+        let mut frontier = Frontier::<B4>::build(frontier_discs);
+        if let Some(o) = odd_layer {
+            frontier = frontier.with_odd_pass_layer(o.discs, o.keys.iter().map(|&k| k as u32));
+            assert_eq!(frontier.odd_pass_layer(), Some((12, want.len())));
+        }
         // every assignment of the 12 other squares (empty, black, white)
         // and of the 4 centre squares (black, white), and the side
         let total = 3u64.pow(12) * 16 * 2;
@@ -186,7 +226,16 @@ fn positions_of_random_games_are_reachable() {
 }
 
 fn config(layers: Vec<u32>, samples: u64, threads: usize) -> EstimateConfig {
-    EstimateConfig { layers, samples: Some(samples), time: None, seed: 7, budget: 200_000, frontier_discs: 8, threads }
+    EstimateConfig {
+        layers,
+        samples: Some(samples),
+        time: None,
+        seed: 7,
+        budget: 200_000,
+        frontier_discs: 8,
+        odd_pass_layer: None,
+        threads,
+    }
 }
 
 /// The same seed and sample count give the same figures on 1 and 3

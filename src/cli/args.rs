@@ -176,6 +176,14 @@ pub struct EstimateArgs {
     /// 8x8).
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(4..=64))]
     pub frontier: Option<u32>,
+    /// The work directory of a finished census of this board by discs whose
+    /// last layer is stored (`count --engine layers --max-discs K`, without
+    /// --no-store-last): the searches also stop at the positions of its
+    /// layer that need an odd number of passes, read from it (a search for
+    /// a position that needs a pass otherwise exhausts every line below
+    /// it). Verdicts stay exact; fewer samples are left undecided.
+    #[arg(long, value_name = "DIR")]
+    pub odd_pass_census: Option<PathBuf>,
     /// Threads (default: all cores).
     #[arg(short = 'j', long, value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,

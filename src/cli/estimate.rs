@@ -96,7 +96,23 @@ fn config(a: &EstimateArgs) -> anyhow::Result<EstimateConfig> {
     {
         bail!("--samples {s} is fewer than the {} layers asked; give at least one sample per layer", layers.len());
     }
-    Ok(EstimateConfig { layers, samples, time: a.time, seed: a.seed, budget: a.budget, frontier_discs, threads })
+    let odd_pass_layer = match &a.odd_pass_census {
+        Some(dir) => Some(
+            with_geometry!(a.size, G => othello_census::estimate::odd_pass_layer::<G>(dir, frontier_discs))
+                .context("--odd-pass-census")?,
+        ),
+        None => None,
+    };
+    Ok(EstimateConfig {
+        layers,
+        samples,
+        time: a.time,
+        seed: a.seed,
+        budget: a.budget,
+        frontier_discs,
+        odd_pass_layer,
+        threads,
+    })
 }
 
 /// Runs the estimate with its progress shown, stopped by a signal.
@@ -169,6 +185,13 @@ fn report(a: &EstimateArgs, e: &Estimate, command_line: &str) -> anyhow::Result<
             e.elapsed_seconds,
             e.threads
         )?;
+        if let Some(k) = e.odd_pass_discs {
+            crate::outln!(
+                "odd-pass layer: {} classes of {k} discs that need an odd number of passes, from {}",
+                e.odd_pass_classes,
+                e.odd_pass_source.as_deref().unwrap_or("?")
+            )?;
+        }
     }
     Ok(())
 }

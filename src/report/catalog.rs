@@ -162,13 +162,14 @@ impl Catalog {
     }
 
     /// Adds an estimate run: checked, and refused when it repeats the
-    /// samples of one catalogued at the same budget (same board, seed and a
-    /// layer in common: its draws would be the same, and runs of one budget
-    /// are pooled). At another budget the same samples are decided again,
-    /// and never pooled with the first.
+    /// samples of one catalogued with searches of the same strength (same
+    /// board, seed and a layer in common: its draws would be the same, and
+    /// runs of one strength are pooled). With another budget or odd-pass
+    /// layer the same samples are decided again, and never pooled with the
+    /// first.
     fn add_estimate(&mut self, path: &Path, doc: &Value) -> Result<String, CatalogError> {
-        let estimate::CheckedEstimate { n, seed, budget, layers } =
-            estimate::validate_estimate(doc).map_err(|e| refuse(path, e))?;
+        let checked = estimate::validate_estimate(doc).map_err(|e| refuse(path, e))?;
+        let estimate::CheckedEstimate { n, seed, budget, ref layers, .. } = checked;
         let id = path.file_stem().map_or("estimate".into(), |s| s.to_string_lossy().into_owned());
         if self.runs.iter().any(|r| r.id == id) || self.estimates.iter().any(|r| r["id"] == id) {
             return Err(refuse(path, format!("run {id} is in the catalogue already")));
@@ -177,14 +178,14 @@ impl Catalog {
             if let Ok(other) = estimate::validate_estimate(e)
                 && other.n == n
                 && other.seed == seed
-                && other.budget == budget
+                && other.strength() == checked.strength()
                 && other.layers.iter().any(|(k, _)| layers.iter().any(|(k2, _)| k2 == k))
             {
                 return Err(refuse(
                     path,
                     format!(
-                        "estimate {} has the same board, seed {seed}, budget {budget} and layers in common: its \
-                         samples would be counted twice; estimate with another seed",
+                        "estimate {} has the same board, seed {seed}, budget {budget}, odd-pass layer and layers in \
+                         common: its samples would be counted twice; estimate with another seed",
                         e["id"].as_str().unwrap_or("?")
                     ),
                 ));
@@ -197,12 +198,14 @@ impl Catalog {
     }
 
     /// Per board, the estimate tallies of every layer pooled over runs,
-    /// with the runs that gave them. A layer pools the runs of the largest
-    /// search budget among those that sample it: a larger budget decides
-    /// more samples (fewer undecided, a narrower interval), and the choice
-    /// depends on how the runs were made, never on what they found, so the
-    /// pooled estimate stays unbiased. Runs of smaller budgets stay in the
-    /// catalogue (and a run of the same seed at another budget may join
+    /// with the runs that gave them. A layer pools the runs of the
+    /// strongest searches among those that sample it
+    /// ([`estimate::CheckedEstimate::strength`]: the largest budget, then
+    /// the highest odd-pass layer): stronger searches decide more samples
+    /// (fewer undecided, a narrower interval), and the choice depends on
+    /// how the runs were made, never on what they found, so the pooled
+    /// estimate stays unbiased. Runs of weaker searches stay in the
+    /// catalogue (and a run of the same seed with other searches may join
     /// it: the two are never pooled together).
     pub fn pooled_estimates(&self) -> BTreeMap<u32, BTreeMap<u32, (crate::estimate::Tally, Vec<String>)>> {
         let checked: Vec<_> = self
@@ -210,17 +213,17 @@ impl Catalog {
             .iter()
             .filter_map(|e| Some((estimate::validate_estimate(e).ok()?, e["id"].as_str().unwrap_or("?").to_string())))
             .collect();
-        let mut best: BTreeMap<(u32, u32), u64> = BTreeMap::new();
+        let mut best: BTreeMap<(u32, u32), (u64, u32)> = BTreeMap::new();
         for (c, _) in &checked {
             for (k, _) in &c.layers {
                 let b = best.entry((c.n, *k)).or_default();
-                *b = (*b).max(c.budget);
+                *b = (*b).max(c.strength());
             }
         }
         let mut out: BTreeMap<u32, BTreeMap<u32, (crate::estimate::Tally, Vec<String>)>> = BTreeMap::new();
         for (c, id) in &checked {
             for (k, t) in &c.layers {
-                if best[&(c.n, *k)] != c.budget {
+                if best[&(c.n, *k)] != c.strength() {
                     continue;
                 }
                 let slot = out.entry(c.n).or_default().entry(*k).or_default();
@@ -423,16 +426,17 @@ impl Catalog {
         out.push_str(&format!(
             "## {name}\n\nTable: [{name}.csv]({name}.csv). Estimates, not counts: uniform samples per disc \
              count, each decided exactly by a backward search, 95% intervals (method in \
-             [docs/estimate.md](../docs/estimate.md)); each layer pools the runs below of the largest search \
-             budget that sample it (a larger budget leaves fewer samples undecided), never mixed with the exact \
-             tables.\n\n| run | layers | command | version (commit) | machine | seed | budget | samples | \
-             undecided | wall time |\n|---|---|---|---|---|---|---|---|---|---|\n"
+             [docs/estimate.md](../docs/estimate.md)); each layer pools the runs below of the strongest searches \
+             that sample it (the largest budget, then the highest odd-pass layer: stronger searches leave fewer \
+             samples undecided), never mixed with the exact tables.\n\n| run | layers | command | version \
+             (commit) | machine | seed | budget | odd-pass layer | samples | undecided | wall time \
+             |\n|---|---|---|---|---|---|---|---|---|---|---|\n"
         ));
         for e in self.estimates.iter().filter(|e| e["size"] == n) {
             let ls = e["layers"].as_array().map_or(&[][..], |v| v.as_slice());
             let undecided: u64 = ls.iter().filter_map(|l| l["undecided"].as_u64()).sum();
             out.push_str(&format!(
-                "| {} | {}..{} | `{}` | {} ({}) | {} cores | {} | {} | {} | {undecided} | {:.1} s |\n",
+                "| {} | {}..{} | `{}` | {} ({}) | {} cores | {} | {} | {} | {} | {undecided} | {:.1} s |\n",
                 e["id"].as_str().unwrap_or("?"),
                 ls.first().map_or(json!(null), |l| l["discs"].clone()),
                 ls.last().map_or(json!(null), |l| l["discs"].clone()),
@@ -442,6 +446,7 @@ impl Catalog {
                 e["machine"]["cores"],
                 e["seed"],
                 e["budget"],
+                e["odd_pass_discs"].as_u64().map_or("-".to_string(), |k| format!("{k} discs")),
                 e["samples"],
                 e["elapsed_seconds"].as_f64().unwrap_or(0.0),
             ));

@@ -181,10 +181,29 @@ pub fn edges_possible<G: Geometry>(black: u64, white: u64) -> bool {
 }
 
 /// Every reachable position of up to [`Frontier::discs`] discs, by class,
-/// enumerated forwards from the start.
+/// enumerated forwards from the start; and, optionally, the reachable
+/// positions of one larger disc count that only games with an odd number
+/// of passes reach ([`Frontier::with_odd_pass_layer`]).
 pub struct Frontier<G: Keyed> {
     discs: u32,
     known: FxHashSet<G::Key>,
+    odd: Option<OddPassLayer<G>>,
+}
+
+/// The reachable positions of `discs` discs whose side to move is that of
+/// an odd number of passes ([`odd_passes`]), by class.
+struct OddPassLayer<G: Keyed> {
+    discs: u32,
+    known: FxHashSet<G::Key>,
+}
+
+/// Whether every game reaching `p` has an odd number of passes: each move
+/// adds a disc and hands the move over, a pass only hands it over, and
+/// Black moves first with 4 discs on the board; so without passes (or with
+/// an even number) Black is to move exactly when the disc count is even.
+#[inline]
+pub fn odd_passes<G: Geometry>(p: &Position<G>) -> bool {
+    p.discs().is_multiple_of(2) != (p.side_to_move() == Color::Black)
 }
 
 /// The default frontier of a board: every reachable position up to this
@@ -215,7 +234,46 @@ impl<G: Keyed> Frontier<G> {
                 }
             }
         }
-        Frontier { discs, known }
+        Frontier { discs, known, odd: None }
+    }
+
+    /// Adds the odd-pass positions of layer `discs` (above the enumerated
+    /// frontier): `keys` must be the canonical keys of every reachable
+    /// position of `discs` discs that [`odd_passes`] (others are ignored),
+    /// as a census of the layer lists them. A search that meets an odd-pass
+    /// position of `discs` discs then answers from them instead of
+    /// searching below it: such positions are a small part of a layer (a
+    /// pass is rare before the board fills), while a position that needs a
+    /// pass is otherwise proven unreachable only by exhausting every line
+    /// below it.
+    pub fn with_odd_pass_layer(mut self, discs: u32, keys: impl IntoIterator<Item = G::Key>) -> Frontier<G> {
+        assert!(discs > self.discs, "the odd-pass layer ({discs}) lies above the frontier ({})", self.discs);
+        let known = keys
+            .into_iter()
+            .filter(|k| crate::key::dense::unpack::<G>(*k).is_ok_and(|p| p.discs() == discs && odd_passes(&p)))
+            .collect();
+        self.odd = Some(OddPassLayer { discs, known });
+        self
+    }
+
+    /// The disc count of the odd-pass layer and the classes it holds, if
+    /// one was added.
+    pub fn odd_pass_layer(&self) -> Option<(u32, usize)> {
+        self.odd.as_ref().map(|o| (o.discs, o.known.len()))
+    }
+
+    /// Whether the frontier decides `p` without a search, and how: every
+    /// position of at most [`Frontier::discs`] discs, and an odd-pass
+    /// position of the odd-pass layer's disc count (with `odd`).
+    #[inline]
+    fn decides(&self, p: &Position<G>, odd: bool) -> Option<bool> {
+        if p.discs() <= self.discs {
+            return Some(self.known.contains(&canonical_key(p)));
+        }
+        match &self.odd {
+            Some(o) if odd && p.discs() == o.discs && odd_passes(p) => Some(o.known.contains(&canonical_key(p))),
+            _ => None,
+        }
     }
 
     /// The most discs of the positions it holds.
@@ -230,7 +288,8 @@ impl<G: Keyed> Frontier<G> {
 
     /// Bytes of memory it holds, about.
     pub fn bytes(&self) -> usize {
-        self.known.capacity() * (std::mem::size_of::<G::Key>() + 1)
+        let odd = self.odd.as_ref().map_or(0, |o| o.known.capacity());
+        (self.known.capacity() + odd) * (std::mem::size_of::<G::Key>() + 1)
     }
 
     /// An estimate of the bytes a frontier of up to `discs` discs takes
@@ -341,6 +400,8 @@ pub struct Search<'f, G: Keyed> {
     scratch: Vec<Vec<Position<G>>>,
     /// The line found, from the position down to the frontier.
     line: Vec<Position<G>>,
+    /// Whether this search answers from the frontier's odd-pass layer.
+    odd: bool,
 }
 
 impl<'f, G: Keyed> Search<'f, G> {
@@ -353,6 +414,7 @@ impl<'f, G: Keyed> Search<'f, G> {
             unreachable: FxHashSet::default(),
             scratch: Vec::new(),
             line: Vec::new(),
+            odd: false,
         }
     }
 
@@ -361,9 +423,11 @@ impl<'f, G: Keyed> Search<'f, G> {
         self.nodes
     }
 
-    /// Whether `p` is reachable from the start.
+    /// Whether `p` is reachable from the start. The search stops only at
+    /// the enumerated frontier, never at its odd-pass layer: the game it
+    /// gives is walked down to the start inside the enumerated frontier.
     pub fn decide(&mut self, p: &Position<G>) -> Verdict<G> {
-        match self.search(p) {
+        match self.search(p, false) {
             Err(OutOfBudget) => Verdict::Undecided,
             Ok(false) => Verdict::Unreachable,
             Ok(true) => Verdict::Reachable(self.game(*p)),
@@ -371,13 +435,16 @@ impl<'f, G: Keyed> Search<'f, G> {
     }
 
     /// Whether `p` is reachable, without the game (the cheaper question
-    /// the estimates ask).
+    /// the estimates ask); answers from the frontier's odd-pass layer where
+    /// it has one.
     pub fn is_reachable(&mut self, p: &Position<G>) -> Option<bool> {
-        self.search(p).ok()
+        self.search(p, true).ok()
     }
 
-    /// A search afresh from `p` (nothing kept from the last one).
-    fn search(&mut self, p: &Position<G>) -> Result<bool, OutOfBudget> {
+    /// A search afresh from `p` (nothing kept from the last one); `odd`:
+    /// answering from the odd-pass layer.
+    fn search(&mut self, p: &Position<G>, odd: bool) -> Result<bool, OutOfBudget> {
+        self.odd = odd;
         self.nodes = 0;
         self.unreachable.clear();
         self.line.clear();
@@ -394,8 +461,7 @@ impl<'f, G: Keyed> Search<'f, G> {
 
     fn visit(&mut self, p: Position<G>, depth: usize) -> Result<bool, OutOfBudget> {
         self.nodes += 1;
-        if p.discs() <= self.frontier.discs {
-            let found = self.frontier.contains(&p);
+        if let Some(found) = self.frontier.decides(&p, self.odd) {
             if found {
                 self.line.push(p);
             }

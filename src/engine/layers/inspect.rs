@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::LayersError;
 use super::commit::read_state;
 use super::merge::count_part;
-use super::store::Phase;
+use super::store::{PartReader, Phase, from_stored};
 use super::transport::owner_of;
 use super::workdir::WorkDir;
 use crate::census::LayerBy;
@@ -51,6 +51,85 @@ pub struct Inspection {
     /// The layers whose counts are final, in words.
     #[serde(skip)]
     pub counted: String,
+}
+
+/// The layer a work directory holds complete on disk, as
+/// [`for_each_class`] found it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StoredLayer {
+    /// Board side.
+    pub size: u32,
+    /// How the run is layered.
+    pub by: LayerBy,
+    /// The layer (a disc count, or a ply).
+    pub layer: u32,
+    /// Its classes.
+    pub classes: u64,
+}
+
+/// The complete layer the run in `dir` holds on disk (its last stored
+/// layer), from its manifest. Refused in one line where no layer is stored
+/// complete: a run whose last layer was counted without being stored, or
+/// one stopped between phases (resume it first).
+pub fn stored_layer(dir: &Path) -> Result<StoredLayer, LayersError> {
+    stored(dir).map(|(s, _)| s)
+}
+
+fn stored(dir: &Path) -> Result<(StoredLayer, super::store::Manifest), LayersError> {
+    let m = read_state(&WorkDir::new(dir))?;
+    let bad = |detail: String| LayersError::WorkDir { path: dir.to_path_buf(), detail };
+    let by = LayerBy::from_code(m.run.by).ok_or_else(|| bad(format!("an unknown layering ({})", m.run.by)))?;
+    match m.phase {
+        Phase::Complete | Phase::Slicing => {}
+        Phase::Counted => {
+            return Err(bad(format!(
+                "its last layer ({}) was counted without being stored (--no-store-last); run the census to that layer \
+                 again without --no-store-last",
+                m.layer
+            )));
+        }
+        Phase::Expanded => {
+            return Err(bad(format!(
+                "it stopped between layers {} and {}; finish it first (othello-census resume)",
+                m.layer,
+                m.layer + 1
+            )));
+        }
+    }
+    let classes = m.part_records.iter().sum();
+    Ok((StoredLayer { size: m.run.size, by, layer: m.layer, classes }, m))
+}
+
+/// Hands the canonical dense key of every class of [`stored_layer`] to
+/// `each`, part by part in key order, checking every part against the
+/// manifest (identity, checksums, record count).
+pub fn for_each_class(dir: &Path, each: &mut dyn FnMut(u128)) -> Result<StoredLayer, LayersError> {
+    let (layer, m) = stored(dir)?;
+    let work = WorkDir::new(dir);
+    let side = crate::key::dense::side_weight(m.run.size);
+    let ranks = work.ranks();
+    for j in 0..m.run.partitions {
+        let path = match ranks {
+            Some(r) => work.for_rank(owner_of(j, r), r).part(m.layer, j),
+            None => work.part(m.layer, j),
+        };
+        let mut r = PartReader::open(&path, &m.run.part(m.layer, j))?;
+        while let Some((stored, _)) = r.next_record()? {
+            each(from_stored(stored, side));
+        }
+        if r.count() != m.part_records[j as usize] {
+            return Err(LayersError::WorkDir {
+                path: dir.to_path_buf(),
+                detail: format!(
+                    "{} holds {} records, the manifest says {}",
+                    path.display(),
+                    r.count(),
+                    m.part_records[j as usize]
+                ),
+            });
+        }
+    }
+    Ok(layer)
 }
 
 /// Reads the manifest of the run in `dir` and checks every part of the
