@@ -6,7 +6,9 @@
 #   setsid nohup scripts/estimate.sh BIN_DIR SIZE DISCS UNIT FIRST_SEED LAST_SEED OUT > est.log 2>&1 &
 # e.g. scripts/estimate.sh target/release 6 15-22 30m 10 17 results/runs
 # BUDGET=N in the environment passes --budget N (positions per backward
-# search before a sample counts as undecided; the binary's default else).
+# search before a sample counts as undecided; the binary's default else);
+# ODD_PASS_CENSUS=DIR passes --odd-pass-census DIR (a census work directory
+# whose stored layer's odd-pass positions the searches also stop at).
 set -euo pipefail
 bin_dir=$1 size=$2 discs=$3 unit=$4 first=$5 last=$6 out=$7
 export PATH="$bin_dir:$PATH"
@@ -14,5 +16,6 @@ export PATH="$bin_dir:$PATH"
 grep -m1 'model name' /proc/cpuinfo
 for seed in $(seq "$first" "$last"); do
     othello-census estimate --size "$size" --discs "$discs" --time "$unit" --seed "$seed" \
-        --out "$out" --progress-every 5m -q ${BUDGET:+--budget "$BUDGET"}
+        --out "$out" --progress-every 5m -q ${BUDGET:+--budget "$BUDGET"} \
+        ${ODD_PASS_CENSUS:+--odd-pass-census "$ODD_PASS_CENSUS"}
 done
