@@ -66,6 +66,49 @@ fn odd_pass_layer_4x4(discs: u32, frontier_discs: u32) -> OddPassLayer {
     odd_pass_layer::<B4>(&plan.work_dir, frontier_discs).unwrap()
 }
 
+/// A stored census of board `G` in `dir`, layered `by`, to `limit`.
+fn census<G: Keyed>(dir: &std::path::Path, by: LayerBy, limit: u32, store_last: bool) -> std::path::PathBuf {
+    let plan =
+        LayersPlan { by, limit, partitions: 2, work_dir: dir.to_path_buf(), command: "test".into(), started_unix: 0 };
+    let settings = LayersSettings { store_last, ..LayersSettings::new(1, 1 << 24) };
+    let never = std::sync::atomic::AtomicBool::new(false);
+    layers::start::<G>(&plan, &settings, &never, &LayersLive::default()).unwrap();
+    plan.work_dir
+}
+
+/// A census that cannot give an odd-pass layer is refused in one line
+/// that says why: its layer not above the frontier, another board, a
+/// census by ply, a last layer counted without being stored, no census.
+#[test]
+fn an_odd_pass_census_that_cannot_serve_is_refused_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let refused = |path: &std::path::Path, frontier: u32| {
+        let e = odd_pass_layer::<B4>(path, frontier).unwrap_err().to_string();
+        assert!(!e.contains('\n'), "{e}");
+        e
+    };
+    let low = census::<B4>(&dir.path().join("low"), LayerBy::Discs, 8, true);
+    assert!(refused(&low, 8).contains("not above the frontier (8 discs)"));
+    assert_eq!(odd_pass_layer::<B4>(&low, 7).unwrap().discs, 8);
+    let six = census::<B6>(&dir.path().join("six"), LayerBy::Discs, 8, true);
+    assert!(refused(&six, 6).contains("a census of the 6x6 board, not 4x4"));
+    let ply = census::<B4>(&dir.path().join("ply"), LayerBy::Ply, 6, true);
+    assert!(refused(&ply, 4).contains("a census by ply"));
+    let unstored = census::<B4>(&dir.path().join("unstored"), LayerBy::Discs, 10, false);
+    assert!(refused(&unstored, 6).contains("counted without being stored"));
+    assert!(refused(&dir.path().join("none"), 6).contains("not a layered-census work directory"));
+    // and the binary says it in one line, before any sample
+    let out = Command::new(env!("CARGO_BIN_EXE_othello-census"))
+        .args(["estimate", "--size", "4", "--samples", "100", "--frontier", "8", "--odd-pass-census"])
+        .arg(&low)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("--odd-pass-census") && err.contains("not above the frontier"), "{err}");
+}
+
 /// Every 4x4 candidate (centre occupied, each disc either colour, either
 /// side: 2 · 2^4 · 3^12 = 17,006,112), decided with the frontier at the
 /// start alone (every one; a pure backward search), at 8 discs (every
