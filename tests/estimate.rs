@@ -444,6 +444,43 @@ fn estimates_enter_the_catalogue_apart() {
             assert!(!runs.contains(&third_id.as_str()), "{row}");
         }
     }
+    // seed 1 again at that budget with an odd-pass layer (from a census to
+    // 10 discs), on layers 11-12: stronger searches, so those layers pool
+    // it alone; layer 10 keeps the run without the layer
+    let census = dir.path().join("census");
+    let out = Command::new(common::bin())
+        .args(["count", "--engine", "layers", "--size", "4", "--max-discs", "10", "-q", "--work-dir"])
+        .arg(&census)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let out = Command::new(common::bin())
+        .args(["estimate", "--size", "4", "--samples", "600", "--seed", "1", "--discs", "11-12"])
+        .args(["--budget", "2000000", "-q", "--odd-pass-census"])
+        .arg(&census)
+        .arg("--out")
+        .arg(&runs)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let known = [files.clone(), vec![third.clone()]].concat();
+    let fourth = std::fs::read_dir(&runs).unwrap().map(|e| e.unwrap().path()).find(|p| !known.contains(p)).unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&fourth).unwrap()).unwrap();
+    assert_eq!(doc["odd_pass_discs"], 10);
+    assert!(add(&fourth).status.success());
+    let fourth_id = fourth.file_stem().unwrap().to_str().unwrap().to_string();
+    let csv = std::fs::read_to_string(cat.join("4x4-estimate.csv")).unwrap();
+    for row in csv.lines().filter(|l| !l.starts_with('#')).skip(1) {
+        let cols: Vec<&str> = row.split(',').collect();
+        let runs: Vec<&str> = cols.last().unwrap().split(' ').collect();
+        match cols[0] {
+            "11" | "12" => assert_eq!(runs, [fourth_id.as_str()], "{row}"),
+            "10" => assert_eq!(runs, [third_id.as_str()], "{row}"),
+            _ => assert!(!runs.contains(&fourth_id.as_str()), "{row}"),
+        }
+    }
+    let readme = std::fs::read_to_string(cat.join("README.md")).unwrap();
+    assert!(readme.contains("| 10 discs |"), "the odd-pass layer is listed with its run");
     // the same run again, a copy of it, an edited one: refused, one line
     common::fails_with(
         dir.path(),
