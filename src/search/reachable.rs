@@ -239,8 +239,9 @@ impl<G: Keyed> Frontier<G> {
 
     /// Adds the odd-pass positions of layer `discs` (above the enumerated
     /// frontier): `keys` must be the canonical keys of every reachable
-    /// position of `discs` discs that [`odd_passes`] (others are ignored),
-    /// as a census of the layer lists them. A search that meets an odd-pass
+    /// position of `discs` discs that [`odd_passes`], as a census of the
+    /// layer lists them (`estimate::odd_pass_layer` reads them so; a key of
+    /// any other position is never looked up). A search that meets an odd-pass
     /// position of `discs` discs then answers from them instead of
     /// searching below it: such positions are a small part of a layer (a
     /// pass is rare before the board fills), while a position that needs a
@@ -248,11 +249,7 @@ impl<G: Keyed> Frontier<G> {
     /// below it.
     pub fn with_odd_pass_layer(mut self, discs: u32, keys: impl IntoIterator<Item = G::Key>) -> Frontier<G> {
         assert!(discs > self.discs, "the odd-pass layer ({discs}) lies above the frontier ({})", self.discs);
-        let known = keys
-            .into_iter()
-            .filter(|k| crate::key::dense::unpack::<G>(*k).is_ok_and(|p| p.discs() == discs && odd_passes(&p)))
-            .collect();
-        self.odd = Some(OddPassLayer { discs, known });
+        self.odd = Some(OddPassLayer { discs, known: keys.into_iter().collect() });
         self
     }
 

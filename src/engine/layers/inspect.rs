@@ -100,6 +100,15 @@ fn stored(dir: &Path) -> Result<(StoredLayer, super::store::Manifest), LayersErr
     Ok((StoredLayer { size: m.run.size, by, layer: m.layer, classes }, m))
 }
 
+/// Where part `j` of `layer` lies: in the directory of the rank that owns
+/// it for a run of MPI ranks (`ranks`), else in the run's own.
+fn part_path(work: &WorkDir, ranks: Option<u32>, layer: u32, j: u32) -> std::path::PathBuf {
+    match ranks {
+        Some(r) => work.for_rank(owner_of(j, r), r).part(layer, j),
+        None => work.part(layer, j),
+    }
+}
+
 /// Hands the canonical dense key of every class of [`stored_layer`] to
 /// `each`, part by part in key order, checking every part against the
 /// manifest (identity, checksums, record count).
@@ -109,10 +118,7 @@ pub fn for_each_class(dir: &Path, each: &mut dyn FnMut(u128)) -> Result<StoredLa
     let side = crate::key::dense::side_weight(m.run.size);
     let ranks = work.ranks();
     for j in 0..m.run.partitions {
-        let path = match ranks {
-            Some(r) => work.for_rank(owner_of(j, r), r).part(m.layer, j),
-            None => work.part(m.layer, j),
-        };
+        let path = part_path(&work, ranks, m.layer, j);
         let mut r = PartReader::open(&path, &m.run.part(m.layer, j))?;
         while let Some((stored, _)) = r.next_record()? {
             each(from_stored(stored, side));
@@ -172,10 +178,7 @@ pub fn inspect(dir: &Path) -> Result<Inspection, LayersError> {
     let mut problems = Vec::new();
     let mut checked = 0;
     for j in (0..m.run.partitions).filter(|_| m.phase != Phase::Counted) {
-        let path = match ranks {
-            Some(r) => work.for_rank(owner_of(j, r), r).part(layer, j),
-            None => work.part(layer, j),
-        };
+        let path = part_path(&work, ranks, layer, j);
         if !promised && !path.exists() {
             continue;
         }
