@@ -1,25 +1,35 @@
 //! Probe: draws 6x6 candidates of the given layers (estimate's generator),
 //! collects those undecided at a small budget, and decides them again at
 //! larger budgets (and, given a census work directory, with its stored
-//! layer's odd-pass positions). Usage: undecided_probe SEED FROM TO
-//! PER_LAYER BUDGET1 BUDGET2 [CENSUS_DIR]
+//! layer's odd-pass positions, or its whole layer with `whole`). Usage:
+//! undecided_probe SEED FROM TO PER_LAYER BUDGET1 BUDGET2 [CENSUS_DIR [whole]]
 use othello_census::board::{B6, Bitboard, Color, Position};
 use othello_census::estimate::{SplitMix, draw};
-use othello_census::search::reachable::{Frontier, Search, joined_to_centre};
+use othello_census::search::reachable::{Frontier, LayerHeld, Search, joined_to_centre};
 
 fn main() {
     let a: Vec<u64> = std::env::args().skip(1).take(6).map(|s| s.parse().unwrap()).collect();
     let (seed, from, to, per, b1, b2) = (a[0], a[1] as u32, a[2] as u32, a[3], a[4], a[5]);
     // an optional 7th argument: a census work directory whose stored layer
-    // gives the searches at BUDGET2 an odd-pass layer
+    // gives the searches at BUDGET2 a census layer (odd-pass positions, or
+    // the whole layer with an 8th argument `whole`)
     let census = std::env::args().nth(7);
+    let held =
+        if std::env::args().nth(8).as_deref() == Some("whole") { LayerHeld::Whole } else { LayerHeld::OddPasses };
     let frontier = Frontier::<B6>::build(14);
-    let with_odd = census.map(|dir| {
-        let o = othello_census::estimate::odd_pass_layer::<B6>(std::path::Path::new(&dir), 14).unwrap();
-        eprintln!("odd-pass layer: {} of {} classes of {} discs", o.keys.len(), o.layer_classes, o.discs);
-        Frontier::<B6>::build(14).with_odd_pass_layer(o.discs, o.keys.iter().map(|&k| k as u64))
+    let with_layer = census.map(|dir| {
+        let memory = othello_census::estimate::census_layer_memory();
+        let l = othello_census::estimate::census_layer::<B6>(std::path::Path::new(&dir), 14, held, memory).unwrap();
+        eprintln!(
+            "census layer ({}): {} of {} classes of {} discs",
+            held.name(),
+            l.keys.len(),
+            l.layer_classes,
+            l.discs
+        );
+        Frontier::<B6>::build(14).with_census_layer(l.discs, l.held, l.keys)
     });
-    let large_frontier = with_odd.as_ref().unwrap_or(&frontier);
+    let large_frontier = with_layer.as_ref().unwrap_or(&frontier);
     let mut small = Search::new(&frontier, b1);
     let mut large = Search::new(large_frontier, b2);
     for discs in from..=to {

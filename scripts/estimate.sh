@@ -8,7 +8,8 @@
 # BUDGET=N in the environment passes --budget N (positions per backward
 # search before a sample counts as undecided; the binary's default else);
 # ODD_PASS_CENSUS=DIR passes --odd-pass-census DIR (a census work directory
-# whose stored layer's odd-pass positions the searches also stop at).
+# whose stored layer's odd-pass positions the searches also stop at);
+# CENSUS_LAYER=DIR passes --census-layer DIR (the whole stored layer).
 set -euo pipefail
 bin_dir=$1 size=$2 discs=$3 unit=$4 first=$5 last=$6 out=$7
 export PATH="$bin_dir:$PATH"
@@ -17,5 +18,6 @@ grep -m1 'model name' /proc/cpuinfo
 for seed in $(seq "$first" "$last"); do
     othello-census estimate --size "$size" --discs "$discs" --time "$unit" --seed "$seed" \
         --out "$out" --progress-every 5m -q ${BUDGET:+--budget "$BUDGET"} \
-        ${ODD_PASS_CENSUS:+--odd-pass-census "$ODD_PASS_CENSUS"}
+        ${ODD_PASS_CENSUS:+--odd-pass-census "$ODD_PASS_CENSUS"} \
+        ${CENSUS_LAYER:+--census-layer "$CENSUS_LAYER"}
 done

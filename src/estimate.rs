@@ -39,7 +39,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::board::{Color, Position, Status};
 use crate::key::{Keyed, PackedKey, canonical_and_orbit};
-use crate::search::reachable::{Frontier, Search, centre, joined_to_centre};
+use crate::search::reachable::{Frontier, LayerHeld, Search, centre, joined_to_centre};
 
 /// The number of candidates of layer `discs` on an `n x n` board (zero
 /// outside 4..=n²): `C(n² - 4, discs - 4) · 2^discs · 2`.
@@ -274,76 +274,158 @@ pub struct EstimateConfig {
     /// The frontier: every reachable position of up to this many discs is
     /// enumerated first, and the backward searches stop there.
     pub frontier_discs: u32,
-    /// The odd-pass positions of one larger layer, from a census of it
-    /// ([`odd_pass_layer`]): the searches also stop at them.
-    pub odd_pass_layer: Option<OddPassLayer>,
     /// Threads.
     pub threads: usize,
 }
 
-/// The reachable positions of one layer that only games with an odd number
-/// of passes reach ([`crate::search::reachable::odd_passes`]), as canonical
-/// dense keys, and where they were read.
+/// Reachable positions of one layer above the frontier, read from a
+/// census of it ([`census_layer`]): all of them, or those that need an odd
+/// number of passes; the searches also stop at them.
 #[derive(Clone, Debug)]
-pub struct OddPassLayer {
+pub struct CensusLayer<G: Keyed> {
     /// Their disc count.
     pub discs: u32,
-    /// Their canonical dense keys.
-    pub keys: Vec<u128>,
+    /// Which positions of the layer they are.
+    pub held: LayerHeld,
+    /// Their canonical dense keys, in the census's order.
+    pub keys: Vec<G::Key>,
     /// The census work directory they were read from.
     pub source: std::path::PathBuf,
     /// Classes of the layer read.
     pub layer_classes: u64,
 }
 
-/// Errors of [`odd_pass_layer`].
+/// Errors of [`census_layer`].
 #[derive(Debug, thiserror::Error)]
-pub enum OddPassError {
+pub enum CensusLayerError {
     #[error(transparent)]
     Layers(#[from] crate::engine::layers::LayersError),
     #[error("{}: {detail}", path.display())]
     Unsuitable { path: std::path::PathBuf, detail: String },
 }
 
-/// Reads the odd-pass positions of the layer a finished layered census by
+/// Reads the positions of the layer that a finished layered census by
 /// discs of board `G` holds in `dir` (a run to K discs without
-/// `--no-store-last`); the layer must lie above the frontier of
-/// `frontier_discs`.
-pub fn odd_pass_layer<G: Keyed>(dir: &std::path::Path, frontier_discs: u32) -> Result<OddPassLayer, OddPassError> {
-    let unsuitable = |detail: String| OddPassError::Unsuitable { path: dir.to_path_buf(), detail };
-    // the manifest first: a census of another board or layering, or of a
-    // layer not above the frontier, is refused before its parts are read
-    let stored = crate::engine::layers::inspect::stored_layer(dir)?;
-    if stored.size != G::N {
-        return Err(unsuitable(format!("a census of the {0}x{0} board, not {1}x{1}", stored.size, G::N)));
+/// `--no-store-last`) that `held` says; the layer must lie above the
+/// frontier of `frontier_discs`, and its keys must fit in `memory` bytes.
+/// [`CensusLayerSource::open`] then [`CensusLayerSource::read`].
+pub fn census_layer<G: Keyed>(
+    dir: &std::path::Path,
+    frontier_discs: u32,
+    held: LayerHeld,
+    memory: u64,
+) -> Result<CensusLayer<G>, CensusLayerError> {
+    CensusLayerSource::<G>::open(dir, frontier_discs, held, memory)?.read()
+}
+
+/// A census whose last layer can serve as a census layer, checked from its
+/// manifest, not read yet.
+pub struct CensusLayerSource<G: Keyed> {
+    dir: std::path::PathBuf,
+    held: LayerHeld,
+    memory: u64,
+    stored: crate::engine::layers::inspect::StoredLayer,
+    board: std::marker::PhantomData<G>,
+}
+
+impl<G: Keyed> CensusLayerSource<G> {
+    /// Checks the manifest of the census in `dir`: a census of another
+    /// board or layering, of a layer not above the frontier of
+    /// `frontier_discs`, or (`held` whole) of more classes than `memory`
+    /// bytes hold, is refused before any part is read.
+    pub fn open(
+        dir: &std::path::Path,
+        frontier_discs: u32,
+        held: LayerHeld,
+        memory: u64,
+    ) -> Result<CensusLayerSource<G>, CensusLayerError> {
+        let stored = crate::engine::layers::inspect::stored_layer(dir)?;
+        let source =
+            CensusLayerSource { dir: dir.to_path_buf(), held, memory, stored, board: std::marker::PhantomData };
+        let stored = &source.stored;
+        if stored.size != G::N {
+            return Err(source.unsuitable(format!("a census of the {0}x{0} board, not {1}x{1}", stored.size, G::N)));
+        }
+        if stored.by != crate::census::LayerBy::Discs {
+            return Err(source.unsuitable("a census by ply; a census layer comes from a census by discs".into()));
+        }
+        if stored.layer <= frontier_discs {
+            return Err(source.unsuitable(format!(
+                "its layer holds {} discs, not above the frontier ({frontier_discs} discs); run the census further",
+                stored.layer
+            )));
+        }
+        if held == LayerHeld::Whole && stored.classes > source.fits() {
+            return Err(source.too_large(stored.classes));
+        }
+        Ok(source)
     }
-    if stored.by != crate::census::LayerBy::Discs {
-        return Err(unsuitable("a census by ply; the odd-pass layer comes from a census by discs".into()));
+
+    /// The disc count and the classes of the layer.
+    pub fn layer(&self) -> (u32, u64) {
+        (self.stored.layer, self.stored.classes)
     }
-    if stored.layer <= frontier_discs {
-        return Err(unsuitable(format!(
-            "its layer holds {} discs, not above the frontier ({frontier_discs} discs); run the census further",
-            stored.layer
-        )));
+
+    fn unsuitable(&self, detail: String) -> CensusLayerError {
+        CensusLayerError::Unsuitable { path: self.dir.clone(), detail }
     }
-    let mut keys = Vec::new();
-    let mut bad_key = None;
-    crate::engine::layers::inspect::for_each_class(dir, &mut |k| match crate::key::dense::unpack::<G>(
-        G::Key::from_u128(k),
-    ) {
-        Ok(p) if p.discs() != stored.layer => bad_key = Some(k),
-        Ok(p) if crate::search::reachable::odd_passes(&p) => keys.push(k),
-        Ok(_) => {}
-        Err(_) => bad_key = Some(k),
-    })?;
-    if let Some(k) = bad_key {
-        return Err(unsuitable(format!(
-            "holds key {k}, which is no {0}x{0} position of {1} discs",
-            G::N,
-            stored.layer
-        )));
+
+    /// Keys that fit in the memory allowed.
+    fn fits(&self) -> u64 {
+        self.memory / std::mem::size_of::<G::Key>() as u64
     }
-    Ok(OddPassLayer { discs: stored.layer, keys, source: dir.to_path_buf(), layer_classes: stored.classes })
+
+    fn too_large(&self, classes: u64) -> CensusLayerError {
+        let key_bytes = std::mem::size_of::<G::Key>();
+        self.unsuitable(format!(
+            "{classes} classes of {} discs need {} in memory ({key_bytes} bytes a class), more than the {} \
+             available; use --odd-pass-census (its odd-pass positions only) or a census to fewer discs",
+            self.stored.layer,
+            crate::text::human_bytes(classes as f64 * key_bytes as f64),
+            crate::text::human_bytes(self.memory as f64),
+        ))
+    }
+
+    /// Reads the positions `held` says, each part checked (identity,
+    /// checksums, record count) and each key unpacked to a position of the
+    /// layer's disc count; odd-pass positions beyond the memory allowed are
+    /// refused as soon as they exceed it.
+    pub fn read(self) -> Result<CensusLayer<G>, CensusLayerError> {
+        let (layer, held, fits) = (self.stored.layer, self.held, self.fits());
+        let mut keys = Vec::new();
+        if held == LayerHeld::Whole {
+            keys.reserve_exact(self.stored.classes as usize);
+        }
+        let (mut bad_key, mut over) = (None, false);
+        crate::engine::layers::inspect::for_each_class(&self.dir, &mut |k| match crate::key::dense::unpack::<G>(
+            G::Key::from_u128(k),
+        ) {
+            Ok(p) if p.discs() != layer => bad_key = Some(k),
+            Ok(p) if held.answers(&p) => {
+                if keys.len() as u64 >= fits {
+                    over = true;
+                } else {
+                    keys.push(G::Key::from_u128(k));
+                }
+            }
+            Ok(_) => {}
+            Err(_) => bad_key = Some(k),
+        })?;
+        if let Some(k) = bad_key {
+            return Err(self.unsuitable(format!("holds key {k}, which is no {0}x{0} position of {layer} discs", G::N)));
+        }
+        if over {
+            return Err(self.too_large(fits + 1));
+        }
+        Ok(CensusLayer { discs: layer, held, keys, source: self.dir, layer_classes: self.stored.classes })
+    }
+}
+
+/// The memory a census layer may take: three quarters of what the
+/// machine has available (the searches and the frontier need the rest),
+/// or 1 GiB where that cannot be read.
+pub fn census_layer_memory() -> u64 {
+    crate::engine::memory::available_memory().map_or(1 << 30, |m| m / 4 * 3)
 }
 
 /// Counters a progress display may read while it runs.
@@ -388,17 +470,33 @@ pub struct Estimate {
     pub frontier_classes: u64,
     /// Seconds to build the frontier.
     pub frontier_seconds: f64,
-    /// The odd-pass layer the searches also stopped at: its disc count, the
-    /// classes it held, and the census it was read from.
-    pub odd_pass_discs: Option<u32>,
-    pub odd_pass_classes: u64,
-    pub odd_pass_source: Option<String>,
+    /// The census layer the searches also stopped at: its disc count,
+    /// what it held, the classes it held, and the census it was read from.
+    pub census_layer: Option<CensusLayerUsed>,
     /// Seconds in all.
     pub elapsed_seconds: f64,
     /// Threads.
     pub threads: usize,
     /// Stopped by [`EstimateLive::stop`] inside a round.
     pub interrupted: bool,
+}
+
+/// What an estimate says of the census layer its searches used.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CensusLayerUsed {
+    /// Its disc count.
+    pub discs: u32,
+    /// Which of its positions the searches answered from it.
+    #[serde(serialize_with = "held_name")]
+    pub held: LayerHeld,
+    /// Classes held.
+    pub classes: u64,
+    /// The census work directory.
+    pub source: String,
+}
+
+fn held_name<S: serde::Serializer>(held: &LayerHeld, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(held.name())
 }
 
 /// Samples of the first round (shared by the layers).
@@ -510,12 +608,20 @@ fn round_size(done: u64) -> u64 {
     done.max(FIRST_ROUND)
 }
 
-/// Runs an estimate on board `G`.
-pub fn estimate<G: Keyed>(cfg: &EstimateConfig, live: &EstimateLive) -> Estimate {
+/// Runs an estimate on board `G`, its searches also stopping at `layer`
+/// where one is given ([`census_layer`] reads it).
+pub fn estimate<G: Keyed>(cfg: &EstimateConfig, layer: Option<CensusLayer<G>>, live: &EstimateLive) -> Estimate {
     let started = Instant::now();
     let mut frontier = Frontier::<G>::build(cfg.frontier_discs);
-    if let Some(o) = &cfg.odd_pass_layer {
-        frontier = frontier.with_odd_pass_layer(o.discs, o.keys.iter().map(|&k| G::Key::from_u128(k)));
+    let mut used = None;
+    if let Some(l) = layer {
+        used = Some(CensusLayerUsed {
+            discs: l.discs,
+            held: l.held,
+            classes: l.keys.len() as u64,
+            source: l.source.display().to_string(),
+        });
+        frontier = frontier.with_census_layer(l.discs, l.held, l.keys);
     }
     let frontier_seconds = started.elapsed().as_secs_f64();
     let cands: Vec<u128> = cfg.layers.iter().map(|&k| candidates(G::N, k)).collect();
@@ -557,9 +663,7 @@ pub fn estimate<G: Keyed>(cfg: &EstimateConfig, live: &EstimateLive) -> Estimate
         frontier_discs: frontier.discs(),
         frontier_classes: frontier.classes() as u64,
         frontier_seconds,
-        odd_pass_discs: frontier.odd_pass_layer().map(|o| o.0),
-        odd_pass_classes: frontier.odd_pass_layer().map_or(0, |o| o.1 as u64),
-        odd_pass_source: cfg.odd_pass_layer.as_ref().map(|o| o.source.display().to_string()),
+        census_layer: used,
         elapsed_seconds: started.elapsed().as_secs_f64(),
         threads: cfg.threads,
         interrupted,

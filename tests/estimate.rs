@@ -15,10 +15,10 @@ use othello_census::board::{B4, B6, B8, Bitboard, Color, Geometry, Position};
 use othello_census::census::LayerBy;
 use othello_census::engine::layers::{self, LayersLive, LayersPlan, LayersSettings};
 use othello_census::estimate::{
-    EstimateConfig, EstimateLive, OddPassLayer, SplitMix, candidates, draw, estimate, odd_pass_layer,
+    CensusLayer, EstimateConfig, EstimateLive, SplitMix, candidates, census_layer, draw, estimate,
 };
-use othello_census::key::{Keyed, PackedKey, canonical_key};
-use othello_census::search::reachable::{Frontier, Search, Verdict, centre, odd_passes};
+use othello_census::key::{Keyed, canonical_key};
+use othello_census::search::reachable::{Frontier, LayerHeld, Search, Verdict, centre, odd_passes};
 
 /// The black and white squares of an oracle position, as bit sets.
 fn bits(p: &oracle::Naive) -> (u64, u64) {
@@ -48,10 +48,10 @@ fn position<G: Geometry>(b: u64, w: u64, black_to_move: bool) -> Position<G> {
     Position::from_colors(Bitboard(b), Bitboard(w), if black_to_move { Color::Black } else { Color::White }).unwrap()
 }
 
-/// The odd-pass layer of 4x4 positions of `discs` discs, read from a
-/// layered census run to `discs` discs (stored), above a frontier of
+/// The census layer (`held`) of 4x4 positions of `discs` discs, read from
+/// a layered census run to `discs` discs (stored), above a frontier of
 /// `frontier_discs`.
-fn odd_pass_layer_4x4(discs: u32, frontier_discs: u32) -> OddPassLayer {
+fn layer_4x4(discs: u32, frontier_discs: u32, held: LayerHeld) -> CensusLayer<B4> {
     let dir = tempfile::tempdir().unwrap();
     let plan = LayersPlan {
         by: LayerBy::Discs,
@@ -63,7 +63,7 @@ fn odd_pass_layer_4x4(discs: u32, frontier_discs: u32) -> OddPassLayer {
     };
     let never = std::sync::atomic::AtomicBool::new(false);
     layers::start::<B4>(&plan, &LayersSettings::new(2, 1 << 24), &never, &LayersLive::default()).unwrap();
-    odd_pass_layer::<B4>(&plan.work_dir, frontier_discs).unwrap()
+    census_layer::<B4>(&plan.work_dir, frontier_discs, held, u64::MAX).unwrap()
 }
 
 /// A stored census of board `G` in `dir`, layered `by`, to `limit`.
@@ -76,20 +76,32 @@ fn census<G: Keyed>(dir: &std::path::Path, by: LayerBy, limit: u32, store_last: 
     plan.work_dir
 }
 
-/// A census that cannot give an odd-pass layer is refused in one line
-/// that says why: its layer not above the frontier, another board, a
-/// census by ply, a last layer counted without being stored, no census.
+/// A census that cannot give a census layer is refused in one line that
+/// says why: its layer not above the frontier, another board, a census by
+/// ply, a last layer counted without being stored, no census, a layer
+/// larger than the memory allowed (a whole one from its manifest, an
+/// odd-pass one as it is read).
 #[test]
-fn an_odd_pass_census_that_cannot_serve_is_refused_in_one_line() {
+fn a_census_that_cannot_serve_as_a_layer_is_refused_in_one_line() {
     let dir = tempfile::tempdir().unwrap();
-    let refused = |path: &std::path::Path, frontier: u32| {
-        let e = odd_pass_layer::<B4>(path, frontier).unwrap_err().to_string();
+    let refused_with = |path: &std::path::Path, frontier: u32, held: LayerHeld, memory: u64| {
+        let e = census_layer::<B4>(path, frontier, held, memory).unwrap_err().to_string();
         assert!(!e.contains('\n'), "{e}");
         e
     };
+    let refused = |path: &std::path::Path, frontier: u32| refused_with(path, frontier, LayerHeld::OddPasses, u64::MAX);
     let low = census::<B4>(&dir.path().join("low"), LayerBy::Discs, 8, true);
     assert!(refused(&low, 8).contains("not above the frontier (8 discs)"));
-    assert_eq!(odd_pass_layer::<B4>(&low, 7).unwrap().discs, 8);
+    let whole = census_layer::<B4>(&low, 7, LayerHeld::Whole, u64::MAX).unwrap();
+    let odd = census_layer::<B4>(&low, 7, LayerHeld::OddPasses, u64::MAX).unwrap();
+    assert_eq!((whole.discs, odd.discs), (8, 8));
+    // 4x4 at 8 discs: 32 classes (results/4x4-by-discs.csv), 4 bytes a key
+    assert_eq!((whole.keys.len(), whole.layer_classes), (32, 32));
+    assert!(refused_with(&low, 7, LayerHeld::Whole, 4 * 31).contains("32 classes of 8 discs need 128 B"));
+    assert_eq!(census_layer::<B4>(&low, 7, LayerHeld::Whole, 4 * 32).unwrap().keys, whole.keys);
+    let room = 4 * odd.keys.len() as u64;
+    assert!(refused_with(&low, 7, LayerHeld::OddPasses, room - 4).contains("more than the"));
+    assert_eq!(census_layer::<B4>(&low, 7, LayerHeld::OddPasses, room).unwrap().keys, odd.keys);
     let six = census::<B6>(&dir.path().join("six"), LayerBy::Discs, 8, true);
     assert!(refused(&six, 6).contains("a census of the 6x6 board, not 4x4"));
     let ply = census::<B4>(&dir.path().join("ply"), LayerBy::Ply, 6, true);
@@ -107,37 +119,55 @@ fn an_odd_pass_census_that_cannot_serve_is_refused_in_one_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("--odd-pass-census") && err.contains("not above the frontier"), "{err}");
+    let out = Command::new(env!("CARGO_BIN_EXE_othello-census"))
+        .args(["estimate", "--size", "4", "--samples", "100", "--frontier", "8", "--census-layer"])
+        .arg(&six)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("--census-layer") && err.contains("not 4x4"), "{err}");
 }
 
 /// Every 4x4 candidate (centre occupied, each disc either colour, either
 /// side: 2 · 2^4 · 3^12 = 17,006,112), decided with the frontier at the
 /// start alone (every one; a pure backward search), at 8 discs (every
-/// 5th), and at 6 discs with the odd-pass layer of 12 discs read from a
-/// census (every 3rd): the same verdict as the oracle's set, never
-/// undecided, and each game found replays.
+/// 5th), and at 6 discs with the odd-pass positions of 12 discs read from
+/// a census (every 3rd) or the whole layer of 11 discs (every 4th): the
+/// same verdict as the oracle's set, never undecided, and each game found
+/// replays.
 #[test]
 fn every_4x4_candidate_agrees_with_the_oracle() {
     let truth = oracle_set(4, 16);
     let c = centre(4);
     let others: Vec<u32> = (0..16).filter(|s| c >> s & 1 == 0).collect();
-    // the odd-pass layer holds the classes of exactly the oracle's
-    // positions of 12 discs that need an odd number of passes
-    let odd = odd_pass_layer_4x4(12, 6);
-    let want: HashSet<u128> = truth
-        .iter()
-        .filter(|&&(b, w, _)| (b | w).count_ones() == 12)
-        .map(|&(b, w, side)| position::<B4>(b, w, side))
-        .filter(odd_passes)
-        .map(|p| canonical_key(&p).to_u128())
-        .collect();
+    // a census layer holds the classes of exactly the oracle's positions
+    // of its disc count (those that need an odd number of passes, or all)
+    let classes = |discs: u32, odd: bool| -> HashSet<u32> {
+        truth
+            .iter()
+            .filter(|&&(b, w, _)| (b | w).count_ones() == discs)
+            .map(|&(b, w, side)| position::<B4>(b, w, side))
+            .filter(|p| !odd || odd_passes(p))
+            .map(|p| canonical_key(&p))
+            .collect()
+    };
+    let odd = layer_4x4(12, 6, LayerHeld::OddPasses);
+    let want = classes(12, true);
     assert!(want.len() > 100, "4x4 has odd-pass positions of 12 discs: {}", want.len());
-    assert_eq!(odd.keys.iter().copied().collect::<HashSet<u128>>(), want);
+    assert_eq!(odd.keys.iter().copied().collect::<HashSet<u32>>(), want);
     assert_eq!(odd.keys.len(), want.len());
-    for (frontier_discs, step, odd_layer) in [(4, 1, None), (8, 5, None), (6, 3, Some(&odd))] {
+    let whole = layer_4x4(11, 6, LayerHeld::Whole);
+    let all = classes(11, false);
+    assert_eq!(whole.keys.iter().copied().collect::<HashSet<u32>>(), all);
+    assert_eq!((whole.keys.len() as u64, whole.layer_classes), (all.len() as u64, all.len() as u64));
+    for (frontier_discs, step, layer) in [(4, 1, None), (8, 5, None), (6, 3, Some(odd)), (6, 4, Some(whole))] {
         let mut frontier = Frontier::<B4>::build(frontier_discs);
-        if let Some(o) = odd_layer {
-            frontier = frontier.with_odd_pass_layer(o.discs, o.keys.iter().map(|&k| k as u32));
-            assert_eq!(frontier.odd_pass_layer(), Some((12, want.len())));
+        if let Some(l) = layer {
+            let (discs, held, n) = (l.discs, l.held, l.keys.len());
+            frontier = frontier.with_census_layer(discs, held, l.keys);
+            assert_eq!(frontier.census_layer(), Some((discs, held, n)));
         }
         // every assignment of the 12 other squares (empty, black, white)
         // and of the 4 centre squares (black, white), and the side
@@ -269,24 +299,15 @@ fn positions_of_random_games_are_reachable() {
 }
 
 fn config(layers: Vec<u32>, samples: u64, threads: usize) -> EstimateConfig {
-    EstimateConfig {
-        layers,
-        samples: Some(samples),
-        time: None,
-        seed: 7,
-        budget: 200_000,
-        frontier_discs: 8,
-        odd_pass_layer: None,
-        threads,
-    }
+    EstimateConfig { layers, samples: Some(samples), time: None, seed: 7, budget: 200_000, frontier_discs: 8, threads }
 }
 
 /// The same seed and sample count give the same figures on 1 and 3
 /// threads; another seed gives others.
 #[test]
 fn estimates_are_deterministic_for_a_seed() {
-    let a = estimate::<B6>(&config(vec![9, 12, 15], 6000, 1), &EstimateLive::default());
-    let b = estimate::<B6>(&config(vec![9, 12, 15], 6000, 3), &EstimateLive::default());
+    let a = estimate::<B6>(&config(vec![9, 12, 15], 6000, 1), None, &EstimateLive::default());
+    let b = estimate::<B6>(&config(vec![9, 12, 15], 6000, 3), None, &EstimateLive::default());
     let tallies = |e: &othello_census::estimate::Estimate| e.layers.iter().map(|l| l.tally).collect::<Vec<_>>();
     assert_eq!(tallies(&a), tallies(&b));
     assert_eq!(a.total_positions, b.total_positions);
@@ -294,7 +315,7 @@ fn estimates_are_deterministic_for_a_seed() {
     assert_eq!(a.layers.iter().map(|l| l.tally.samples).sum::<u64>(), 6000);
     let mut other = config(vec![9, 12, 15], 6000, 2);
     other.seed = 8;
-    let c = estimate::<B6>(&other, &EstimateLive::default());
+    let c = estimate::<B6>(&other, None, &EstimateLive::default());
     assert_ne!(tallies(&a), tallies(&c));
 }
 
@@ -304,7 +325,7 @@ fn estimates_are_deterministic_for_a_seed() {
 #[test]
 fn estimates_of_4x4_bracket_the_census() {
     let exact = oracle::census(4, 16);
-    let e = estimate::<B4>(&config((5..=16).collect(), 200_000, 2), &EstimateLive::default());
+    let e = estimate::<B4>(&config((5..=16).collect(), 200_000, 2), None, &EstimateLive::default());
     let mut inside = 0;
     for l in &e.layers {
         let x = exact[l.discs as usize].positions as f64;
@@ -466,7 +487,8 @@ fn estimates_enter_the_catalogue_apart() {
     let known = [files.clone(), vec![third.clone()]].concat();
     let fourth = std::fs::read_dir(&runs).unwrap().map(|e| e.unwrap().path()).find(|p| !known.contains(p)).unwrap();
     let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&fourth).unwrap()).unwrap();
-    assert_eq!(doc["odd_pass_discs"], 10);
+    assert_eq!(doc["census_layer"]["discs"], 10);
+    assert_eq!(doc["census_layer"]["held"], "odd passes");
     assert!(add(&fourth).status.success());
     let fourth_id = fourth.file_stem().unwrap().to_str().unwrap().to_string();
     let csv = std::fs::read_to_string(cat.join("4x4-estimate.csv")).unwrap();
@@ -479,8 +501,43 @@ fn estimates_enter_the_catalogue_apart() {
             _ => assert!(!runs.contains(&fourth_id.as_str()), "{row}"),
         }
     }
+    // a document from before census layers names its odd-pass layer so,
+    // and is read the same
+    let mut legacy = doc.clone();
+    legacy.as_object_mut().unwrap().remove("census_layer");
+    legacy["odd_pass_discs"] = serde_json::json!(10);
+    let strength = |d: &serde_json::Value| othello_census::report::estimate::validate_estimate(d).unwrap().strength();
+    assert_eq!(strength(&legacy), strength(&doc));
+    assert_eq!(strength(&doc), (2_000_000, Some((10, LayerHeld::OddPasses))));
+    // and with the whole layer of 10 discs: stronger again, so layers
+    // 11-12 pool that run alone
+    let out = Command::new(common::bin())
+        .args(["estimate", "--size", "4", "--samples", "600", "--seed", "1", "--discs", "11-12"])
+        .args(["--budget", "2000000", "-q", "--census-layer"])
+        .arg(&census)
+        .arg("--out")
+        .arg(&runs)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let known = [files.clone(), vec![third.clone(), fourth.clone()]].concat();
+    let fifth = std::fs::read_dir(&runs).unwrap().map(|e| e.unwrap().path()).find(|p| !known.contains(p)).unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&fifth).unwrap()).unwrap();
+    assert_eq!(doc["census_layer"]["held"], "whole");
+    assert!(add(&fifth).status.success());
+    let fifth_id = fifth.file_stem().unwrap().to_str().unwrap().to_string();
+    let csv = std::fs::read_to_string(cat.join("4x4-estimate.csv")).unwrap();
+    for row in csv.lines().filter(|l| !l.starts_with('#')).skip(1) {
+        let cols: Vec<&str> = row.split(',').collect();
+        let runs: Vec<&str> = cols.last().unwrap().split(' ').collect();
+        match cols[0] {
+            "11" | "12" => assert_eq!(runs, [fifth_id.as_str()], "{row}"),
+            _ => assert!(!runs.contains(&fifth_id.as_str()), "{row}"),
+        }
+    }
     let readme = std::fs::read_to_string(cat.join("README.md")).unwrap();
-    assert!(readme.contains("| 10 discs |"), "the odd-pass layer is listed with its run");
+    assert!(readme.contains("| 10 discs, odd passes |"), "the census layer is listed with its run");
+    assert!(readme.contains("| 10 discs, whole |"), "{readme}");
     // the same run again, a copy of it, an edited one: refused, one line
     common::fails_with(
         dir.path(),

@@ -182,8 +182,15 @@ pub struct EstimateArgs {
     /// layer that need an odd number of passes, read from it (a search for
     /// a position that needs a pass otherwise exhausts every line below
     /// it). Verdicts stay exact; fewer samples are left undecided.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "census_layer")]
     pub odd_pass_census: Option<PathBuf>,
+    /// The work directory of a finished census of this board by discs whose
+    /// last layer is stored, as for --odd-pass-census: every position of
+    /// that layer is read (8 bytes a class on 6x6, 16 on 8x8; refused when
+    /// it does not fit in three quarters of the memory available), and no
+    /// search goes below it. Verdicts stay exact.
+    #[arg(long, value_name = "DIR")]
+    pub census_layer: Option<PathBuf>,
     /// Threads (default: all cores).
     #[arg(short = 'j', long, value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,

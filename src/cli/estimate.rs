@@ -9,10 +9,11 @@ use serde_json::json;
 use super::args::{EstimateArgs, ReachableArgs};
 use super::run::{Progress, human_duration, note, watched};
 use othello_census::board::BoardSize;
-use othello_census::estimate::{Estimate, EstimateConfig, EstimateLive, estimate};
+use othello_census::estimate::{CensusLayer, CensusLayerSource, Estimate, EstimateConfig, EstimateLive, estimate};
+use othello_census::key::Keyed;
 use othello_census::report::catalog::Catalog;
 use othello_census::report::estimate::{estimate_json, estimate_table};
-use othello_census::search::reachable::{Frontier, Search, Verdict, default_frontier_discs};
+use othello_census::search::reachable::{Frontier, LayerHeld, Search, Verdict, default_frontier_discs};
 
 use othello_census::with_geometry;
 
@@ -65,7 +66,10 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
         super::run::check_out_dir(out)?;
     }
     let cfg = config(a)?;
-    let e = watched_estimate(a, &cfg);
+    let e = with_geometry!(a.size, G => {
+        let layer = census_layer::<G>(a, cfg.frontier_discs)?;
+        watched_estimate::<G>(a, &cfg, layer)
+    });
     report(a, &e, command_line)?;
     if e.interrupted {
         note(format!(
@@ -96,36 +100,50 @@ fn config(a: &EstimateArgs) -> anyhow::Result<EstimateConfig> {
     {
         bail!("--samples {s} is fewer than the {} layers asked; give at least one sample per layer", layers.len());
     }
-    let odd_pass_layer = match &a.odd_pass_census {
-        Some(dir) => Some(
-            with_geometry!(a.size, G => othello_census::estimate::odd_pass_layer::<G>(dir, frontier_discs))
-                .context("--odd-pass-census")?,
-        ),
-        None => None,
+    Ok(EstimateConfig { layers, samples, time: a.time, seed: a.seed, budget: a.budget, frontier_discs, threads })
+}
+
+/// The census layer of `--census-layer` or `--odd-pass-census`, read
+/// (refused in one line when the census cannot serve or does not fit).
+fn census_layer<G: Keyed>(a: &EstimateArgs, frontier_discs: u32) -> anyhow::Result<Option<CensusLayer<G>>> {
+    let (dir, held, flag) = match (&a.census_layer, &a.odd_pass_census) {
+        (Some(dir), _) => (dir, LayerHeld::Whole, "--census-layer"),
+        (None, Some(dir)) => (dir, LayerHeld::OddPasses, "--odd-pass-census"),
+        (None, None) => return Ok(None),
     };
-    Ok(EstimateConfig {
-        layers,
-        samples,
-        time: a.time,
-        seed: a.seed,
-        budget: a.budget,
-        frontier_discs,
-        odd_pass_layer,
-        threads,
-    })
+    let memory = othello_census::estimate::census_layer_memory();
+    let source = CensusLayerSource::<G>::open(dir, frontier_discs, held, memory).context(flag)?;
+    if !a.quiet {
+        let (discs, classes) = source.layer();
+        let what = match held {
+            LayerHeld::Whole => "all",
+            LayerHeld::OddPasses => "the odd-pass positions among",
+        };
+        note(format!("reading {what} the {classes} classes of {discs} discs of {}", dir.display()));
+    }
+    let layer = source.read().context(flag)?;
+    Ok(Some(layer))
+}
+
+/// What a census layer holds, in words.
+fn held_words(held: LayerHeld) -> &'static str {
+    match held {
+        LayerHeld::Whole => "positions",
+        LayerHeld::OddPasses => "positions that need an odd number of passes",
+    }
 }
 
 /// Runs the estimate with its progress shown, stopped by a signal.
-fn watched_estimate(a: &EstimateArgs, cfg: &EstimateConfig) -> Estimate {
+fn watched_estimate<G: Keyed>(a: &EstimateArgs, cfg: &EstimateConfig, layer: Option<CensusLayer<G>>) -> Estimate {
     let n = a.size.n();
     let live = EstimateLive::default();
     let stop = super::signals::stop_flag();
     let mut display = Progress::new(a.quiet, a.progress_every);
     let started = std::time::Instant::now();
-    let e = with_geometry!(a.size, G => {
+    let e = {
         watched(
             std::time::Duration::from_millis(250),
-            || estimate::<G>(cfg, &live),
+            || estimate::<G>(cfg, layer, &live),
             || {
                 if stop.load(Ordering::Relaxed) {
                     live.stop.store(true, Ordering::Relaxed);
@@ -134,9 +152,17 @@ fn watched_estimate(a: &EstimateArgs, cfg: &EstimateConfig) -> Estimate {
                     let (done, planned) = (live.samples.load(Ordering::Relaxed), live.planned.load(Ordering::Relaxed));
                     let secs = started.elapsed().as_secs_f64();
                     if done == 0 {
-                        return format!("estimate {n}x{n}: enumerating the frontier ({} discs), {}", cfg.frontier_discs, human_duration(secs));
+                        return format!(
+                            "estimate {n}x{n}: building the frontier ({} discs), {}",
+                            cfg.frontier_discs,
+                            human_duration(secs)
+                        );
                     }
-                    let eta = if planned > done { format!(", ETA {}", human_duration(secs * (planned - done) as f64 / done as f64)) } else { String::new() };
+                    let eta = if planned > done {
+                        format!(", ETA {}", human_duration(secs * (planned - done) as f64 / done as f64))
+                    } else {
+                        String::new()
+                    };
                     format!(
                         "estimate {n}x{n}: {done} of {planned} samples, {} reachable{eta}; {}",
                         live.reachable.load(Ordering::Relaxed),
@@ -145,7 +171,7 @@ fn watched_estimate(a: &EstimateArgs, cfg: &EstimateConfig) -> Estimate {
                 })
             },
         )
-    });
+    };
     display.finish();
     e
 }
@@ -185,11 +211,13 @@ fn report(a: &EstimateArgs, e: &Estimate, command_line: &str) -> anyhow::Result<
             e.elapsed_seconds,
             e.threads
         )?;
-        if let Some(k) = e.odd_pass_discs {
+        if let Some(l) = &e.census_layer {
             crate::outln!(
-                "odd-pass layer: {} classes of {k} discs that need an odd number of passes, from {}",
-                e.odd_pass_classes,
-                e.odd_pass_source.as_deref().unwrap_or("?")
+                "census layer: {} classes of {} discs ({}), from {}",
+                l.classes,
+                l.discs,
+                held_words(l.held),
+                l.source
             )?;
         }
     }

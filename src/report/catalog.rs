@@ -164,7 +164,7 @@ impl Catalog {
     /// Adds an estimate run: checked, and refused when it repeats the
     /// samples of one catalogued with searches of the same strength (same
     /// board, seed and a layer in common: its draws would be the same, and
-    /// runs of one strength are pooled). With another budget or odd-pass
+    /// runs of one strength are pooled). With another budget or census
     /// layer the same samples are decided again, and never pooled with the
     /// first.
     fn add_estimate(&mut self, path: &Path, doc: &Value) -> Result<String, CatalogError> {
@@ -184,7 +184,7 @@ impl Catalog {
                 return Err(refuse(
                     path,
                     format!(
-                        "estimate {} has the same board, seed {seed}, budget {budget}, odd-pass layer and layers in \
+                        "estimate {} has the same board, seed {seed}, budget {budget}, census layer and layers in \
                          common: its samples would be counted twice; estimate with another seed",
                         e["id"].as_str().unwrap_or("?")
                     ),
@@ -201,7 +201,7 @@ impl Catalog {
     /// with the runs that gave them. A layer pools the runs of the
     /// strongest searches among those that sample it
     /// ([`estimate::CheckedEstimate::strength`]: the largest budget, then
-    /// the highest odd-pass layer): stronger searches decide more samples
+    /// the highest census layer): stronger searches decide more samples
     /// (fewer undecided, a narrower interval), and the choice depends on
     /// how the runs were made, never on what they found, so the pooled
     /// estimate stays unbiased. Runs of weaker searches stay in the
@@ -213,7 +213,7 @@ impl Catalog {
             .iter()
             .filter_map(|e| Some((estimate::validate_estimate(e).ok()?, e["id"].as_str().unwrap_or("?").to_string())))
             .collect();
-        let mut best: BTreeMap<(u32, u32), (u64, u32)> = BTreeMap::new();
+        let mut best: BTreeMap<(u32, u32), estimate::Strength> = BTreeMap::new();
         for (c, _) in &checked {
             for (k, _) in &c.layers {
                 let b = best.entry((c.n, *k)).or_default();
@@ -427,9 +427,9 @@ impl Catalog {
             "## {name}\n\nTable: [{name}.csv]({name}.csv). Estimates, not counts: uniform samples per disc \
              count, each decided exactly by a backward search, 95% intervals (method in \
              [docs/estimate.md](../docs/estimate.md)); each layer pools the runs below of the strongest searches \
-             that sample it (the largest budget, then the highest odd-pass layer: stronger searches leave fewer \
+             that sample it (the largest budget, then the highest census layer: stronger searches leave fewer \
              samples undecided), never mixed with the exact tables.\n\n| run | layers | command | version \
-             (commit) | machine | seed | budget | odd-pass layer | samples | undecided | wall time \
+             (commit) | machine | seed | budget | census layer | samples | undecided | wall time \
              |\n|---|---|---|---|---|---|---|---|---|---|---|\n"
         ));
         for e in self.estimates.iter().filter(|e| e["size"] == n) {
@@ -446,7 +446,10 @@ impl Catalog {
                 e["machine"]["cores"],
                 e["seed"],
                 e["budget"],
-                e["odd_pass_discs"].as_u64().map_or("-".to_string(), |k| format!("{k} discs")),
+                match estimate::census_layer_of(e, n) {
+                    Ok(Some((k, held))) => format!("{k} discs, {}", held.name()),
+                    _ => "-".to_string(),
+                },
                 e["samples"],
                 e["elapsed_seconds"].as_f64().unwrap_or(0.0),
             ));

@@ -34,6 +34,7 @@
 //! visits more positions than its budget allows gives up:
 //! [`Verdict::Undecided`], never a guess.
 
+use rayon::slice::ParallelSliceMut;
 use rustc_hash::FxHashSet;
 
 use crate::board::{Color, Geometry, Position, Status};
@@ -182,19 +183,51 @@ pub fn edges_possible<G: Geometry>(black: u64, white: u64) -> bool {
 
 /// Every reachable position of up to [`Frontier::discs`] discs, by class,
 /// enumerated forwards from the start; and, optionally, the reachable
-/// positions of one larger disc count that only games with an odd number
-/// of passes reach ([`Frontier::with_odd_pass_layer`]).
+/// positions of one larger disc count read from a census of that layer:
+/// all of them, or only those that need an odd number of passes
+/// ([`Frontier::with_census_layer`]).
 pub struct Frontier<G: Keyed> {
     discs: u32,
     known: FxHashSet<G::Key>,
-    odd: Option<OddPassLayer<G>>,
+    layer: Option<CensusLayer<G>>,
 }
 
-/// The reachable positions of `discs` discs whose side to move is that of
-/// an odd number of passes ([`odd_passes`]), by class.
-struct OddPassLayer<G: Keyed> {
+/// Which reachable positions of its layer a census layer of a
+/// [`Frontier`] holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LayerHeld {
+    /// Those whose side to move is that of an odd number of passes
+    /// ([`odd_passes`]): a small part of a layer below the full board, and
+    /// the positions whose searches are the longest.
+    OddPasses,
+    /// Every one: no search goes below the layer.
+    Whole,
+}
+
+impl LayerHeld {
+    /// Whether a census layer of this kind holds `p`'s answer (`p` of the
+    /// layer's disc count).
+    #[inline]
+    pub fn answers<G: Geometry>(self, p: &Position<G>) -> bool {
+        self == LayerHeld::Whole || odd_passes(p)
+    }
+
+    /// Its name in results and messages: `whole` or `odd passes`.
+    pub fn name(self) -> &'static str {
+        match self {
+            LayerHeld::OddPasses => "odd passes",
+            LayerHeld::Whole => "whole",
+        }
+    }
+}
+
+/// Reachable positions of one disc count above the enumerated frontier,
+/// by class: the sorted canonical keys (a sorted array, not a hash set: a
+/// whole layer of 6x6 at 18 discs is 1.3 G classes, 8 bytes each).
+struct CensusLayer<G: Keyed> {
     discs: u32,
-    known: FxHashSet<G::Key>,
+    held: LayerHeld,
+    keys: Vec<G::Key>,
 }
 
 /// Whether every game reaching `p` has an odd number of passes: each move
@@ -234,41 +267,45 @@ impl<G: Keyed> Frontier<G> {
                 }
             }
         }
-        Frontier { discs, known, odd: None }
+        Frontier { discs, known, layer: None }
     }
 
-    /// Adds the odd-pass positions of layer `discs` (above the enumerated
-    /// frontier): `keys` must be the canonical keys of every reachable
-    /// position of `discs` discs that [`odd_passes`], as a census of the
-    /// layer lists them (`estimate::odd_pass_layer` reads them so; a key of
-    /// any other position is never looked up). A search that meets an odd-pass
-    /// position of `discs` discs then answers from them instead of
-    /// searching below it: such positions are a small part of a layer (a
-    /// pass is rare before the board fills), while a position that needs a
-    /// pass is otherwise proven unreachable only by exhausting every line
-    /// below it.
-    pub fn with_odd_pass_layer(mut self, discs: u32, keys: impl IntoIterator<Item = G::Key>) -> Frontier<G> {
-        assert!(discs > self.discs, "the odd-pass layer ({discs}) lies above the frontier ({})", self.discs);
-        self.odd = Some(OddPassLayer { discs, known: keys.into_iter().collect() });
+    /// Adds the reachable positions of layer `discs` (above the
+    /// enumerated frontier) that `held` says: `keys` must be the canonical
+    /// keys of every such position, as a census of the layer lists them
+    /// (`estimate::census_layer` reads them so; they are sorted here, in
+    /// place). A search for the estimates that meets a position of the
+    /// layer that `held` covers answers it from them instead of searching
+    /// below it. A position that needs a pass is otherwise proven
+    /// unreachable only by exhausting every line below it; with the whole
+    /// layer, no search goes below it at all.
+    pub fn with_census_layer(mut self, discs: u32, held: LayerHeld, mut keys: Vec<G::Key>) -> Frontier<G> {
+        assert!(discs > self.discs, "the census layer ({discs}) lies above the frontier ({})", self.discs);
+        keys.par_sort_unstable();
+        keys.dedup();
+        self.layer = Some(CensusLayer { discs, held, keys });
         self
     }
 
-    /// The disc count of the odd-pass layer and the classes it holds, if
-    /// one was added.
-    pub fn odd_pass_layer(&self) -> Option<(u32, usize)> {
-        self.odd.as_ref().map(|o| (o.discs, o.known.len()))
+    /// The census layer, if one was added: its disc count, what it holds,
+    /// and its classes.
+    pub fn census_layer(&self) -> Option<(u32, LayerHeld, usize)> {
+        self.layer.as_ref().map(|l| (l.discs, l.held, l.keys.len()))
     }
 
     /// Whether the frontier decides `p` without a search, and how: every
-    /// position of at most [`Frontier::discs`] discs, and an odd-pass
-    /// position of the odd-pass layer's disc count (with `odd`).
+    /// position of at most [`Frontier::discs`] discs, and (with
+    /// `use_layer`) a position of the census layer's disc count that the
+    /// layer covers.
     #[inline]
-    fn decides(&self, p: &Position<G>, odd: bool) -> Option<bool> {
+    fn decides(&self, p: &Position<G>, use_layer: bool) -> Option<bool> {
         if p.discs() <= self.discs {
             return Some(self.known.contains(&canonical_key(p)));
         }
-        match &self.odd {
-            Some(o) if odd && p.discs() == o.discs && odd_passes(p) => Some(o.known.contains(&canonical_key(p))),
+        match &self.layer {
+            Some(l) if use_layer && p.discs() == l.discs && l.held.answers(p) => {
+                Some(l.keys.binary_search(&canonical_key(p)).is_ok())
+            }
             _ => None,
         }
     }
@@ -285,8 +322,8 @@ impl<G: Keyed> Frontier<G> {
 
     /// Bytes of memory it holds, about.
     pub fn bytes(&self) -> usize {
-        let odd = self.odd.as_ref().map_or(0, |o| o.known.capacity());
-        (self.known.capacity() + odd) * (std::mem::size_of::<G::Key>() + 1)
+        let layer = self.layer.as_ref().map_or(0, |l| l.keys.capacity() * std::mem::size_of::<G::Key>());
+        self.known.capacity() * (std::mem::size_of::<G::Key>() + 1) + layer
     }
 
     /// An estimate of the bytes a frontier of up to `discs` discs takes
@@ -397,8 +434,8 @@ pub struct Search<'f, G: Keyed> {
     scratch: Vec<Vec<Position<G>>>,
     /// The line found, from the position down to the frontier.
     line: Vec<Position<G>>,
-    /// Whether this search answers from the frontier's odd-pass layer.
-    odd: bool,
+    /// Whether this search answers from the frontier's census layer.
+    use_layer: bool,
 }
 
 impl<'f, G: Keyed> Search<'f, G> {
@@ -411,7 +448,7 @@ impl<'f, G: Keyed> Search<'f, G> {
             unreachable: FxHashSet::default(),
             scratch: Vec::new(),
             line: Vec::new(),
-            odd: false,
+            use_layer: false,
         }
     }
 
@@ -421,7 +458,7 @@ impl<'f, G: Keyed> Search<'f, G> {
     }
 
     /// Whether `p` is reachable from the start. The search stops only at
-    /// the enumerated frontier, never at its odd-pass layer: the game it
+    /// the enumerated frontier, never at its census layer: the game it
     /// gives is walked down to the start inside the enumerated frontier.
     pub fn decide(&mut self, p: &Position<G>) -> Verdict<G> {
         match self.search(p, false) {
@@ -432,16 +469,16 @@ impl<'f, G: Keyed> Search<'f, G> {
     }
 
     /// Whether `p` is reachable, without the game (the cheaper question
-    /// the estimates ask); answers from the frontier's odd-pass layer where
+    /// the estimates ask); answers from the frontier's census layer where
     /// it has one.
     pub fn is_reachable(&mut self, p: &Position<G>) -> Option<bool> {
         self.search(p, true).ok()
     }
 
-    /// A search afresh from `p` (nothing kept from the last one); `odd`:
-    /// answering from the odd-pass layer.
-    fn search(&mut self, p: &Position<G>, odd: bool) -> Result<bool, OutOfBudget> {
-        self.odd = odd;
+    /// A search afresh from `p` (nothing kept from the last one);
+    /// `use_layer`: answering from the census layer.
+    fn search(&mut self, p: &Position<G>, use_layer: bool) -> Result<bool, OutOfBudget> {
+        self.use_layer = use_layer;
         self.nodes = 0;
         self.unreachable.clear();
         self.line.clear();
@@ -458,7 +495,7 @@ impl<'f, G: Keyed> Search<'f, G> {
 
     fn visit(&mut self, p: Position<G>, depth: usize) -> Result<bool, OutOfBudget> {
         self.nodes += 1;
-        if let Some(found) = self.frontier.decides(&p, self.odd) {
+        if let Some(found) = self.frontier.decides(&p, self.use_layer) {
             if found {
                 self.line.push(p);
             }
