@@ -109,25 +109,14 @@ fn a_census_that_cannot_serve_as_a_layer_is_refused_in_one_line() {
     let unstored = census::<B4>(&dir.path().join("unstored"), LayerBy::Discs, 10, false);
     assert!(refused(&unstored, 6).contains("counted without being stored"));
     assert!(refused(&dir.path().join("none"), 6).contains("not a layered-census work directory"));
-    // and the binary says it in one line, before any sample
-    let out = Command::new(env!("CARGO_BIN_EXE_othello-census"))
-        .args(["estimate", "--size", "4", "--samples", "100", "--frontier", "8", "--odd-pass-census"])
-        .arg(&low)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("--odd-pass-census") && err.contains("not above the frontier"), "{err}");
-    let out = Command::new(env!("CARGO_BIN_EXE_othello-census"))
-        .args(["estimate", "--size", "4", "--samples", "100", "--frontier", "8", "--census-layer"])
-        .arg(&six)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("--census-layer") && err.contains("not 4x4"), "{err}");
+    // and the binary says it in one line, before any sample, naming the
+    // option
+    let estimate = |flag: &str, census: &std::path::Path| {
+        let args = ["estimate", "--size", "4", "--samples", "100", "--frontier", "8", flag, census.to_str().unwrap()];
+        common::fails_with(dir.path(), &args, flag);
+    };
+    estimate("--odd-pass-census", &low);
+    estimate("--census-layer", &six);
 }
 
 /// Every 4x4 candidate (centre occupied, each disc either colour, either
@@ -535,6 +524,21 @@ fn estimates_enter_the_catalogue_apart() {
             _ => assert!(!runs.contains(&fifth_id.as_str()), "{row}"),
         }
     }
+    // another seed at that budget without a census layer: weaker
+    // searches, so it joins the catalogue but not the pool of layers 11-12
+    let out = Command::new(common::bin())
+        .args(["estimate", "--size", "4", "--samples", "600", "--seed", "2", "--discs", "11-12"])
+        .args(["--budget", "2000000", "-q", "--out"])
+        .arg(&runs)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let known = [known, vec![fifth.clone()]].concat();
+    let sixth = std::fs::read_dir(&runs).unwrap().map(|e| e.unwrap().path()).find(|p| !known.contains(p)).unwrap();
+    assert!(add(&sixth).status.success());
+    let csv = std::fs::read_to_string(cat.join("4x4-estimate.csv")).unwrap();
+    let sixth_id = sixth.file_stem().unwrap().to_str().unwrap().to_string();
+    assert!(!csv.contains(&sixth_id), "{csv}");
     let readme = std::fs::read_to_string(cat.join("README.md")).unwrap();
     assert!(readme.contains("| 10 discs, odd passes |"), "the census layer is listed with its run");
     assert!(readme.contains("| 10 discs, whole |"), "{readme}");
