@@ -464,17 +464,22 @@ fn estimates_enter_the_catalogue_apart() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
-    let out = Command::new(common::bin())
-        .args(["estimate", "--size", "4", "--samples", "600", "--seed", "1", "--discs", "11-12"])
-        .args(["--budget", "2000000", "-q", "--odd-pass-census"])
-        .arg(&census)
-        .arg("--out")
-        .arg(&runs)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let known = [files.clone(), vec![third.clone()]].concat();
-    let fourth = std::fs::read_dir(&runs).unwrap().map(|e| e.unwrap().path()).find(|p| !known.contains(p)).unwrap();
+    // seed `seed` on layers 11-12 at a budget of 2e6, with `extra`
+    // arguments: the run's new file in `runs`
+    let estimate_11_12 = |seed: &str, extra: &[&std::ffi::OsStr]| {
+        let before: Vec<_> = std::fs::read_dir(&runs).unwrap().map(|e| e.unwrap().path()).collect();
+        let out = Command::new(common::bin())
+            .args(["estimate", "--size", "4", "--samples", "600", "--seed", seed, "--discs", "11-12"])
+            .args(["--budget", "2000000", "-q"])
+            .args(extra)
+            .arg("--out")
+            .arg(&runs)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        std::fs::read_dir(&runs).unwrap().map(|e| e.unwrap().path()).find(|p| !before.contains(p)).unwrap()
+    };
+    let fourth = estimate_11_12("1", &["--odd-pass-census".as_ref(), census.as_os_str()]);
     let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&fourth).unwrap()).unwrap();
     assert_eq!(doc["census_layer"]["discs"], 10);
     assert_eq!(doc["census_layer"]["held"], "odd passes");
@@ -500,17 +505,7 @@ fn estimates_enter_the_catalogue_apart() {
     assert_eq!(strength(&doc), (2_000_000, Some((10, LayerHeld::OddPasses))));
     // and with the whole layer of 10 discs: stronger again, so layers
     // 11-12 pool that run alone
-    let out = Command::new(common::bin())
-        .args(["estimate", "--size", "4", "--samples", "600", "--seed", "1", "--discs", "11-12"])
-        .args(["--budget", "2000000", "-q", "--census-layer"])
-        .arg(&census)
-        .arg("--out")
-        .arg(&runs)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let known = [files.clone(), vec![third.clone(), fourth.clone()]].concat();
-    let fifth = std::fs::read_dir(&runs).unwrap().map(|e| e.unwrap().path()).find(|p| !known.contains(p)).unwrap();
+    let fifth = estimate_11_12("1", &["--census-layer".as_ref(), census.as_os_str()]);
     let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&fifth).unwrap()).unwrap();
     assert_eq!(doc["census_layer"]["held"], "whole");
     assert!(add(&fifth).status.success());
@@ -526,15 +521,7 @@ fn estimates_enter_the_catalogue_apart() {
     }
     // another seed at that budget without a census layer: weaker
     // searches, so it joins the catalogue but not the pool of layers 11-12
-    let out = Command::new(common::bin())
-        .args(["estimate", "--size", "4", "--samples", "600", "--seed", "2", "--discs", "11-12"])
-        .args(["--budget", "2000000", "-q", "--out"])
-        .arg(&runs)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let known = [known, vec![fifth.clone()]].concat();
-    let sixth = std::fs::read_dir(&runs).unwrap().map(|e| e.unwrap().path()).find(|p| !known.contains(p)).unwrap();
+    let sixth = estimate_11_12("2", &[]);
     assert!(add(&sixth).status.success());
     let csv = std::fs::read_to_string(cat.join("4x4-estimate.csv")).unwrap();
     let sixth_id = sixth.file_stem().unwrap().to_str().unwrap().to_string();

@@ -115,11 +115,11 @@ fn census_layer<G: Keyed>(a: &EstimateArgs, frontier_discs: u32) -> anyhow::Resu
     let source = CensusLayerSource::<G>::open(dir, frontier_discs, held, memory).context(flag)?;
     if !a.quiet {
         let (discs, classes) = source.layer();
-        let what = match held {
-            LayerHeld::Whole => "all",
-            LayerHeld::OddPasses => "the odd-pass positions among",
-        };
-        note(format!("reading {what} the {classes} classes of {discs} discs of {}", dir.display()));
+        note(format!(
+            "reading the census layer of {discs} discs ({}, of its {classes} classes) from {}",
+            held_words(held),
+            dir.display()
+        ));
     }
     let layer = source.read().context(flag)?;
     Ok(Some(layer))
