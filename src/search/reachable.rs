@@ -25,12 +25,14 @@
 //! symmetry of the start maps reachable positions to reachable ones). A
 //! position whose squares cannot have been filled in any order by moves
 //! that flip (each needs two occupied squares in line next to it, see
-//! [`placeable`]), or one with an edge that moves along that edge cannot
-//! colour so ([`edges_possible`]), is unreachable at once: the search
-//! tests both on the position asked about, then generates only the
-//! predecessors that pass them (the occupancy once per removed square, the
-//! edges only where the removed or un-flipped discs lie on one), so a
-//! position that fails them costs no visit. A search that
+//! [`placeable`]), one with an edge that moves along that edge cannot
+//! colour so ([`edges_possible`]), or one with a disc that was never
+//! flipped and whose placing cannot have flipped anything that it shows
+//! ([`unflipped_consistent`]), is unreachable at once: the search tests
+//! these [`cheap_conditions`] on the position asked about, then generates
+//! only the predecessors that pass them (the occupancy once per removed
+//! square, the edges only where the removed or un-flipped discs lie on
+//! one), so a position that fails them costs no visit. A search that
 //! visits more positions than its budget allows gives up:
 //! [`Verdict::Undecided`], never a guess.
 
@@ -110,6 +112,68 @@ pub fn placeable<G: Geometry>(occ: u64) -> bool {
         }
         filled = next;
     }
+}
+
+/// The conditions every reachable position meets that the search tests on
+/// each position before it searches below it: [`placeable`],
+/// [`edges_possible`] and [`unflipped_consistent`].
+#[inline]
+pub fn cheap_conditions<G: Geometry>(black: u64, white: u64) -> bool {
+    placeable::<G>(black | white) && edges_possible::<G>(black, white) && unflipped_consistent::<G>(black, white)
+}
+
+/// Whether every disc that can never have been flipped is consistent with
+/// the move that placed it. A disc is flippable along an axis only while
+/// both its neighbours on that axis are occupied (it must lie inside a
+/// flanked run), and squares stay occupied, so a disc `i` whose neighbours
+/// on every axis are not both occupied now was never flipped: it keeps
+/// the colour `c` it had from the start (a centre square) or of the side
+/// that placed it. That move flipped along some direction `d`: `i + d` and
+/// `i + 2d` were occupied and `i + d` turned `c`. Afterwards `i + d` can
+/// turn again only along another axis: along `d`'s own axis the run
+/// holding it would hold `i` too (colour `c`, next to it), which never
+/// flips. So some direction has `i + d` and `i + 2d` occupied and `i + d`
+/// of colour `c` or flippable along another axis.
+pub fn unflipped_consistent<G: Geometry>(black: u64, white: u64) -> bool {
+    let n = G::N;
+    let occ = black | white;
+    let inner = G::INNER_COLS;
+    let col0 = G::FULL / ((1u64 << n) - 1);
+    let (not_first, not_last) = (G::FULL & !col0, G::FULL & !(col0 << (n - 1)));
+    // per axis: the shift, and where the + and the - neighbour exist
+    let axes =
+        [(1, not_last, not_first), (n, G::FULL, G::FULL), (n + 1, not_last, not_first), (n - 1, not_first, not_last)];
+    let mut flippable = [0u64; 4];
+    for (a, &(s, _, _)) in axes.iter().enumerate() {
+        let mid = if s == n { G::FULL } else { inner };
+        flippable[a] = occ & mid & (occ >> s) & (occ << s);
+    }
+    let any = flippable[0] | flippable[1] | flippable[2] | flippable[3];
+    let fixed = occ & !any;
+    if fixed == 0 {
+        return true;
+    }
+    let c = centre(n);
+    let h = n / 2;
+    let start_black = (1u64 << ((h - 1) * n + h)) | (1u64 << (h * n + h - 1));
+    if fixed & c & (black ^ start_black) != 0 {
+        return false; // a centre disc never flipped has its colour of the start
+    }
+    let (mut ok_black, mut ok_white) = (0u64, 0u64);
+    for (a, &(s, plus, minus)) in axes.iter().enumerate() {
+        let other = (0..4).filter(|&b| b != a).fold(0, |acc, b| acc | flippable[b]);
+        // the squares whose neighbour at +s (then at -s) is in `x`
+        let up = |x: u64| (x >> s) & plus;
+        let two = up(occ) & up(up(occ));
+        ok_black |= two & up(black | other);
+        ok_white |= two & up(white | other);
+        let down = |x: u64| (x << s) & minus;
+        let two = down(occ) & down(down(occ));
+        ok_black |= two & down(black | other);
+        ok_white |= two & down(white | other);
+    }
+    let placed = fixed & !c;
+    placed & black & !ok_black == 0 && placed & white & !ok_white == 0
 }
 
 /// The states of a line of `n` squares that moves on the line itself can
@@ -484,9 +548,7 @@ impl<'f, G: Keyed> Search<'f, G> {
         self.line.clear();
         // the cheap conditions on `p` itself; its predecessors are
         // generated passing them
-        if p.discs() > self.frontier.discs
-            && (!placeable::<G>(p.black().0 | p.white().0) || !edges_possible::<G>(p.black().0, p.white().0))
-        {
+        if p.discs() > self.frontier.discs && !cheap_conditions::<G>(p.black().0, p.white().0) {
             self.nodes = 1;
             return Ok(false);
         }
@@ -583,13 +645,14 @@ const fn edge_squares<G: Geometry>() -> u64 {
     (row | row << ((n - 1) * n) | col0 | col0 << (n - 1)) & G::FULL
 }
 
-/// [`predecessors`]; with `PRUNE`, only those that pass [`placeable`] and
-/// [`edges_possible`] where `p` passes them (so neither is tested again on
+/// [`predecessors`]; with `PRUNE`, only those that pass
+/// [`cheap_conditions`] where `p` passes them (so none is tested again on
 /// them): a square `q` whose removal leaves an occupancy that cannot be
 /// filled is skipped with all its flip choices (they share the
-/// occupancy), and the edges are tested again only where `q` or a flipped
-/// disc lies on one (elsewhere they are those of `p`). The pass keeps the
-/// board, so it passes both.
+/// occupancy), the edges are tested again only where `q` or a flipped
+/// disc lies on one (elsewhere they are those of `p`), and the discs
+/// never flipped on every predecessor. The pass keeps the board, so it
+/// passes them all.
 fn predecessors_with<G: Geometry, const PRUNE: bool>(p: &Position<G>, out: &mut Vec<Position<G>>) {
     let (s_discs, m_discs) = (p.mover().0, p.opponent().0);
     let s = p.side_to_move();
@@ -650,8 +713,12 @@ fn predecessors_with<G: Geometry, const PRUNE: bool>(p: &Position<G>, out: &mut 
             }
             let before = colours(m_discs & !(1u64 << q) & !flipped, s_discs | flipped);
             debug_assert_eq!(before.flips(q).0, flipped, "predecessor does not replay");
-            if PRUNE && (flipped | 1u64 << q) & edges != 0 && !edges_possible::<G>(before.black().0, before.white().0) {
-                continue;
+            if PRUNE {
+                let (b, w) = (before.black().0, before.white().0);
+                if (flipped | 1u64 << q) & edges != 0 && !edges_possible::<G>(b, w) || !unflipped_consistent::<G>(b, w)
+                {
+                    continue;
+                }
             }
             out.push(before);
         }
@@ -890,6 +957,7 @@ mod tests {
             for p in &layer {
                 assert!(placeable::<B4>(p.black().0 | p.white().0), "{p:?}");
                 assert!(edges_possible::<B4>(p.black().0, p.white().0), "{p:?}");
+                assert!(unflipped_consistent::<B4>(p.black().0, p.white().0), "{p:?}");
                 seen += 1;
             }
             let mut next: Vec<_> = layer.iter().flat_map(|p| p.children()).collect();
@@ -905,6 +973,7 @@ mod tests {
                 while p.status() != Status::Terminal {
                     assert!(placeable::<G>(p.black().0 | p.white().0), "{p:?}");
                     assert!(edges_possible::<G>(p.black().0, p.white().0), "{p:?}");
+                    assert!(unflipped_consistent::<G>(p.black().0, p.white().0), "{p:?}");
                     let moves: Vec<u32> = p.legal_moves().iter().collect();
                     if moves.is_empty() {
                         p = p.pass();
@@ -917,10 +986,30 @@ mod tests {
                 }
                 assert!(placeable::<G>(p.black().0 | p.white().0), "{p:?}");
                 assert!(edges_possible::<G>(p.black().0, p.white().0), "{p:?}");
+                assert!(unflipped_consistent::<G>(p.black().0, p.white().0), "{p:?}");
             }
         }
         games::<B6>(2000);
         games::<crate::board::B8>(2000);
+    }
+
+    /// A corner disc that could flip only the centre disc beside it, which
+    /// nothing can flip back, shows that disc in the other colour: the
+    /// occupancy and the edges pass, the discs never flipped do not, and
+    /// the search says unreachable at once; with that disc in the corner's
+    /// colour the condition passes.
+    #[test]
+    fn a_corner_whose_only_flip_shows_undone() {
+        let p = Position::<B4>::parse("X.... O X.. X O. .... O").unwrap();
+        let (b, w) = (p.black().0, p.white().0);
+        assert!(placeable::<B4>(b | w) && edges_possible::<B4>(b, w));
+        assert!(!unflipped_consistent::<B4>(b, w));
+        let frontier = Frontier::<B4>::build(4);
+        let mut search = Search::new(&frontier, 1_000);
+        assert_eq!(search.decide(&p), Verdict::Unreachable);
+        assert_eq!(search.nodes(), 1);
+        let b2 = 1u64 << 5;
+        assert!(unflipped_consistent::<B4>(b | b2, w & !b2));
     }
 
     /// Every child of every reachable position lists its parent among its
@@ -968,18 +1057,14 @@ mod tests {
                 let flip = rng.next_u64() & rng.next_u64() & occ & !centre(G::N);
                 let side = if rng.next_u64() & 1 == 1 { Color::Black } else { Color::White };
                 for q in [p, Position::from_colors_unchecked(p.black().0 ^ flip, p.white().0 ^ flip, side)] {
-                    if !placeable::<G>(occ) || !edges_possible::<G>(q.black().0, q.white().0) {
+                    if !cheap_conditions::<G>(q.black().0, q.white().0) {
                         continue;
                     }
                     let (mut all, mut pruned) = (Vec::new(), Vec::new());
                     predecessors(&q, &mut all);
                     predecessors_with::<G, true>(&q, &mut pruned);
-                    let want: Vec<_> = all
-                        .into_iter()
-                        .filter(|x| {
-                            placeable::<G>(x.black().0 | x.white().0) && edges_possible::<G>(x.black().0, x.white().0)
-                        })
-                        .collect();
+                    let want: Vec<_> =
+                        all.into_iter().filter(|x| cheap_conditions::<G>(x.black().0, x.white().0)).collect();
                     assert_eq!(pruned, want, "{q}");
                 }
             }
