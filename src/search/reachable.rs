@@ -133,7 +133,9 @@ pub fn cheap_conditions<G: Geometry>(black: u64, white: u64) -> bool {
 /// turn again only along another axis: along `d`'s own axis the run
 /// holding it would hold `i` too (colour `c`, next to it), which never
 /// flips. So some direction has `i + d` and `i + 2d` occupied and `i + d`
-/// of colour `c` or flippable along another axis.
+/// of colour `c` or flippable along another axis; and where `i + d` is of
+/// colour `c` and not flippable along another axis, so is `i + 2d` (or it
+/// is flippable along another axis).
 pub fn unflipped_consistent<G: Geometry>(black: u64, white: u64) -> bool {
     let n = G::N;
     let occ = black | white;
@@ -164,16 +166,30 @@ pub fn unflipped_consistent<G: Geometry>(black: u64, white: u64) -> bool {
         let other = (0..4).filter(|&b| b != a).fold(0, |acc, b| acc | flippable[b]);
         // the squares whose neighbour at +s (then at -s) is in `x`
         let up = |x: u64| (x >> s) & plus;
-        let two = up(occ) & up(up(occ));
-        ok_black |= two & up(black | other);
-        ok_white |= two & up(white | other);
         let down = |x: u64| (x << s) & minus;
-        let two = down(occ) & down(down(occ));
-        ok_black |= two & down(black | other);
-        ok_white |= two & down(white | other);
+        ok_black |= placing_flipped(up, occ, black, other);
+        ok_white |= placing_flipped(up, occ, white, other);
+        ok_black |= placing_flipped(down, occ, black, other);
+        ok_white |= placing_flipped(down, occ, white, other);
     }
     let placed = fixed & !c;
     placed & black & !ok_black == 0 && placed & white & !ok_white == 0
+}
+
+/// The squares `i` from which a move of the side owning `own` can have
+/// flipped along the direction of `step` (`step(x)`: the squares whose
+/// neighbour in that direction is in `x`) when `i` never flips afterwards
+/// (see [`unflipped_consistent`]); `other`: the discs flippable along
+/// another axis than the direction's. `i + d` and `i + 2d` are occupied;
+/// `i + d` turned `own`'s colour and can turn again only along another
+/// axis; where it cannot, it stayed so, and `i + 2d` (the anchor or
+/// flipped, so of that colour after the move) can then turn only along
+/// another axis too, the run along this one holding `i + d`.
+#[inline(always)]
+fn placing_flipped(step: impl Fn(u64) -> u64, occ: u64, own: u64, other: u64) -> u64 {
+    let shown = own | other;
+    let stuck = step(own & !other);
+    step(occ) & step(step(occ)) & step(shown) & (!stuck | step(step(shown)))
 }
 
 /// The states of a line of `n` squares that moves on the line itself can
@@ -997,7 +1013,7 @@ mod tests {
     /// nothing can flip back, shows that disc in the other colour: the
     /// occupancy and the edges pass, the discs never flipped do not, and
     /// the search says unreachable at once; with that disc in the corner's
-    /// colour the condition passes.
+    /// colour, the disc behind it must be so too.
     #[test]
     fn a_corner_whose_only_flip_shows_undone() {
         let p = Position::<B4>::parse("X.... O X.. X O. .... O").unwrap();
@@ -1008,8 +1024,10 @@ mod tests {
         let mut search = Search::new(&frontier, 1_000);
         assert_eq!(search.decide(&p), Verdict::Unreachable);
         assert_eq!(search.nodes(), 1);
+        // with b2 of the corner's colour, c3 (the anchor) was so too, and
+        // can turn back only along the diagonal, through b2, which stays
         let b2 = 1u64 << 5;
-        assert!(unflipped_consistent::<B4>(b | b2, w & !b2));
+        assert!(!unflipped_consistent::<B4>(b | b2, w & !b2));
     }
 
     /// Every child of every reachable position lists its parent among its
