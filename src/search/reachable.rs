@@ -167,10 +167,10 @@ pub fn unflipped_consistent<G: Geometry>(black: u64, white: u64) -> bool {
         // the squares whose neighbour at +s (then at -s) is in `x`
         let up = |x: u64| (x >> s) & plus;
         let down = |x: u64| (x << s) & minus;
-        ok_black |= placing_flipped(up, occ, black, other);
-        ok_white |= placing_flipped(up, occ, white, other);
-        ok_black |= placing_flipped(down, occ, black, other);
-        ok_white |= placing_flipped(down, occ, white, other);
+        ok_black |= placing_flipped(up, occ, black, other, fixed & white);
+        ok_white |= placing_flipped(up, occ, white, other, fixed & black);
+        ok_black |= placing_flipped(down, occ, black, other, fixed & white);
+        ok_white |= placing_flipped(down, occ, white, other, fixed & black);
     }
     let placed = fixed & !c;
     placed & black & !ok_black == 0 && placed & white & !ok_white == 0
@@ -184,12 +184,16 @@ pub fn unflipped_consistent<G: Geometry>(black: u64, white: u64) -> bool {
 /// `i + d` turned `own`'s colour and can turn again only along another
 /// axis; where it cannot, it stayed so, and `i + 2d` (the anchor or
 /// flipped, so of that colour after the move) can then turn only along
-/// another axis too, the run along this one holding `i + d`.
+/// another axis too, the run along this one holding `i + d`. `i + 2d` is
+/// not one of `never`, the other side's discs that never flipped (it was
+/// there, so it was of that colour then, and it could neither anchor the
+/// move nor be flipped by it).
 #[inline(always)]
-fn placing_flipped(step: impl Fn(u64) -> u64, occ: u64, own: u64, other: u64) -> u64 {
+fn placing_flipped(step: impl Fn(u64) -> u64, occ: u64, own: u64, other: u64, never: u64) -> u64 {
     let shown = own | other;
     let stuck = step(own & !other);
-    step(occ) & step(step(occ)) & step(shown) & (!stuck | step(step(shown)))
+    let second = step(step(occ & !never));
+    step(occ) & second & step(shown) & (!stuck | step(step(shown)))
 }
 
 /// The states of a line of `n` squares that moves on the line itself can
@@ -1028,6 +1032,17 @@ mod tests {
         // can turn back only along the diagonal, through b2, which stays
         let b2 = 1u64 << 5;
         assert!(!unflipped_consistent::<B4>(b | b2, w & !b2));
+    }
+
+    /// The corner could have flipped only along the diagonal, through b2
+    /// (which the b-file can turn back), but c3 never flipped and is White:
+    /// it could not anchor a Black move on a1, nor be flipped by one.
+    #[test]
+    fn a_never_flipped_disc_cannot_anchor_the_other_side() {
+        let p = Position::<B4>::parse("XX.. .OX. .XO. .... O").unwrap();
+        let (b, w) = (p.black().0, p.white().0);
+        assert!(placeable::<B4>(b | w) && edges_possible::<B4>(b, w));
+        assert!(!unflipped_consistent::<B4>(b, w));
     }
 
     /// Every child of every reachable position lists its parent among its
