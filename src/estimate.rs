@@ -293,6 +293,9 @@ pub struct CensusLayer<G: Keyed> {
     pub source: std::path::PathBuf,
     /// Classes of the layer read.
     pub layer_classes: u64,
+    /// Seconds its reading took (an estimate's `--time` and elapsed time
+    /// count them).
+    pub read_seconds: f64,
 }
 
 /// Errors of [`census_layer`].
@@ -391,6 +394,7 @@ impl<G: Keyed> CensusLayerSource<G> {
     /// layer's disc count; odd-pass positions beyond the memory allowed are
     /// refused as soon as they exceed it.
     pub fn read(self) -> Result<CensusLayer<G>, CensusLayerError> {
+        let started = Instant::now();
         let (layer, held, fits) = (self.stored.layer, self.held, self.fits());
         let mut keys = Vec::new();
         if held == LayerHeld::Whole {
@@ -417,7 +421,14 @@ impl<G: Keyed> CensusLayerSource<G> {
         if over {
             return Err(self.too_large(fits + 1));
         }
-        Ok(CensusLayer { discs: layer, held, keys, source: self.dir, layer_classes: self.stored.classes })
+        Ok(CensusLayer {
+            discs: layer,
+            held,
+            keys,
+            source: self.dir,
+            layer_classes: self.stored.classes,
+            read_seconds: started.elapsed().as_secs_f64(),
+        })
     }
 }
 
@@ -493,6 +504,10 @@ pub struct CensusLayerUsed {
     pub classes: u64,
     /// The census work directory.
     pub source: String,
+    /// Seconds its reading took (in `elapsed_seconds` and
+    /// `frontier_seconds`); absent from documents written before.
+    #[serde(default)]
+    pub read_seconds: f64,
 }
 
 fn held_name<S: serde::Serializer>(held: &LayerHeld, s: S) -> Result<S::Ok, S::Error> {
@@ -611,7 +626,9 @@ fn round_size(done: u64) -> u64 {
 /// Runs an estimate on board `G`, its searches also stopping at `layer`
 /// where one is given ([`census_layer`] reads it).
 pub fn estimate<G: Keyed>(cfg: &EstimateConfig, layer: Option<CensusLayer<G>>, live: &EstimateLive) -> Estimate {
-    let started = Instant::now();
+    // the time limit and the elapsed time count the census layer's reading
+    let read = Duration::from_secs_f64(layer.as_ref().map_or(0.0, |l| l.read_seconds));
+    let started = Instant::now().checked_sub(read).unwrap_or_else(Instant::now);
     let mut frontier = Frontier::<G>::build(cfg.frontier_discs);
     let mut used = None;
     if let Some(l) = layer {
@@ -620,6 +637,7 @@ pub fn estimate<G: Keyed>(cfg: &EstimateConfig, layer: Option<CensusLayer<G>>, l
             held: l.held,
             classes: l.keys.len() as u64,
             source: l.source.display().to_string(),
+            read_seconds: l.read_seconds,
         });
         frontier = frontier.with_census_layer(l.discs, l.held, l.keys);
     }
@@ -672,7 +690,8 @@ pub fn estimate<G: Keyed>(cfg: &EstimateConfig, layer: Option<CensusLayer<G>>, l
 
 /// The size of the next round, `done` samples drawn so far: the doubling
 /// of [`round_size`], cut to the samples asked for and to what the time
-/// left allows at the rate so far (the frontier's build not counted); 0
+/// left allows at the rate so far (the frontier's build and the census
+/// layer's reading not counted in the rate, but in the time spent); 0
 /// when the run is over.
 fn next_round(cfg: &EstimateConfig, live: &EstimateLive, started: Instant, frontier_seconds: f64, done: u64) -> u64 {
     let mut size = round_size(done);

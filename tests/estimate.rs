@@ -291,6 +291,26 @@ fn config(layers: Vec<u32>, samples: u64, threads: usize) -> EstimateConfig {
     EstimateConfig { layers, samples: Some(samples), time: None, seed: 7, budget: 200_000, frontier_discs: 8, threads }
 }
 
+/// A time limit counts the reading of the census layer: a layer whose
+/// reading took longer than the time given leaves no time to sample, one
+/// read at once leaves the whole of it; the JSON's figures say so.
+#[test]
+fn the_time_limit_counts_the_census_layers_reading() {
+    let run = |read_seconds: f64| {
+        let mut layer = layer_4x4(10, 8, LayerHeld::Whole);
+        layer.read_seconds = read_seconds;
+        let cfg =
+            EstimateConfig { samples: None, time: Some(std::time::Duration::from_secs(2)), ..config(vec![11], 0, 1) };
+        estimate::<B4>(&cfg, Some(layer), &EstimateLive::default())
+    };
+    let slow = run(5.0);
+    assert_eq!(slow.samples, 0);
+    assert!(slow.elapsed_seconds >= 5.0 && slow.frontier_seconds >= 5.0);
+    assert_eq!(slow.census_layer.as_ref().unwrap().read_seconds, 5.0);
+    let quick = run(0.0);
+    assert!(quick.samples > 0 && quick.elapsed_seconds < 5.0);
+}
+
 /// The same seed and sample count give the same figures on 1 and 3
 /// threads; another seed gives others.
 #[test]

@@ -70,6 +70,12 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
         let layer = census_layer::<G>(a, cfg.frontier_discs)?;
         watched_estimate::<G>(a, &cfg, layer)
     });
+    if e.samples == 0 && !e.interrupted {
+        let read = e.census_layer.as_ref().map_or(String::new(), |l| {
+            format!(" (reading the census layer took {})", super::run::human_duration(l.read_seconds))
+        });
+        bail!("no sample was drawn within the time given{read}; give a longer --time");
+    }
     report(a, &e, command_line)?;
     if e.interrupted {
         note(format!(
