@@ -1045,6 +1045,29 @@ mod tests {
         assert!(!unflipped_consistent::<B4>(b, w));
     }
 
+    /// Every reachable position of up to 12 discs on 6x6 and on 8x8 (each
+    /// once, by a walk forwards) passes the cheap
+    /// conditions: the 4x4 board has no squares off the edges and the
+    /// centre, so there the discs never flipped are only edge discs.
+    #[test]
+    fn every_early_position_of_the_larger_boards_passes_the_conditions() {
+        fn check<G: Geometry>(discs: u32) -> usize {
+            let mut seen = std::collections::HashSet::new();
+            let mut stack = vec![Position::<G>::start()];
+            while let Some(p) = stack.pop() {
+                assert!(cheap_conditions::<G>(p.black().0, p.white().0), "{p}");
+                for c in p.children() {
+                    if c.discs() <= discs && seen.insert(c) {
+                        stack.push(c);
+                    }
+                }
+            }
+            seen.len()
+        }
+        let (six, eight) = (check::<B6>(12), check::<crate::board::B8>(12));
+        assert!(six > 100_000 && eight > 100_000, "{six} {eight}");
+    }
+
     /// Every child of every reachable position lists its parent among its
     /// predecessors, through 4x4 to the end.
     #[test]
