@@ -139,16 +139,15 @@ pub fn cheap_conditions<G: Geometry>(black: u64, white: u64) -> bool {
 pub fn unflipped_consistent<G: Geometry>(black: u64, white: u64) -> bool {
     let n = G::N;
     let occ = black | white;
-    let inner = G::INNER_COLS;
     let col0 = G::FULL / ((1u64 << n) - 1);
     let (not_first, not_last) = (G::FULL & !col0, G::FULL & !(col0 << (n - 1)));
     // per axis: the shift, and where the + and the - neighbour exist
     let axes =
         [(1, not_last, not_first), (n, G::FULL, G::FULL), (n + 1, not_last, not_first), (n - 1, not_first, not_last)];
     let mut flippable = [0u64; 4];
-    for (a, &(s, _, _)) in axes.iter().enumerate() {
-        let mid = if s == n { G::FULL } else { inner };
-        flippable[a] = occ & mid & (occ >> s) & (occ << s);
+    for (a, &(s, plus, minus)) in axes.iter().enumerate() {
+        // both neighbours on the board, and both occupied
+        flippable[a] = occ & plus & minus & (occ >> s) & (occ << s);
     }
     let any = flippable[0] | flippable[1] | flippable[2] | flippable[3];
     let fixed = occ & !any;
@@ -156,8 +155,7 @@ pub fn unflipped_consistent<G: Geometry>(black: u64, white: u64) -> bool {
         return true;
     }
     let c = centre(n);
-    let h = n / 2;
-    let start_black = (1u64 << ((h - 1) * n + h)) | (1u64 << (h * n + h - 1));
+    let start_black = const { Position::<G>::start().black().0 };
     if fixed & c & (black ^ start_black) != 0 {
         return false; // a centre disc never flipped has its colour of the start
     }
@@ -975,9 +973,7 @@ mod tests {
         let mut seen = 0;
         while !layer.is_empty() {
             for p in &layer {
-                assert!(placeable::<B4>(p.black().0 | p.white().0), "{p:?}");
-                assert!(edges_possible::<B4>(p.black().0, p.white().0), "{p:?}");
-                assert!(unflipped_consistent::<B4>(p.black().0, p.white().0), "{p:?}");
+                assert!(cheap_conditions::<B4>(p.black().0, p.white().0), "{p:?}");
                 seen += 1;
             }
             let mut next: Vec<_> = layer.iter().flat_map(|p| p.children()).collect();
@@ -991,9 +987,7 @@ mod tests {
             for _ in 0..count {
                 let mut p = Position::<G>::start();
                 while p.status() != Status::Terminal {
-                    assert!(placeable::<G>(p.black().0 | p.white().0), "{p:?}");
-                    assert!(edges_possible::<G>(p.black().0, p.white().0), "{p:?}");
-                    assert!(unflipped_consistent::<G>(p.black().0, p.white().0), "{p:?}");
+                    assert!(cheap_conditions::<G>(p.black().0, p.white().0), "{p:?}");
                     let moves: Vec<u32> = p.legal_moves().iter().collect();
                     if moves.is_empty() {
                         p = p.pass();
@@ -1004,9 +998,7 @@ mod tests {
                     x ^= x << 17;
                     p = p.play(moves[(x % moves.len() as u64) as usize]);
                 }
-                assert!(placeable::<G>(p.black().0 | p.white().0), "{p:?}");
-                assert!(edges_possible::<G>(p.black().0, p.white().0), "{p:?}");
-                assert!(unflipped_consistent::<G>(p.black().0, p.white().0), "{p:?}");
+                assert!(cheap_conditions::<G>(p.black().0, p.white().0), "{p:?}");
             }
         }
         games::<B6>(2000);
