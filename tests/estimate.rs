@@ -522,7 +522,10 @@ fn estimates_enter_the_catalogue_apart() {
     legacy["odd_pass_discs"] = serde_json::json!(10);
     let strength = |d: &serde_json::Value| othello_census::report::estimate::validate_estimate(d).unwrap().strength();
     assert_eq!(strength(&legacy), strength(&doc));
-    assert_eq!(strength(&doc), (2_000_000, Some((10, LayerHeld::OddPasses))));
+    assert_eq!(
+        strength(&doc),
+        (othello_census::search::reachable::SEARCH_GENERATION, 2_000_000, Some((10, LayerHeld::OddPasses)))
+    );
     // and with the whole layer of 10 discs: stronger again, so layers
     // 11-12 pool that run alone
     let fifth = estimate_11_12("1", &["--census-layer".as_ref(), census.as_os_str()]);
@@ -546,9 +549,27 @@ fn estimates_enter_the_catalogue_apart() {
     let csv = std::fs::read_to_string(cat.join("4x4-estimate.csv")).unwrap();
     let sixth_id = sixth.file_stem().unwrap().to_str().unwrap().to_string();
     assert!(!csv.contains(&sixth_id), "{csv}");
+    // a run of the first search generation (a document without the field)
+    // at a larger budget with the whole layer: the older conditions rank
+    // below any budget, so it joins the catalogue but no pool
+    let mut older: serde_json::Value = serde_json::from_slice(&std::fs::read(&fifth).unwrap()).unwrap();
+    assert_eq!(older["search_generation"], othello_census::search::reachable::SEARCH_GENERATION);
+    older.as_object_mut().unwrap().remove("search_generation");
+    older["seed"] = serde_json::json!(3);
+    older["budget"] = serde_json::json!(4_000_000);
+    let older_path = runs.join("estimate-4x4-older.json");
+    std::fs::write(&older_path, serde_json::to_vec(&older).unwrap()).unwrap();
+    assert_eq!(strength(&older).0, 1);
+    assert!(add(&older_path).status.success());
+    let csv = std::fs::read_to_string(cat.join("4x4-estimate.csv")).unwrap();
+    assert!(!csv.contains("estimate-4x4-older"), "{csv}");
     let readme = std::fs::read_to_string(cat.join("README.md")).unwrap();
     assert!(readme.contains("| 10 discs, odd passes |"), "the census layer is listed with its run");
     assert!(readme.contains("| 10 discs, whole |"), "{readme}");
+    let row = |id: &str| readme.lines().find(|l| l.starts_with(&format!("| {id} |"))).unwrap().to_string();
+    let current = format!("| generation {} | 2000000 |", othello_census::search::reachable::SEARCH_GENERATION);
+    assert!(row(&fifth_id).contains(&current), "{readme}");
+    assert!(row("estimate-4x4-older").contains("| generation 1 | 4000000 |"), "{readme}");
     // the same run again, a copy of it, an edited one: refused, one line
     common::fails_with(
         dir.path(),

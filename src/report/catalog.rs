@@ -164,9 +164,9 @@ impl Catalog {
     /// Adds an estimate run: checked, and refused when it repeats the
     /// samples of one catalogued with searches of the same strength (same
     /// board, seed and a layer in common: its draws would be the same, and
-    /// runs of one strength are pooled). With another budget or census
-    /// layer the same samples are decided again, and never pooled with the
-    /// first.
+    /// runs of one strength are pooled). With another search generation,
+    /// budget or census layer the same samples are decided again, and
+    /// never pooled with the first.
     fn add_estimate(&mut self, path: &Path, doc: &Value) -> Result<String, CatalogError> {
         let checked = estimate::validate_estimate(doc).map_err(|e| refuse(path, e))?;
         let estimate::CheckedEstimate { n, seed, budget, ref layers, .. } = checked;
@@ -184,8 +184,8 @@ impl Catalog {
                 return Err(refuse(
                     path,
                     format!(
-                        "estimate {} has the same board, seed {seed}, budget {budget}, census layer and layers in \
-                         common: its samples would be counted twice; estimate with another seed",
+                        "estimate {} has the same board, seed {seed}, search generation, budget {budget}, census \
+                         layer and layers in common: its samples would be counted twice; estimate with another seed",
                         e["id"].as_str().unwrap_or("?")
                     ),
                 ));
@@ -200,8 +200,8 @@ impl Catalog {
     /// Per board, the estimate tallies of every layer pooled over runs,
     /// with the runs that gave them. A layer pools the runs of the
     /// strongest searches among those that sample it
-    /// ([`estimate::CheckedEstimate::strength`]: the largest budget, then
-    /// the highest census layer): stronger searches decide more samples
+    /// ([`estimate::CheckedEstimate::strength`]: the newest generation of
+    /// conditions, then the largest budget, then the highest census layer): stronger searches decide more samples
     /// (fewer undecided, a narrower interval), and the choice depends on
     /// how the runs were made, never on what they found, so the pooled
     /// estimate stays unbiased. Runs of weaker searches stay in the
@@ -427,16 +427,16 @@ impl Catalog {
             "## {name}\n\nTable: [{name}.csv]({name}.csv). Estimates, not counts: uniform samples per disc \
              count, each decided exactly by a backward search, 95% intervals (method in \
              [docs/estimate.md](../docs/estimate.md)); each layer pools the runs below of the strongest searches \
-             that sample it (the largest budget, then the highest census layer: stronger searches leave fewer \
-             samples undecided), never mixed with the exact tables.\n\n| run | layers | command | version \
-             (commit) | machine | seed | budget | census layer | samples | undecided | wall time \
-             |\n|---|---|---|---|---|---|---|---|---|---|---|\n"
+             that sample it (the newest search conditions, then the largest budget, then the highest census \
+             layer: stronger searches leave fewer samples undecided), never mixed with the exact tables.\n\n| run | layers | command | version \
+             (commit) | machine | seed | search | budget | census layer | samples | undecided | wall time \
+             |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n"
         ));
         for e in self.estimates.iter().filter(|e| e["size"] == n) {
             let ls = e["layers"].as_array().map_or(&[][..], |v| v.as_slice());
             let undecided: u64 = ls.iter().filter_map(|l| l["undecided"].as_u64()).sum();
             out.push_str(&format!(
-                "| {} | {}..{} | `{}` | {} ({}) | {} cores | {} | {} | {} | {} | {undecided} | {:.1} s |\n",
+                "| {} | {}..{} | `{}` | {} ({}) | {} cores | {} | generation {} | {} | {} | {} | {undecided} | {:.1} s |\n",
                 e["id"].as_str().unwrap_or("?"),
                 ls.first().map_or(json!(null), |l| l["discs"].clone()),
                 ls.last().map_or(json!(null), |l| l["discs"].clone()),
@@ -445,6 +445,7 @@ impl Catalog {
                 e["commit"].as_str().unwrap_or("unknown"),
                 e["machine"]["cores"],
                 e["seed"],
+                estimate::validate_estimate(e).map_or(0, |c| c.search_generation),
                 e["budget"],
                 match estimate::census_layer_of(e, n) {
                     Ok(Some((k, held))) => format!("{k} discs, {}", held.name()),

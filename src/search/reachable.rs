@@ -114,6 +114,14 @@ pub fn placeable<G: Geometry>(occ: u64) -> bool {
     }
 }
 
+/// The generation of the search's conditions, written into estimate
+/// documents (`search_generation`) so that the catalogue prefers the runs
+/// of newer searches, which leave fewer samples undecided at a budget:
+/// 1, documents without the field (before 2026-11-25): [`placeable`] and
+/// [`edges_possible`], or part of [`unflipped_consistent`]; 2: all three
+/// of [`cheap_conditions`]. Raise it when a condition is added.
+pub const SEARCH_GENERATION: u32 = 2;
+
 /// The conditions every reachable position meets that the search tests on
 /// each position before it searches below it: [`placeable`],
 /// [`edges_possible`] and [`unflipped_consistent`].
