@@ -23,10 +23,10 @@
 //! normal, from the per-layer variances (each from its Wilson centre).
 //!
 //! **Allocation.** Samples are drawn in rounds of doubling size; each
-//! round is shared among the layers in proportion to `C · σ / √cost`
-//! (Neyman's allocation: `σ` from the proportion seen so far, the cost
+//! round's work is shared among the layers as Neyman's allocation does
+//! (`C · σ / √cost` samples: `σ` from the proportion seen so far, the cost
 //! the mean number of positions the search visited per sample), with a
-//! floor for every layer. All of it depends only on the seed and the
+//! floor of the work for every layer (`allocate`). All of it depends only on the seed and the
 //! samples drawn, never on timing or threads: sample `i` of layer `k` is
 //! drawn from its own generator seeded by `(seed, k, i)`, so a run is
 //! reproduced exactly by the same seed and sample count.
@@ -40,6 +40,7 @@ use serde::{Deserialize, Serialize};
 use crate::board::{Color, Position, Status};
 use crate::key::{Keyed, PackedKey, canonical_and_orbit};
 use crate::search::reachable::{Frontier, LayerHeld, Search, centre, joined_to_centre};
+use crate::search::sorted_keys::SortedKeys;
 
 /// The number of candidates of layer `discs` on an `n x n` board (zero
 /// outside 4..=n²): `C(n² - 4, discs - 4) · 2^discs · 2`.
@@ -373,18 +374,18 @@ impl<G: Keyed> CensusLayerSource<G> {
         CensusLayerError::Unsuitable { path: self.dir.clone(), detail }
     }
 
-    /// Keys that fit in the memory allowed.
+    /// Keys that fit in the memory allowed, with their index.
     fn fits(&self) -> u64 {
-        self.memory / std::mem::size_of::<G::Key>() as u64
+        (self.memory as f64 / SortedKeys::<G::Key>::bytes_per_key()) as u64
     }
 
     fn too_large(&self, classes: u64) -> CensusLayerError {
-        let key_bytes = std::mem::size_of::<G::Key>();
+        let key_bytes = SortedKeys::<G::Key>::bytes_per_key();
         self.unsuitable(format!(
             "{classes} classes of {} discs need {} in memory ({key_bytes} bytes a class), more than the {} \
              available; use --odd-pass-census (its odd-pass positions only) or a census to fewer discs",
             self.stored.layer,
-            crate::text::human_bytes(classes as f64 * key_bytes as f64),
+            crate::text::human_bytes(classes as f64 * key_bytes),
             crate::text::human_bytes(self.memory as f64),
         ))
     }

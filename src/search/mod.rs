@@ -7,3 +7,4 @@ pub mod perft;
 pub mod reachable;
 pub mod shape;
 pub mod solve;
+pub mod sorted_keys;

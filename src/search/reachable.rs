@@ -36,11 +36,11 @@
 //! visits more positions than its budget allows gives up:
 //! [`Verdict::Undecided`], never a guess.
 
-use rayon::slice::ParallelSliceMut;
 use rustc_hash::FxHashSet;
 
 use crate::board::{Color, Geometry, Position, Status};
 use crate::key::{Keyed, canonical_key};
+use crate::search::sorted_keys::SortedKeys;
 use crate::symmetry::start_images;
 
 /// The four centre squares of an `n x n` board (occupied from the start).
@@ -317,7 +317,7 @@ impl LayerHeld {
 struct CensusLayer<G: Keyed> {
     discs: u32,
     held: LayerHeld,
-    keys: Vec<G::Key>,
+    keys: SortedKeys<G::Key>,
 }
 
 /// Whether every game reaching `p` has an odd number of passes: each move
@@ -369,11 +369,9 @@ impl<G: Keyed> Frontier<G> {
     /// below it. A position that needs a pass is otherwise proven
     /// unreachable only by exhausting every line below it; with the whole
     /// layer, no search goes below it at all.
-    pub fn with_census_layer(mut self, discs: u32, held: LayerHeld, mut keys: Vec<G::Key>) -> Frontier<G> {
+    pub fn with_census_layer(mut self, discs: u32, held: LayerHeld, keys: Vec<G::Key>) -> Frontier<G> {
         assert!(discs > self.discs, "the census layer ({discs}) lies above the frontier ({})", self.discs);
-        keys.par_sort_unstable();
-        keys.dedup();
-        self.layer = Some(CensusLayer { discs, held, keys });
+        self.layer = Some(CensusLayer { discs, held, keys: SortedKeys::new(keys) });
         self
     }
 
@@ -394,7 +392,7 @@ impl<G: Keyed> Frontier<G> {
         }
         match &self.layer {
             Some(l) if use_layer && p.discs() == l.discs && l.held.answers(p) => {
-                Some(l.keys.binary_search(&canonical_key(p)).is_ok())
+                Some(l.keys.contains(&canonical_key(p)))
             }
             _ => None,
         }
@@ -412,7 +410,7 @@ impl<G: Keyed> Frontier<G> {
 
     /// Bytes of memory it holds, about.
     pub fn bytes(&self) -> usize {
-        let layer = self.layer.as_ref().map_or(0, |l| l.keys.capacity() * std::mem::size_of::<G::Key>());
+        let layer = self.layer.as_ref().map_or(0, |l| l.keys.bytes());
         self.known.capacity() * (std::mem::size_of::<G::Key>() + 1) + layer
     }
 
