@@ -3,6 +3,7 @@
 //! (backwards to the start), and the shapes of positions up to the eight
 //! symmetries that perft's and the solver's tables key on.
 
+pub mod class_set;
 pub mod perft;
 pub mod reachable;
 pub mod shape;

@@ -40,6 +40,7 @@ use rustc_hash::FxHashSet;
 
 use crate::board::{Color, Geometry, Position, Status};
 use crate::key::{Keyed, canonical_key};
+use crate::search::class_set::ClassSet;
 use crate::search::sorted_keys::SortedKeys;
 use crate::symmetry::start_images;
 
@@ -517,13 +518,16 @@ pub struct Search<'f, G: Keyed> {
     frontier: &'f Frontier<G>,
     budget: u64,
     nodes: u64,
-    unreachable: FxHashSet<(u64, u64)>,
+    unreachable: ClassSet,
     /// Predecessor lists, one per depth, reused.
     scratch: Vec<Vec<Position<G>>>,
     /// The line found, from the position down to the frontier.
     line: Vec<Position<G>>,
     /// Whether this search answers from the frontier's census layer.
     use_layer: bool,
+    /// Every position of at most this many discs is answered without a
+    /// search (by the frontier, or its whole census layer when used).
+    answered_to: u32,
 }
 
 impl<'f, G: Keyed> Search<'f, G> {
@@ -533,10 +537,11 @@ impl<'f, G: Keyed> Search<'f, G> {
             frontier,
             budget: budget.max(1),
             nodes: 0,
-            unreachable: FxHashSet::default(),
+            unreachable: ClassSet::new(),
             scratch: Vec::new(),
             line: Vec::new(),
             use_layer: false,
+            answered_to: frontier.discs,
         }
     }
 
@@ -567,6 +572,10 @@ impl<'f, G: Keyed> Search<'f, G> {
     /// `use_layer`: answering from the census layer.
     fn search(&mut self, p: &Position<G>, use_layer: bool) -> Result<bool, OutOfBudget> {
         self.use_layer = use_layer;
+        self.answered_to = match &self.frontier.layer {
+            Some(l) if use_layer && l.held == LayerHeld::Whole => l.discs,
+            _ => self.frontier.discs,
+        };
         self.nodes = 0;
         self.unreachable.clear();
         self.line.clear();
@@ -591,7 +600,7 @@ impl<'f, G: Keyed> Search<'f, G> {
             return Err(OutOfBudget);
         }
         let key = class_of(&p);
-        if self.unreachable.contains(&key) {
+        if self.unreachable.contains(key) {
             return Ok(false);
         }
         if self.scratch.len() <= depth {
@@ -600,6 +609,13 @@ impl<'f, G: Keyed> Search<'f, G> {
         let mut preds = std::mem::take(&mut self.scratch[depth]);
         preds.clear();
         predecessors_with::<G, true>(&p, &mut preds);
+        // the memory's slots of the predecessors it will be asked about,
+        // fetched together rather than one miss at a time
+        if p.discs() > self.answered_to + 1 {
+            for q in &preds {
+                self.unreachable.prefetch(class_of(q));
+            }
+        }
         let mut found = false;
         for q in &preds {
             match self.visit(*q, depth + 1) {

@@ -1,0 +1,191 @@
+//! The set of classes a backward search has proven unreachable: an open
+//! addressing table of 16-byte keys, probed in one cache line.
+//!
+//! The search asks it once per position it meets and adds every position
+//! it refutes; a 6x6 search of 4 x 10^7 positions holds millions of them,
+//! so nearly every question misses the cache. A general hash set keeps its
+//! control bytes and its keys in two arrays (two misses a question; 26% of
+//! a 6x6 estimate's time went to them, `perf record -p` on seed 55); here a
+//! question reads the slot its hash names and, rarely, the next ones.
+
+/// A class key as the search makes it: (occupied squares with the side to
+/// move in their lowest centre bit, black discs). Never `(0, 0)`: the
+/// centre is occupied in every position, so at least three of its bits are
+/// set in the first word.
+pub type Class = (u64, u64);
+
+const EMPTY: Class = (0, 0);
+
+/// Slots of a new table.
+const FIRST_SLOTS: usize = 1 << 12;
+
+/// A set of classes, with linear probing; at most half full.
+pub struct ClassSet {
+    slots: Vec<Class>,
+    /// `log2(slots.len())`.
+    bits: u32,
+    len: usize,
+}
+
+impl Default for ClassSet {
+    fn default() -> Self {
+        ClassSet::new()
+    }
+}
+
+impl ClassSet {
+    /// An empty set.
+    pub fn new() -> ClassSet {
+        ClassSet { slots: vec![EMPTY; FIRST_SLOTS], bits: FIRST_SLOTS.trailing_zeros(), len: 0 }
+    }
+
+    #[inline]
+    fn home(&self, k: Class) -> usize {
+        let h = (k.0 ^ k.1.rotate_left(27).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (h >> (64 - self.bits)) as usize
+    }
+
+    /// Whether `k` is in the set.
+    #[inline]
+    pub fn contains(&self, k: Class) -> bool {
+        debug_assert_ne!(k, EMPTY);
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(k);
+        loop {
+            let s = self.slots[i];
+            if s == k {
+                return true;
+            }
+            if s == EMPTY {
+                return false;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Starts loading the slot where a search for `k` begins.
+    #[inline]
+    pub fn prefetch(&self, k: Class) {
+        let slot = &self.slots[self.home(k)];
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch is only a hint; it never faults
+        unsafe {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            _mm_prefetch::<_MM_HINT_T0>((slot as *const Class).cast());
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = slot;
+    }
+
+    /// Adds `k`; whether it was new.
+    #[inline]
+    pub fn insert(&mut self, k: Class) -> bool {
+        debug_assert_ne!(k, EMPTY);
+        if (self.len + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(k);
+        loop {
+            let s = self.slots[i];
+            if s == k {
+                return false;
+            }
+            if s == EMPTY {
+                self.slots[i] = k;
+                self.len += 1;
+                return true;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let doubled = vec![EMPTY; self.slots.len() * 2];
+        let old = std::mem::replace(&mut self.slots, doubled);
+        self.bits += 1;
+        self.len = 0;
+        for k in old.into_iter().filter(|&k| k != EMPTY) {
+            self.insert(k);
+        }
+    }
+
+    /// Empties the set in time proportional to what it held: a table at
+    /// least a sixteenth full is wiped and kept, a sparser one (left large
+    /// by an earlier, longer search) is replaced by one four times what it
+    /// held, so that short searches after a long one do not each wipe the
+    /// long one's table.
+    pub fn clear(&mut self) {
+        if self.len * 16 >= self.slots.len() {
+            self.slots.fill(EMPTY);
+        } else {
+            let slots = (self.len * 4).next_power_of_two().max(FIRST_SLOTS);
+            self.slots = vec![EMPTY; slots];
+            self.bits = slots.trailing_zeros();
+        }
+        self.len = 0;
+    }
+
+    /// Bytes of memory held.
+    pub fn bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<Class>()
+    }
+
+    /// Classes held.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    /// The same answers as a standard set, through growth and clearing,
+    /// with keys that differ only in one word (which a weak hash would
+    /// pile up).
+    #[test]
+    fn agrees_with_a_standard_set() {
+        let mut set = ClassSet::new();
+        let mut reference = HashSet::new();
+        let mut x = 12345u64;
+        for round in 0..3 {
+            for i in 0..60_000u64 {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let k = match i % 3 {
+                    0 => (0x0018_1800_0000 | (x >> 40), x & 0xffff),
+                    1 => (0x0018_1800_0000, x >> 20),
+                    _ => (x | 1, 0),
+                };
+                assert_eq!(set.contains(k), reference.contains(&k), "round {round}, {k:?}");
+                assert_eq!(set.insert(k), reference.insert(k));
+                assert!(set.contains(k));
+            }
+            assert_eq!(set.len(), reference.len());
+            for k in &reference {
+                assert!(set.contains(*k));
+            }
+            set.clear();
+            reference.clear();
+            assert!(set.is_empty() && !set.contains((0x0018_1800_0000, 1)));
+        }
+        // a short search after a long one: the long one's table is replaced
+        // by a small one when cleared sparse, and answers stay right
+        for i in 1..=200_000u64 {
+            set.insert((i, i));
+        }
+        let large = set.bytes();
+        set.clear();
+        set.insert((7, 7));
+        set.clear();
+        assert!(set.bytes() < large / 16, "{} {large}", set.bytes());
+        assert!(!set.contains((7, 7)) && !set.contains((1, 1)));
+        assert!(set.insert((1, 1)) && set.contains((1, 1)) && set.len() == 1);
+    }
+}
