@@ -616,6 +616,16 @@ fn estimate_edges() {
     let per_layer: u64 = doc["layers"].as_array().unwrap().iter().map(|l| l["samples"].as_u64().unwrap()).sum();
     assert_eq!(per_layer, samples);
     assert!(String::from_utf8_lossy(&out.stderr).contains("stopped early"));
+    // the catalogue refuses it in one line: the samples it left out were
+    // those whose searches were still running
+    let file = dir.path().join("interrupted.json");
+    std::fs::write(&file, &out.stdout).unwrap();
+    let cat = dir.path().join("cat");
+    common::fails_with(
+        dir.path(),
+        &["catalog", "add", "--new", "--dir", cat.to_str().unwrap(), file.to_str().unwrap()],
+        "interrupted",
+    );
 }
 
 /// The catalogue's answer for a whole board: the exact layers of the

@@ -165,6 +165,13 @@ pub fn validate_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
     let n = doc["size"].as_u64().filter(|n| [4, 6, 8].contains(n)).ok_or("no board size 4, 6 or 8")? as u32;
     let seed = doc["seed"].as_u64().ok_or("no seed")?;
     let budget = doc["budget"].as_u64().filter(|&b| b > 0).ok_or("no search budget")?;
+    // a run stopped by a signal kept, of the samples under way, those
+    // whose searches had ended: the quick ones, so its figures may lean
+    if doc["interrupted"] == true {
+        return Err("an interrupted run (stopped by a signal, its last round's long searches left out, so its \
+                    figures may lean); run it again to its end"
+            .into());
+    }
     let census_layer = census_layer_of(doc, n)?;
     // documents before the field were of the first generation
     let search_generation = match &doc["search_generation"] {
