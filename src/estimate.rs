@@ -26,10 +26,12 @@
 //! round's work is shared among the layers as Neyman's allocation does
 //! (`C · σ / √cost` samples: `σ` from the proportion seen so far, the cost
 //! the mean number of positions the search visited per sample), with a
-//! floor of the work for every layer (`allocate`). All of it depends only on the seed and the
-//! samples drawn, never on timing or threads: sample `i` of layer `k` is
-//! drawn from its own generator seeded by `(seed, k, i)`, so a run is
-//! reproduced exactly by the same seed and sample count.
+//! floor of the work for every layer (`allocate`). All of it depends only
+//! on the seed and the samples drawn, never on timing or threads: sample
+//! `i` of layer `k` is drawn from its own generator seeded by `(seed, k,
+//! i)`, and only a run's last round is ever cut short (to the samples
+//! asked for, or to what a time limit leaves), so a run is reproduced
+//! exactly by the same seed and sample count.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -518,8 +520,11 @@ fn held_name<S: serde::Serializer>(held: &LayerHeld, s: S) -> Result<S::Ok, S::E
     s.serialize_str(held.name())
 }
 
-/// Samples of the first round (shared by the layers).
-const FIRST_ROUND: u64 = 1 << 12;
+/// Samples of the first round (shared by the layers): few, so that a run
+/// under a time limit learns the cost of every layer's searches before it
+/// commits to much work (a first round of 4,096 samples of one costly
+/// 6x6 layer took 54 minutes of a 35-minute run).
+const FIRST_ROUND: u64 = 256;
 
 /// Decides samples `from..to` of layer `discs`.
 /// Stops early (at a sample) when `stop` is set.
@@ -594,6 +599,24 @@ const SAMPLE_COST: f64 = 4.0;
 /// Neyman's allocation says: every layer keeps being sampled.
 const FLOOR_SHARE: f64 = 0.125;
 
+/// The mean cost of a sample of each layer so far, in positions: those
+/// its search visited plus [`SAMPLE_COST`] (with one more, free sample
+/// counted, so a layer not yet sampled costs `SAMPLE_COST`).
+fn costs(tallies: &[Tally]) -> Vec<f64> {
+    tallies
+        .iter()
+        .map(|t| {
+            let n = t.samples as f64;
+            (t.nodes as f64 + SAMPLE_COST * (n + 1.0)) / (n + 1.0)
+        })
+        .collect()
+}
+
+/// The work of the samples drawn so far, in the units of [`costs`].
+fn work_done(tallies: &[Tally]) -> f64 {
+    tallies.iter().map(|t| t.nodes as f64 + SAMPLE_COST * t.samples as f64).sum()
+}
+
 /// Shares `round` samples among the layers by Neyman's allocation (with
 /// costs), every layer getting at least a floor of the round's work.
 ///
@@ -606,13 +629,7 @@ const FLOOR_SHARE: f64 = 0.125;
 /// 6x6 layers three quarters of the work).
 fn allocate(cands: &[u128], tallies: &[Tally], round: u64) -> Vec<u64> {
     let k = cands.len();
-    let costs: Vec<f64> = tallies
-        .iter()
-        .map(|t| {
-            let n = t.samples as f64;
-            (t.nodes as f64 + SAMPLE_COST * (n + 1.0)) / (n + 1.0)
-        })
-        .collect();
+    let costs = costs(tallies);
     let neyman: Vec<f64> = cands
         .iter()
         .zip(tallies)
@@ -653,8 +670,11 @@ fn allocate(cands: &[u128], tallies: &[Tally], round: u64) -> Vec<u64> {
     out
 }
 
-/// Rounds of samples: `FIRST_ROUND`, then doubling; the last cut to the
-/// sample count asked.
+/// The size of the round after `done` samples: `FIRST_ROUND`, then as
+/// many as all rounds before (doubling). Only the last round of a run is
+/// ever smaller (cut to the samples asked for, or to the time left), so a
+/// run of `n` samples, whether `n` was asked for or is what a time limit
+/// allowed, draws the same rounds: `--samples n` reproduces it.
 fn round_size(done: u64) -> u64 {
     done.max(FIRST_ROUND)
 }
@@ -687,19 +707,17 @@ pub fn estimate<G: Keyed>(cfg: &EstimateConfig, layer: Option<CensusLayer<G>>, l
     if let Some(s) = cfg.samples {
         live.planned.store(s, Ordering::Relaxed);
     }
-    loop {
-        let size = next_round(cfg, live, started, frontier_seconds, done);
-        if size == 0 {
-            break;
-        }
-        let shares = allocate(&cands, &tallies, size);
+    while let Some(round) = next_round(cfg, live, started, frontier_seconds, done, &cands, &tallies) {
         let before = done;
-        interrupted = pool.install(|| sample_round(&frontier, cfg, live, &shares, &mut tallies, &mut done));
+        interrupted = pool.install(|| sample_round(&frontier, cfg, live, &round.shares, &mut tallies, &mut done));
         rounds += 1;
         if interrupted {
             break;
         }
-        debug_assert_eq!(done, before + size);
+        debug_assert_eq!(done, before + round.shares.iter().sum::<u64>());
+        if round.last {
+            break;
+        }
     }
     let layers: Vec<LayerEstimate> =
         cfg.layers.iter().zip(&cands).zip(&tallies).map(|((&k, &c), &t)| LayerEstimate::new(k, c, t)).collect();
@@ -725,29 +743,60 @@ pub fn estimate<G: Keyed>(cfg: &EstimateConfig, layer: Option<CensusLayer<G>>, l
     }
 }
 
-/// The size of the next round, `done` samples drawn so far: the doubling
-/// of [`round_size`], cut to the samples asked for and to what the time
-/// left allows at the rate so far (the frontier's build and the census
-/// layer's reading not counted in the rate, but in the time spent); 0
-/// when the run is over.
-fn next_round(cfg: &EstimateConfig, live: &EstimateLive, started: Instant, frontier_seconds: f64, done: u64) -> u64 {
+/// A round to draw: the samples of each layer, and whether it is the
+/// run's last (cut short).
+struct Round {
+    shares: Vec<u64>,
+    last: bool,
+}
+
+/// The next round, `done` samples drawn so far: [`round_size`], shared by
+/// [`allocate`]; cut to the samples asked for, or, under a time limit, to
+/// the work the time left allows at the rate so far (seconds per unit of
+/// work, the work of a round predicted from each layer's mean cost; the
+/// frontier's build and the census layer's reading are not counted in the
+/// rate, but in the time spent). A cut round is the last. `None` when the
+/// run is over.
+fn next_round(
+    cfg: &EstimateConfig,
+    live: &EstimateLive,
+    started: Instant,
+    frontier_seconds: f64,
+    done: u64,
+    cands: &[u128],
+    tallies: &[Tally],
+) -> Option<Round> {
     let mut size = round_size(done);
+    let mut last = false;
     if let Some(s) = cfg.samples {
-        size = size.min(s.saturating_sub(done));
+        let left = s.checked_sub(done).filter(|&l| l > 0)?;
+        if left <= size {
+            (size, last) = (left, true);
+        }
     }
+    let mut shares = allocate(cands, tallies, size);
     if let Some(limit) = cfg.time {
-        let spent = started.elapsed().as_secs_f64() - frontier_seconds;
-        let left = limit.as_secs_f64() - started.elapsed().as_secs_f64();
+        let elapsed = started.elapsed().as_secs_f64();
+        let left = limit.as_secs_f64() - elapsed;
         if left <= 0.0 {
-            return 0;
+            return None;
         }
         if done > 0 {
-            let fits = (done as f64 * left / spent.max(1e-9)) as u64;
-            size = size.min(fits);
+            let per_work = (elapsed - frontier_seconds).max(1e-9) / work_done(tallies).max(1.0);
+            let work: f64 = shares.iter().zip(costs(tallies)).map(|(&n, c)| n as f64 * c).sum();
+            let predicted = work * per_work;
+            if predicted > left {
+                size = (size as f64 * left / predicted) as u64;
+                if size == 0 {
+                    return None;
+                }
+                shares = allocate(cands, tallies, size);
+                last = true;
+            }
         }
         live.planned.store(done + size, Ordering::Relaxed);
     }
-    size
+    Some(Round { shares, last })
 }
 
 /// Draws one round: `shares[i]` more samples of layer `i`, added to

@@ -329,6 +329,33 @@ fn estimates_are_deterministic_for_a_seed() {
     assert_ne!(tallies(&a), tallies(&c));
 }
 
+/// A run under a time limit is reproduced by its seed and sample count:
+/// its rounds double from the first and only the last is cut, as
+/// `--samples` cuts it (until this was so, a round cut to the time left
+/// could be followed by more, and the sample count did not reproduce the
+/// run).
+#[test]
+fn a_timed_run_is_reproduced_by_its_sample_count() {
+    let timed = EstimateConfig {
+        samples: None,
+        time: Some(std::time::Duration::from_millis(1500)),
+        ..config(vec![9, 12, 15], 0, 2)
+    };
+    let a = estimate::<B6>(&timed, None, &EstimateLive::default());
+    assert!(a.samples > 0 && !a.interrupted);
+    // the rounds of doubling from the first (256) that reach its count
+    let (mut done, mut rounds) = (0u64, 0u32);
+    while done < a.samples {
+        done += done.max(256).min(a.samples - done);
+        rounds += 1;
+    }
+    assert_eq!(a.rounds, rounds, "{} samples", a.samples);
+    let b = estimate::<B6>(&config(vec![9, 12, 15], a.samples, 1), None, &EstimateLive::default());
+    let tallies = |e: &othello_census::estimate::Estimate| e.layers.iter().map(|l| l.tally).collect::<Vec<_>>();
+    assert_eq!((tallies(&a), a.rounds), (tallies(&b), b.rounds));
+    assert_eq!(a.total_positions, b.total_positions);
+}
+
 /// The estimate of 4x4 layers against the exact census: the intervals of
 /// most layers hold the exact counts, and the point estimates of the large
 /// layers are close.
