@@ -524,7 +524,7 @@ fn held_name<S: serde::Serializer>(held: &LayerHeld, s: S) -> Result<S::Ok, S::E
 /// under a time limit learns the cost of every layer's searches before it
 /// commits to much work (a first round of 4,096 samples of one costly
 /// 6x6 layer took 54 minutes of a 35-minute run).
-const FIRST_ROUND: u64 = 256;
+const FIRST_ROUND: u64 = 64;
 
 /// Decides samples `from..to` of layer `discs`.
 /// Stops early (at a sample) when `stop` is set.
@@ -653,8 +653,8 @@ fn allocate(cands: &[u128], tallies: &[Tally], round: u64) -> Vec<u64> {
         .collect();
     let sum: f64 = weights.iter().sum();
     // never more than `round` in all; one each first when the round has
-    // that many (the first always has: it is 4,096 or all the samples,
-    // never fewer than the layers), else a layer may sit a short round out
+    // that many (the first always has: it is at least one a layer, or all
+    // the samples), else a layer may sit a short round out
     let one = u64::from(round >= k as u64);
     let spare = round - one * k as u64;
     let mut out: Vec<u64> = weights.iter().map(|w| one + (spare as f64 * w / sum).floor() as u64).collect();
@@ -670,13 +670,14 @@ fn allocate(cands: &[u128], tallies: &[Tally], round: u64) -> Vec<u64> {
     out
 }
 
-/// The size of the round after `done` samples: `FIRST_ROUND`, then as
+/// The size of the round after `done` samples: `FIRST_ROUND` (or one a
+/// layer, when there are more layers), then as
 /// many as all rounds before (doubling). Only the last round of a run is
 /// ever smaller (cut to the samples asked for, or to the time left), so a
 /// run of `n` samples, whether `n` was asked for or is what a time limit
 /// allowed, draws the same rounds: `--samples n` reproduces it.
-fn round_size(done: u64) -> u64 {
-    done.max(FIRST_ROUND)
+fn round_size(done: u64, layers: usize) -> u64 {
+    done.max(FIRST_ROUND.max(layers as u64))
 }
 
 /// Runs an estimate on board `G`, its searches also stopping at `layer`
@@ -766,7 +767,7 @@ fn next_round(
     cands: &[u128],
     tallies: &[Tally],
 ) -> Option<Round> {
-    let mut size = round_size(done);
+    let mut size = round_size(done, cands.len());
     let mut last = false;
     if let Some(s) = cfg.samples {
         let left = s.checked_sub(done).filter(|&l| l > 0)?;

@@ -343,10 +343,10 @@ fn a_timed_run_is_reproduced_by_its_sample_count() {
     };
     let a = estimate::<B6>(&timed, None, &EstimateLive::default());
     assert!(a.samples > 0 && !a.interrupted);
-    // the rounds of doubling from the first (256) that reach its count
+    // the rounds of doubling from the first (64) that reach its count
     let (mut done, mut rounds) = (0u64, 0u32);
     while done < a.samples {
-        done += done.max(256).min(a.samples - done);
+        done += done.max(64).min(a.samples - done);
         rounds += 1;
     }
     assert_eq!(a.rounds, rounds, "{} samples", a.samples);
