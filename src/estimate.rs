@@ -467,6 +467,9 @@ pub struct Estimate {
     pub search_generation: u32,
     /// Per layer, in the order asked.
     pub layers: Vec<LayerEstimate>,
+    /// The undecided samples, layer by layer in the order asked, indices
+    /// ascending: for a longer search, or a stronger tool.
+    pub undecided_samples: Vec<UndecidedSample>,
     /// The positions of all the layers asked, with a 95% interval.
     pub total_positions: Interval,
     /// Terminal positions of all the layers asked.
@@ -496,6 +499,18 @@ pub struct Estimate {
     pub threads: usize,
     /// Stopped by [`EstimateLive::stop`] inside a round.
     pub interrupted: bool,
+}
+
+/// A sample whose search ran out of budget.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct UndecidedSample {
+    /// Its layer.
+    pub discs: u32,
+    /// Its index in the layer ([`sample_position`] draws it again).
+    pub index: u64,
+    /// The position on one line ([`Position::line`]), as `reachable
+    /// --position` reads it.
+    pub position: String,
 }
 
 /// What an estimate says of the census layer its searches used.
@@ -535,7 +550,7 @@ fn sample_range<G: Keyed>(
     discs: u32,
     from: u64,
     to: u64,
-) -> Tally {
+) -> (Tally, Vec<u64>) {
     const CHUNK: u64 = 64;
     let chunks = (to - from).div_ceil(CHUNK);
     (0..chunks)
@@ -543,24 +558,41 @@ fn sample_range<G: Keyed>(
         .map_init(
             || Search::new(frontier, cfg.budget),
             |search, c| {
-                let mut t = Tally::default();
+                let (mut t, mut undecided) = (Tally::default(), Vec::new());
                 for i in from + c * CHUNK..(from + (c + 1) * CHUNK).min(to) {
                     if stop.load(Ordering::Relaxed) {
                         break;
                     }
-                    t = t.plus(one_sample(search, cfg.seed, discs, i));
+                    let one = one_sample(search, cfg.seed, discs, i);
+                    if one.undecided > 0 {
+                        undecided.push(i);
+                    }
+                    t = t.plus(one);
                 }
-                t
+                (t, undecided)
             },
         )
-        .reduce(Tally::default, Tally::plus)
+        .reduce(
+            || (Tally::default(), Vec::new()),
+            |(a, mut ua), (b, ub)| {
+                ua.extend(ub);
+                (a.plus(b), ua)
+            },
+        )
 }
 
-fn one_sample<G: Keyed>(search: &mut Search<'_, G>, seed: u64, discs: u32, index: u64) -> Tally {
+/// Sample `index` of layer `discs` under `seed`: a candidate drawn by its
+/// own generator, so any sample can be drawn again on its own.
+pub fn sample_position<G: Keyed>(seed: u64, discs: u32, index: u64) -> Position<G> {
     let mut rng = SplitMix::for_sample(seed, discs, index);
     let (black, white, black_to_move) = draw::<G>(discs, &mut rng);
     let side = if black_to_move { Color::Black } else { Color::White };
-    let p = Position::<G>::from_colors_unchecked(black, white, side);
+    Position::<G>::from_colors_unchecked(black, white, side)
+}
+
+fn one_sample<G: Keyed>(search: &mut Search<'_, G>, seed: u64, discs: u32, index: u64) -> Tally {
+    let p = sample_position::<G>(seed, discs, index);
+    let (black, white) = (p.black().0, p.white().0);
     let mut t = Tally { samples: 1, ..Tally::default() };
     if !joined_to_centre::<G>(black | white) {
         t.unreachable = 1;
@@ -701,6 +733,7 @@ pub fn estimate<G: Keyed>(cfg: &EstimateConfig, layer: Option<CensusLayer<G>>, l
     let frontier_seconds = started.elapsed().as_secs_f64();
     let cands: Vec<u128> = cfg.layers.iter().map(|&k| candidates(G::N, k)).collect();
     let mut tallies = vec![Tally::default(); cfg.layers.len()];
+    let mut undecided = vec![Vec::new(); cfg.layers.len()];
     let mut done = 0u64;
     let mut rounds = 0;
     let mut interrupted = false;
@@ -710,7 +743,8 @@ pub fn estimate<G: Keyed>(cfg: &EstimateConfig, layer: Option<CensusLayer<G>>, l
     }
     while let Some(round) = next_round(cfg, live, started, frontier_seconds, done, &cands, &tallies) {
         let before = done;
-        interrupted = pool.install(|| sample_round(&frontier, cfg, live, &round.shares, &mut tallies, &mut done));
+        interrupted =
+            pool.install(|| sample_round(&frontier, cfg, live, &round.shares, &mut tallies, &mut undecided, &mut done));
         rounds += 1;
         if interrupted {
             break;
@@ -730,6 +764,18 @@ pub fn estimate<G: Keyed>(cfg: &EstimateConfig, layer: Option<CensusLayer<G>>, l
         total_terminal_positions,
         total_classes,
         layers,
+        undecided_samples: cfg
+            .layers
+            .iter()
+            .zip(undecided)
+            .flat_map(|(&discs, u)| {
+                u.into_iter().map(move |index| UndecidedSample {
+                    discs,
+                    index,
+                    position: sample_position::<G>(cfg.seed, discs, index).line(),
+                })
+            })
+            .collect(),
         samples: done,
         rounds,
         seed: cfg.seed,
@@ -808,6 +854,7 @@ fn sample_round<G: Keyed>(
     live: &EstimateLive,
     shares: &[u64],
     tallies: &mut [Tally],
+    undecided: &mut [Vec<u64>],
     done: &mut u64,
 ) -> bool {
     for (i, &share) in shares.iter().enumerate() {
@@ -819,7 +866,9 @@ fn sample_round<G: Keyed>(
                 return true;
             }
             let to = (at + (1 << 11)).min(from + share);
-            let t = sample_range(frontier, cfg, &live.stop, cfg.layers[i], at, to);
+            let (t, mut u) = sample_range(frontier, cfg, &live.stop, cfg.layers[i], at, to);
+            u.sort_unstable();
+            undecided[i].extend(u);
             live.samples.fetch_add(t.samples, Ordering::Relaxed);
             live.reachable.fetch_add(t.reachable, Ordering::Relaxed);
             tallies[i] = tallies[i].plus(t);

@@ -15,7 +15,7 @@ use othello_census::board::{B4, B6, B8, Bitboard, Color, Geometry, Position};
 use othello_census::census::LayerBy;
 use othello_census::engine::layers::{self, LayersLive, LayersPlan, LayersSettings};
 use othello_census::estimate::{
-    CensusLayer, EstimateConfig, EstimateLive, SplitMix, candidates, census_layer, draw, estimate,
+    CensusLayer, EstimateConfig, EstimateLive, SplitMix, candidates, census_layer, draw, estimate, sample_position,
 };
 use othello_census::key::{Keyed, canonical_key};
 use othello_census::search::reachable::{Frontier, LayerHeld, Search, Verdict, centre, odd_passes};
@@ -329,6 +329,32 @@ fn estimates_are_deterministic_for_a_seed() {
     assert_ne!(tallies(&a), tallies(&c));
 }
 
+/// The undecided samples are listed, layer by layer, whatever the thread
+/// count: as many as the tallies count, each drawn again from its index
+/// with the position its text gives, and undecided again by a search of
+/// the same budget.
+#[test]
+fn undecided_samples_are_listed() {
+    let cfg = |threads| EstimateConfig { budget: 2_000, ..config(vec![24, 30], 600, threads) };
+    let a = estimate::<B6>(&cfg(1), None, &EstimateLive::default());
+    let b = estimate::<B6>(&cfg(3), None, &EstimateLive::default());
+    assert_eq!(a.undecided_samples, b.undecided_samples);
+    for l in &a.layers {
+        let listed: Vec<u64> = a.undecided_samples.iter().filter(|u| u.discs == l.discs).map(|u| u.index).collect();
+        assert_eq!(listed.len() as u64, l.tally.undecided, "layer {}", l.discs);
+        assert!(listed.windows(2).all(|w| w[0] < w[1]));
+    }
+    assert!(a.undecided_samples.len() >= 5, "{} undecided: the test needs some", a.undecided_samples.len());
+    let frontier = Frontier::<B6>::build(8);
+    let mut search = Search::new(&frontier, 2_000);
+    for u in &a.undecided_samples {
+        let p = Position::<B6>::parse(&u.position).unwrap();
+        assert_eq!(p, sample_position::<B6>(7, u.discs, u.index));
+        assert_eq!(p.discs(), u.discs);
+        assert_eq!(search.is_reachable(&p), None, "{}", u.position);
+    }
+}
+
 /// A run under a time limit is reproduced by its seed and sample count:
 /// its rounds double from the first and only the last is cut, as
 /// `--samples` cuts it (until this was so, a round cut to the time left
@@ -616,6 +642,17 @@ fn estimates_enter_the_catalogue_apart() {
         dir.path(),
         &["catalog", "add", "--dir", cat.to_str().unwrap(), edited.to_str().unwrap()],
         "intervals",
+    );
+    // an undecided sample listed that the tallies do not count
+    let mut doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&files[0]).unwrap()).unwrap();
+    assert_eq!(doc["undecided_samples"], serde_json::json!([]), "4x4 searches all end");
+    doc["seed"] = serde_json::json!(78);
+    doc["undecided_samples"] = serde_json::json!([{ "discs": 10, "index": 3, "position": "-" }]);
+    std::fs::write(&edited, serde_json::to_vec(&doc).unwrap()).unwrap();
+    common::fails_with(
+        dir.path(),
+        &["catalog", "add", "--dir", cat.to_str().unwrap(), edited.to_str().unwrap()],
+        "undecided samples listed",
     );
 }
 

@@ -281,6 +281,41 @@ impl<G: Geometry> Position<G> {
     }
 }
 
+impl<G: Geometry> Position<G> {
+    /// The position on one line, as [`Position::parse`] reads it: the rows
+    /// from the top, `X` black, `O` white, `-` empty, a space between
+    /// rows, then the side to move.
+    ///
+    /// ```
+    /// use othello_census::board::{B4, Position};
+    /// assert_eq!(Position::<B4>::start().line(), "---- -OX- -XO- ---- X");
+    /// let p = Position::<B4>::start().children()[0];
+    /// assert_eq!(Position::<B4>::parse(&p.line()).unwrap(), p);
+    /// ```
+    pub fn line(&self) -> String {
+        let (b, w) = (self.black(), self.white());
+        let mut s = String::with_capacity((G::N * (G::N + 1) + 1) as usize);
+        for row in 0..G::N {
+            for col in 0..G::N {
+                let sq = row * G::N + col;
+                s.push(if b.contains(sq) {
+                    'X'
+                } else if w.contains(sq) {
+                    'O'
+                } else {
+                    '-'
+                });
+            }
+            s.push(' ');
+        }
+        s.push(match self.side_to_move() {
+            Color::Black => 'X',
+            Color::White => 'O',
+        });
+        s
+    }
+}
+
 impl<G: Geometry> fmt::Display for Position<G> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (b, w) = (self.black(), self.white());

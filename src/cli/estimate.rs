@@ -252,7 +252,7 @@ pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
                 "version": env!("CARGO_PKG_VERSION"),
                 "commit": othello_census::COMMIT,
                 "size": a.size.n(),
-                "position": p.to_string(),
+                "position": p.line(),
                 "verdict": word,
                 "game": game,
                 "nodes": search.nodes(),

@@ -101,6 +101,7 @@ pub fn estimate_json(e: &Estimate, command: &str, exact: &BTreeMap<u32, ExactLay
         },
         "coverage": { "exact_layers": compared.len(), "inside": compared.iter().filter(|b| **b).count() },
         "layers": layers,
+        "undecided_samples": e.undecided_samples,
     })
 }
 
@@ -205,6 +206,23 @@ pub fn validate_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
     }
     if out.is_empty() {
         return Err("no layers".into());
+    }
+    // the undecided samples, listed since 2026-11-25: as many per layer as
+    // its tally counts
+    match &doc["undecided_samples"] {
+        Value::Null => {}
+        Value::Array(list) => {
+            for (k, t) in &out {
+                let listed = list.iter().filter(|u| u["discs"].as_u64() == Some(u64::from(*k))).count() as u64;
+                if listed != t.undecided {
+                    return Err(format!("layer {k}: {listed} undecided samples listed, {} in its tally", t.undecided));
+                }
+            }
+            if list.len() as u64 != out.iter().map(|(_, t)| t.undecided).sum::<u64>() {
+                return Err("undecided samples listed of a layer the document does not have".into());
+            }
+        }
+        _ => return Err("the undecided samples are not a list".into()),
     }
     Ok(CheckedEstimate { n, seed, budget, search_generation, census_layer, layers: out })
 }
