@@ -448,6 +448,62 @@ fn reachable_command_proves_both_ways() {
     common::fails_with(dir.path(), &["estimate", "--size", "6", "--discs", "3-40"], "--discs");
 }
 
+/// `reachable --census-layer`: the estimates' search, with the game
+/// completed below the layer. On 4x4 (frontier 6, a census to 9 discs),
+/// every reachable position of 10 and 11 discs of a sample gets a game
+/// that the binary replayed and that ends on it, and every candidate the
+/// oracle says is unreachable is unreachable, as without the layer.
+#[test]
+fn reachable_command_answers_from_a_census_layer() {
+    let dir = tempfile::tempdir().unwrap();
+    let census_dir = census::<B4>(&dir.path().join("c"), LayerBy::Discs, 9, true);
+    let reachable = oracle_set(4, 11);
+    let mut rng = SplitMix::for_sample(3, 0, 0);
+    let (mut yes, mut no) = (0, 0);
+    while yes < 6 || no < 6 {
+        let discs = 10 + (rng.below(2) as u32);
+        let (b, w, black_to_move) = draw::<B4>(discs, &mut rng);
+        let is = reachable.contains(&(b, w, black_to_move));
+        if (is && yes >= 6) || (!is && no >= 6) {
+            continue;
+        }
+        let p = position::<B4>(b, w, black_to_move);
+        let ask = |layer: bool| {
+            let mut args = vec!["reachable", "--size", "4", "--frontier", "6", "--json", "--budget", "100000000"];
+            if layer {
+                args.extend(["--census-layer", census_dir.to_str().unwrap()]);
+            }
+            let text = p.line();
+            args.extend(["--position", &text]);
+            let out = Command::new(common::bin()).args(&args).output().unwrap();
+            assert!(out.status.success(), "{out:?}");
+            serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+        };
+        let doc = ask(true);
+        assert_eq!(doc["census_layer"]["discs"], 9, "{doc}");
+        assert_eq!(doc["verdict"], if is { "reachable" } else { "unreachable" }, "{}", p.line());
+        assert_eq!(ask(false)["verdict"], doc["verdict"]);
+        if is {
+            let mut naive = oracle::Naive::start(4);
+            for ply in doc["game"].as_array().unwrap() {
+                let name = ply.as_str().unwrap();
+                naive = if name == "pass" {
+                    naive.pass()
+                } else {
+                    let b = name.as_bytes();
+                    let sq = (b[1] - b'1') as usize * 4 + (b[0] - b'a') as usize;
+                    assert!(naive.moves().contains(&sq), "{name} illegal");
+                    naive.play(sq)
+                };
+            }
+            assert_eq!((bits(&naive), naive.to_move == oracle::BLACK), ((b, w), black_to_move));
+            yes += 1;
+        } else {
+            no += 1;
+        }
+    }
+}
+
 #[test]
 fn estimate_command_writes_its_json() {
     let dir = tempfile::tempdir().unwrap();

@@ -225,6 +225,13 @@ pub struct ReachableArgs {
     /// (default: 8 on 4x4, 14 on 6x6, 13 on 8x8).
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(4..=64))]
     pub frontier: Option<u32>,
+    /// Also answer from every class of the stored last layer of this census
+    /// by discs (as `estimate --census-layer`: the same search as the
+    /// estimate's, so an undecided sample of its JSON can be tried again
+    /// with a larger --budget); the game is then completed below that
+    /// layer by a second search.
+    #[arg(long, value_name = "DIR")]
+    pub census_layer: Option<std::path::PathBuf>,
     /// Print one JSON document on stdout.
     #[arg(long)]
     pub json: bool,

@@ -112,14 +112,25 @@ fn config(a: &EstimateArgs) -> anyhow::Result<EstimateConfig> {
 /// The census layer of `--census-layer` or `--odd-pass-census`, read
 /// (refused in one line when the census cannot serve or does not fit).
 fn census_layer<G: Keyed>(a: &EstimateArgs, frontier_discs: u32) -> anyhow::Result<Option<CensusLayer<G>>> {
-    let (dir, held, flag) = match (&a.census_layer, &a.odd_pass_census) {
+    read_census_layer(a.census_layer.as_deref(), a.odd_pass_census.as_deref(), frontier_discs, a.quiet)
+}
+
+/// The census layer of the directory `whole` (every class of its layer)
+/// or `odd` (its odd-pass positions), read with a note unless `quiet`.
+fn read_census_layer<G: Keyed>(
+    whole: Option<&std::path::Path>,
+    odd: Option<&std::path::Path>,
+    frontier_discs: u32,
+    quiet: bool,
+) -> anyhow::Result<Option<CensusLayer<G>>> {
+    let (dir, held, flag) = match (whole, odd) {
         (Some(dir), _) => (dir, LayerHeld::Whole, "--census-layer"),
         (None, Some(dir)) => (dir, LayerHeld::OddPasses, "--odd-pass-census"),
         (None, None) => return Ok(None),
     };
     let memory = othello_census::estimate::census_layer_memory();
     let source = CensusLayerSource::<G>::open(dir, frontier_discs, held, memory).context(flag)?;
-    if !a.quiet {
+    if !quiet {
         let (discs, classes) = source.layer();
         note(format!(
             "reading the census layer of {discs} discs ({}, of its {classes} classes) from {}",
@@ -235,9 +246,14 @@ pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
     check_frontier(a.size, frontier_discs)?;
     with_geometry!(a.size, G => {
         let p = othello_census::board::Position::<G>::parse(&a.position).map_err(|e| anyhow::anyhow!("--position: {e}"))?;
-        let frontier = Frontier::<G>::build(frontier_discs);
+        let mut frontier = Frontier::<G>::build(frontier_discs);
+        let layer = read_census_layer::<G>(a.census_layer.as_deref(), None, frontier_discs, a.json)?;
+        let used = layer.as_ref().map(|l| json!({ "discs": l.discs, "classes": l.keys.len(), "source": l.source }));
+        if let Some(l) = layer {
+            frontier = frontier.with_census_layer(l.discs, l.held, l.keys);
+        }
         let mut search = Search::new(&frontier, a.budget);
-        let verdict = search.decide(&p);
+        let verdict = if used.is_some() { search.decide_with_layer(&p) } else { search.decide(&p) };
         let (word, game) = match &verdict {
             Verdict::Reachable(g) => {
                 g.replay().map_err(|e| anyhow::anyhow!("the game found does not replay ({e}): a defect, please report it"))?;
@@ -258,6 +274,7 @@ pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
                 "nodes": search.nodes(),
                 "budget": a.budget,
                 "frontier_discs": frontier.discs(),
+                "census_layer": used,
             });
             crate::outln!("{}", serde_json::to_string_pretty(&doc)?)?;
         } else {
@@ -270,7 +287,8 @@ pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
                     a.budget
                 )?,
             }
-            crate::outln!("{} positions searched, frontier {} discs", search.nodes(), frontier.discs())?;
+            let layer = used.as_ref().map_or(String::new(), |u| format!(", census layer of {} discs", u["discs"]));
+            crate::outln!("{} positions searched, frontier {} discs{layer}", search.nodes(), frontier.discs())?;
         }
         // a verdict is a success; undecided is not an answer
         Ok(if verdict == Verdict::Undecided { ExitCode::from(3) } else { ExitCode::SUCCESS })

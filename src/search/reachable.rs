@@ -561,6 +561,37 @@ impl<'f, G: Keyed> Search<'f, G> {
         }
     }
 
+    /// [`Search::decide`], answering from the frontier's census layer
+    /// where it has one (the search the estimates make, with the game):
+    /// a line that ends in the census layer is completed by a second
+    /// search from its census-layer position down to the enumerated
+    /// frontier, without a budget (that position is reachable, so the
+    /// search ends with a line; its positions are counted in
+    /// [`Search::nodes`]).
+    pub fn decide_with_layer(&mut self, p: &Position<G>) -> Verdict<G> {
+        match self.search(p, true) {
+            Err(OutOfBudget) => return Verdict::Undecided,
+            Ok(false) => return Verdict::Unreachable,
+            Ok(true) => {}
+        }
+        // the line found, from where it was answered up to p
+        let upper = std::mem::take(&mut self.line);
+        let bottom = upper[0];
+        if !self.frontier.contains(&bottom) {
+            let (nodes, budget) = (self.nodes, self.budget);
+            self.budget = u64::MAX;
+            let below = self.search(&bottom, false);
+            self.budget = budget;
+            self.nodes += nodes;
+            assert!(matches!(below, Ok(true)), "a census-layer position is reachable");
+            // self.line: frontier position up to `bottom`
+            self.line.extend_from_slice(&upper[1..]);
+        } else {
+            self.line = upper;
+        }
+        Verdict::Reachable(self.game(*p))
+    }
+
     /// Whether `p` is reachable, without the game (the cheaper question
     /// the estimates ask); answers from the frontier's census layer where
     /// it has one.
