@@ -504,6 +504,66 @@ fn reachable_command_answers_from_a_census_layer() {
     }
 }
 
+/// `estimate --resolve`: the undecided samples of a finished estimate
+/// decided again at a larger budget give, on one layer (whose samples do
+/// not depend on the rounds' shares), the verdicts of a run at that budget
+/// from the start; the document given is untouched; a budget not larger,
+/// a listed position not of the seed, or another census layer is refused.
+#[test]
+fn resolve_decides_the_undecided_samples_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str], out: &std::path::Path| -> serde_json::Value {
+        let o = Command::new(common::bin())
+            .args(["estimate", "--size", "4", "-q", "--json", "--out"])
+            .arg(out)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{o:?}");
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let small = run(&["--discs", "11", "--samples", "3000", "--seed", "4", "--budget", "3"], &dir.path().join("a"));
+    let first = std::fs::read_dir(dir.path().join("a")).unwrap().next().unwrap().unwrap().path();
+    let before = std::fs::read(&first).unwrap();
+    let undecided = small["totals"]["undecided"].as_u64().unwrap();
+    assert!(undecided > 20, "{undecided}: the test needs undecided samples");
+    let resolved = run(&["--resolve", first.to_str().unwrap(), "--budget", "1000000"], &dir.path().join("b"));
+    let direct =
+        run(&["--discs", "11", "--samples", "3000", "--seed", "4", "--budget", "1000000"], &dir.path().join("c"));
+    let counts = |d: &serde_json::Value| {
+        let t = &d["layers"][0]["tally"];
+        ["samples", "joined", "reachable", "unreachable", "undecided", "terminal", "undecided_terminal", "by_orbit"]
+            .map(|f| t[f].clone())
+    };
+    assert_eq!(counts(&resolved), counts(&direct));
+    assert_eq!(resolved["totals"]["positions"], direct["totals"]["positions"]);
+    assert_eq!(resolved["budget"], 1_000_000);
+    assert_eq!(resolved["resolved"]["from_budget"], 3);
+    assert_eq!(resolved["resolved"]["retried"], undecided);
+    assert_eq!(resolved["resolved"]["decided"], undecided);
+    assert_eq!(resolved["undecided_samples"], serde_json::json!([]));
+    assert_eq!(std::fs::read(&first).unwrap(), before, "the document given is untouched");
+    // refusals, one line each
+    let f = first.to_str().unwrap();
+    common::fails_with(dir.path(), &["estimate", "--resolve", f, "--budget", "3"], "not larger");
+    let census_dir = census::<B4>(&dir.path().join("census"), LayerBy::Discs, 9, true);
+    common::fails_with(
+        dir.path(),
+        &["estimate", "-q", "--resolve", f, "--budget", "100", "--census-layer", census_dir.to_str().unwrap()],
+        "census layer",
+    );
+    let mut doc: serde_json::Value = serde_json::from_slice(&before).unwrap();
+    doc["undecided_samples"][0]["index"] =
+        serde_json::json!(doc["undecided_samples"][0]["index"].as_u64().unwrap() + 1);
+    let edited = dir.path().join("edited.json");
+    std::fs::write(&edited, serde_json::to_vec(&doc).unwrap()).unwrap();
+    common::fails_with(
+        dir.path(),
+        &["estimate", "--resolve", edited.to_str().unwrap(), "--budget", "100"],
+        "not the position",
+    );
+}
+
 #[test]
 fn estimate_command_writes_its_json() {
     let dir = tempfile::tempdir().unwrap();

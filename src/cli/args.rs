@@ -191,6 +191,13 @@ pub struct EstimateArgs {
     /// search goes below it. Verdicts stay exact.
     #[arg(long, value_name = "DIR")]
     pub census_layer: Option<PathBuf>,
+    /// Decide again, with searches of --budget positions, the samples that
+    /// this finished estimate's JSON lists as undecided (its board, seed,
+    /// frontier and census layer: give the same --census-layer DIR when it
+    /// used one), and report the estimate they make: the same samples, a
+    /// larger budget. The document given is left as it is.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["samples", "time", "odd_pass_census", "frontier"])]
+    pub resolve: Option<PathBuf>,
     /// Threads (default: all cores).
     #[arg(short = 'j', long, value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,

@@ -65,6 +65,9 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
     if let Some(out) = &a.out {
         super::run::check_out_dir(out)?;
     }
+    if let Some(file) = &a.resolve {
+        return resolve_run(a, file, command_line);
+    }
     let cfg = config(a)?;
     let e = with_geometry!(a.size, G => {
         let layer = census_layer::<G>(a, cfg.frontier_discs)?;
@@ -85,6 +88,135 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
         ));
         return Ok(ExitCode::from(130));
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `estimate --resolve FILE`: the undecided samples of a finished
+/// estimate decided again at a larger budget, reported as a new estimate.
+fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> anyhow::Result<ExitCode> {
+    use othello_census::search::reachable::SEARCH_GENERATION;
+    let what = format!("--resolve {}", file.display());
+    let text = std::fs::read(file).with_context(|| format!("{what}: cannot read it"))?;
+    let doc: serde_json::Value =
+        serde_json::from_slice(&text).map_err(|e| anyhow::anyhow!("{what}: not a JSON document ({e})"))?;
+    let checked =
+        othello_census::report::estimate::validate_estimate(&doc).map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
+    let listed: Vec<othello_census::estimate::UndecidedSample> = match &doc["undecided_samples"] {
+        serde_json::Value::Null => bail!(
+            "{what}: the document does not list its undecided samples (written before commit 141e833); run the \
+             estimate again with this build"
+        ),
+        v => serde_json::from_value(v.clone()).map_err(|e| anyhow::anyhow!("{what}: bad undecided samples ({e})"))?,
+    };
+    if checked.search_generation != SEARCH_GENERATION {
+        bail!(
+            "{what}: its searches are of generation {}, this build's of {SEARCH_GENERATION}; decided again, its \
+             samples would mix two searches: run the estimate again with this build",
+            checked.search_generation
+        );
+    }
+    if a.budget <= checked.budget {
+        bail!("--budget {} is not larger than the document's {}: give a larger --budget", a.budget, checked.budget);
+    }
+    let frontier_discs = doc["frontier_discs"].as_u64().ok_or_else(|| anyhow::anyhow!("{what}: no frontier"))? as u32;
+    let size = BoardSize::from_n(checked.n)?;
+    check_frontier(size, frontier_discs)?;
+    let threads = othello_census::engine::resources::threads(a.threads);
+    let started = std::time::Instant::now();
+    let e = with_geometry!(size, G => {
+        othello_census::estimate::check_undecided::<G>(checked.seed, &checked.layers, &listed)
+            .map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
+        let layer = read_census_layer::<G>(a.census_layer.as_deref(), None, frontier_discs, a.quiet)?;
+        let given = layer.as_ref().map(|l| (l.discs, l.held));
+        if given != checked.census_layer {
+            let name = |l: Option<(u32, LayerHeld)>| {
+                l.map_or("no census layer".to_string(), |(k, h)| {
+                    format!("a census layer of {k} discs ({})", held_words(h))
+                })
+            };
+            bail!(
+                "{what}: its searches used {}, these would use {}: give --census-layer with the census it used, or \
+                 none",
+                name(checked.census_layer),
+                name(given)
+            );
+        }
+        if let Some(l) = &layer
+            && doc["census_layer"]["classes"].as_u64().is_some_and(|c| c != l.keys.len() as u64)
+        {
+            bail!(
+                "{what}: its census layer held {} classes, this one {}: give --census-layer with the census it used",
+                doc["census_layer"]["classes"],
+                l.keys.len()
+            );
+        }
+        let mut used = None;
+        let mut frontier = Frontier::<G>::build(frontier_discs);
+        if let Some(l) = layer {
+            used = Some(othello_census::estimate::CensusLayerUsed {
+                discs: l.discs,
+                held: l.held,
+                classes: l.keys.len() as u64,
+                source: l.source.display().to_string(),
+                read_seconds: l.read_seconds,
+            });
+            frontier = frontier.with_census_layer(l.discs, l.held, l.keys);
+        }
+        let frontier_seconds = started.elapsed().as_secs_f64();
+        if !a.quiet {
+            note(format!(
+                "deciding again {} undecided samples of seed {} at a budget of {} positions",
+                listed.len(),
+                checked.seed,
+                a.budget
+            ));
+        }
+        let searching = std::time::Instant::now();
+        let stop = super::signals::stop_flag();
+        let r = othello_census::estimate::resolve::<G>(
+            &frontier, checked.seed, a.budget, threads, &checked.layers, &listed, stop,
+        )
+        .map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
+        let Some((layers, still)) = r else {
+            note("stopped by a signal: nothing written, the document given is as it was");
+            return Ok(ExitCode::from(130));
+        };
+        let seconds = searching.elapsed().as_secs_f64();
+        let [total_positions, total_terminal_positions, total_classes] = othello_census::estimate::totals(&layers);
+        let number = |field: &str| doc[field].as_f64().unwrap_or(0.0);
+        Estimate {
+            n: checked.n,
+            search_generation: SEARCH_GENERATION,
+            layers,
+            undecided_samples: still,
+            total_positions,
+            total_terminal_positions,
+            total_classes,
+            samples: doc["samples"].as_u64().unwrap_or(0),
+            rounds: doc["rounds"].as_u64().unwrap_or(0) as u32,
+            seed: checked.seed,
+            budget: a.budget,
+            frontier_discs,
+            frontier_classes: frontier.classes() as u64,
+            frontier_seconds,
+            census_layer: used,
+            elapsed_seconds: number("elapsed_seconds") + started.elapsed().as_secs_f64(),
+            threads,
+            interrupted: false,
+            resolved: Some(othello_census::estimate::Resolved {
+                from_budget: checked.budget,
+                from_commit: doc["commit"].as_str().unwrap_or("unknown").to_string(),
+                retried: listed.len() as u64,
+                decided: 0,
+                seconds,
+            }),
+        }
+    });
+    let mut e = e;
+    if let Some(r) = &mut e.resolved {
+        r.decided = r.retried - e.undecided_samples.len() as u64;
+    }
+    report(a, &e, command_line)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -102,6 +102,7 @@ pub fn estimate_json(e: &Estimate, command: &str, exact: &BTreeMap<u32, ExactLay
         "coverage": { "exact_layers": compared.len(), "inside": compared.iter().filter(|b| **b).count() },
         "layers": layers,
         "undecided_samples": e.undecided_samples,
+        "resolved": e.resolved,
     })
 }
 
