@@ -10,6 +10,10 @@
 # ODD_PASS_CENSUS=DIR passes --odd-pass-census DIR (a census work directory
 # whose stored layer's odd-pass positions the searches also stop at);
 # CENSUS_LAYER=DIR passes --census-layer DIR (the whole stored layer).
+# RESOLVE_BUDGET=N: after each unit, its undecided samples are searched
+# again at budget N (`estimate --resolve`), written to OUT/resolved: the
+# same samples at budget N (catalogue those of one budget together; a
+# unit and its resolved document are never pooled, their budgets differ).
 set -euo pipefail
 bin_dir=$1 size=$2 discs=$3 unit=$4 first=$5 last=$6 out=$7
 export PATH="$bin_dir:$PATH"
@@ -20,4 +24,9 @@ for seed in $(seq "$first" "$last"); do
         --out "$out" --progress-every 5m -q ${BUDGET:+--budget "$BUDGET"} \
         ${ODD_PASS_CENSUS:+--odd-pass-census "$ODD_PASS_CENSUS"} \
         ${CENSUS_LAYER:+--census-layer "$CENSUS_LAYER"}
+    if [ -n "${RESOLVE_BUDGET:-}" ]; then
+        unit_doc=$(ls -t "$out"/estimate-*.json | head -1)
+        othello-census estimate --resolve "$unit_doc" --budget "$RESOLVE_BUDGET" --out "$out/resolved" -q \
+            ${CENSUS_LAYER:+--census-layer "$CENSUS_LAYER"}
+    fi
 done
