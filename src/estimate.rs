@@ -730,24 +730,34 @@ fn round_size(done: u64, layers: usize) -> u64 {
     done.max(FIRST_ROUND.max(layers as u64))
 }
 
+/// `frontier` with the census layer `layer` where one is given, and what
+/// the estimate's document says of it.
+pub fn with_census_layer<G: Keyed>(
+    frontier: Frontier<G>,
+    layer: Option<CensusLayer<G>>,
+) -> (Frontier<G>, Option<CensusLayerUsed>) {
+    match layer {
+        None => (frontier, None),
+        Some(l) => {
+            let used = CensusLayerUsed {
+                discs: l.discs,
+                held: l.held,
+                classes: l.keys.len() as u64,
+                source: l.source.display().to_string(),
+                read_seconds: l.read_seconds,
+            };
+            (frontier.with_census_layer(l.discs, l.held, l.keys), Some(used))
+        }
+    }
+}
+
 /// Runs an estimate on board `G`, its searches also stopping at `layer`
 /// where one is given ([`census_layer`] reads it).
 pub fn estimate<G: Keyed>(cfg: &EstimateConfig, layer: Option<CensusLayer<G>>, live: &EstimateLive) -> Estimate {
     // the time limit and the elapsed time count the census layer's reading
     let read = Duration::from_secs_f64(layer.as_ref().map_or(0.0, |l| l.read_seconds));
     let started = Instant::now().checked_sub(read).unwrap_or_else(Instant::now);
-    let mut frontier = Frontier::<G>::build(cfg.frontier_discs);
-    let mut used = None;
-    if let Some(l) = layer {
-        used = Some(CensusLayerUsed {
-            discs: l.discs,
-            held: l.held,
-            classes: l.keys.len() as u64,
-            source: l.source.display().to_string(),
-            read_seconds: l.read_seconds,
-        });
-        frontier = frontier.with_census_layer(l.discs, l.held, l.keys);
-    }
+    let (frontier, used) = with_census_layer(Frontier::<G>::build(cfg.frontier_discs), layer);
     let frontier_seconds = started.elapsed().as_secs_f64();
     let cands: Vec<u128> = cfg.layers.iter().map(|&k| candidates(G::N, k)).collect();
     let mut tallies = vec![Tally::default(); cfg.layers.len()];

@@ -44,6 +44,24 @@ fn oracle_set(n: usize, max_discs: usize) -> HashSet<(u64, u64, bool)> {
         .collect()
 }
 
+/// The game of a `reachable --json` document (`a1`.. and `pass`) played
+/// by the oracle on an `n x n` board, every move checked legal.
+fn replay_on_oracle(n: usize, game: &serde_json::Value) -> oracle::Naive {
+    let mut naive = oracle::Naive::start(n);
+    for ply in game.as_array().unwrap() {
+        let name = ply.as_str().unwrap();
+        naive = if name == "pass" {
+            naive.pass()
+        } else {
+            let b = name.as_bytes();
+            let sq = (b[1] - b'1') as usize * n + (b[0] - b'a') as usize;
+            assert!(naive.moves().contains(&sq), "{name} illegal");
+            naive.play(sq)
+        };
+    }
+    naive
+}
+
 fn position<G: Geometry>(b: u64, w: u64, black_to_move: bool) -> Position<G> {
     Position::from_colors(Bitboard(b), Bitboard(w), if black_to_move { Color::Black } else { Color::White }).unwrap()
 }
@@ -429,18 +447,7 @@ fn reachable_command_proves_both_ways() {
     assert!(out.status.success(), "{out:?}");
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["verdict"], "reachable");
-    let mut naive = oracle::Naive::start(6);
-    for ply in doc["game"].as_array().unwrap() {
-        let name = ply.as_str().unwrap();
-        naive = if name == "pass" {
-            naive.pass()
-        } else {
-            let b = name.as_bytes();
-            let sq = (b[1] - b'1') as usize * 6 + (b[0] - b'a') as usize;
-            assert!(naive.moves().contains(&sq), "{name} illegal");
-            naive.play(sq)
-        };
-    }
+    let naive = replay_on_oracle(6, &doc["game"]);
     assert_eq!(bits(&naive), (p.black().0, p.white().0));
     // a bad position: one clear line, non-zero exit
     let dir = tempfile::tempdir().unwrap();
@@ -484,18 +491,7 @@ fn reachable_command_answers_from_a_census_layer() {
         assert_eq!(doc["verdict"], if is { "reachable" } else { "unreachable" }, "{}", p.line());
         assert_eq!(ask(false)["verdict"], doc["verdict"]);
         if is {
-            let mut naive = oracle::Naive::start(4);
-            for ply in doc["game"].as_array().unwrap() {
-                let name = ply.as_str().unwrap();
-                naive = if name == "pass" {
-                    naive.pass()
-                } else {
-                    let b = name.as_bytes();
-                    let sq = (b[1] - b'1') as usize * 4 + (b[0] - b'a') as usize;
-                    assert!(naive.moves().contains(&sq), "{name} illegal");
-                    naive.play(sq)
-                };
-            }
+            let naive = replay_on_oracle(4, &doc["game"]);
             assert_eq!((bits(&naive), naive.to_move == oracle::BLACK), ((b, w), black_to_move));
             yes += 1;
         } else {

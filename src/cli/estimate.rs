@@ -9,7 +9,9 @@ use serde_json::json;
 use super::args::{EstimateArgs, ReachableArgs};
 use super::run::{Progress, human_duration, note, watched};
 use othello_census::board::BoardSize;
-use othello_census::estimate::{CensusLayer, CensusLayerSource, Estimate, EstimateConfig, EstimateLive, estimate};
+use othello_census::estimate::{
+    CensusLayer, CensusLayerSource, Estimate, EstimateConfig, EstimateLive, estimate, with_census_layer,
+};
 use othello_census::key::Keyed;
 use othello_census::report::catalog::Catalog;
 use othello_census::report::estimate::{estimate_json, estimate_table};
@@ -150,18 +152,7 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
                 l.keys.len()
             );
         }
-        let mut used = None;
-        let mut frontier = Frontier::<G>::build(frontier_discs);
-        if let Some(l) = layer {
-            used = Some(othello_census::estimate::CensusLayerUsed {
-                discs: l.discs,
-                held: l.held,
-                classes: l.keys.len() as u64,
-                source: l.source.display().to_string(),
-                read_seconds: l.read_seconds,
-            });
-            frontier = frontier.with_census_layer(l.discs, l.held, l.keys);
-        }
+        let (frontier, used) = with_census_layer(Frontier::<G>::build(frontier_discs), layer);
         let frontier_seconds = started.elapsed().as_secs_f64();
         if !a.quiet {
             note(format!(
@@ -182,6 +173,7 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
             return Ok(ExitCode::from(130));
         };
         let seconds = searching.elapsed().as_secs_f64();
+        let decided = (listed.len() - still.len()) as u64;
         let [total_positions, total_terminal_positions, total_classes] = othello_census::estimate::totals(&layers);
         let number = |field: &str| doc[field].as_f64().unwrap_or(0.0);
         Estimate {
@@ -207,15 +199,11 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
                 from_budget: checked.budget,
                 from_commit: doc["commit"].as_str().unwrap_or("unknown").to_string(),
                 retried: listed.len() as u64,
-                decided: 0,
+                decided,
                 seconds,
             }),
         }
     });
-    let mut e = e;
-    if let Some(r) = &mut e.resolved {
-        r.decided = r.retried - e.undecided_samples.len() as u64;
-    }
     report(a, &e, command_line)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -378,12 +366,8 @@ pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
     check_frontier(a.size, frontier_discs)?;
     with_geometry!(a.size, G => {
         let p = othello_census::board::Position::<G>::parse(&a.position).map_err(|e| anyhow::anyhow!("--position: {e}"))?;
-        let mut frontier = Frontier::<G>::build(frontier_discs);
         let layer = read_census_layer::<G>(a.census_layer.as_deref(), None, frontier_discs, a.json)?;
-        let used = layer.as_ref().map(|l| json!({ "discs": l.discs, "classes": l.keys.len(), "source": l.source }));
-        if let Some(l) = layer {
-            frontier = frontier.with_census_layer(l.discs, l.held, l.keys);
-        }
+        let (frontier, used) = with_census_layer(Frontier::<G>::build(frontier_discs), layer);
         let mut search = Search::new(&frontier, a.budget);
         let verdict = if used.is_some() { search.decide_with_layer(&p) } else { search.decide(&p) };
         let (word, game) = match &verdict {
@@ -419,7 +403,7 @@ pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
                     a.budget
                 )?,
             }
-            let layer = used.as_ref().map_or(String::new(), |u| format!(", census layer of {} discs", u["discs"]));
+            let layer = used.as_ref().map_or(String::new(), |u| format!(", census layer of {} discs", u.discs));
             crate::outln!("{} positions searched, frontier {} discs{layer}", search.nodes(), frontier.discs())?;
         }
         // a verdict is a success; undecided is not an answer
