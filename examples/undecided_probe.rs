@@ -18,7 +18,8 @@ fn main() {
         if std::env::args().nth(8).as_deref() == Some("whole") { LayerHeld::Whole } else { LayerHeld::OddPasses };
     let frontier = Frontier::<B6>::build(14);
     let with_layer = census.map(|dir| {
-        let memory = othello_census::estimate::census_layer_memory();
+        let memory =
+            othello_census::estimate::census_layer_memory(othello_census::estimate::search_memory::<B6>(14, b2, 1));
         let l = othello_census::estimate::census_layer::<B6>(std::path::Path::new(&dir), 14, held, memory).unwrap();
         eprintln!(
             "census layer ({}): {} of {} classes of {} discs",

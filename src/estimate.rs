@@ -385,7 +385,8 @@ impl<G: Keyed> CensusLayerSource<G> {
         let key_bytes = SortedKeys::<G::Key>::bytes_per_key();
         self.unsuitable(format!(
             "{classes} classes of {} discs need {} in memory ({key_bytes} bytes a class), more than the {} \
-             available; use --odd-pass-census (its odd-pass positions only) or a census to fewer discs",
+             left for them beside the searches; use --odd-pass-census (its odd-pass positions only), a census to \
+             fewer discs, or fewer --threads or a smaller --budget where the searches take much",
             self.stored.layer,
             crate::text::human_bytes(classes as f64 * key_bytes),
             crate::text::human_bytes(self.memory as f64),
@@ -435,11 +436,21 @@ impl<G: Keyed> CensusLayerSource<G> {
     }
 }
 
-/// The memory a census layer may take: three quarters of what the
-/// machine has available (the searches and the frontier need the rest),
-/// or 1 GiB where that cannot be read.
-pub fn census_layer_memory() -> u64 {
-    crate::engine::memory::available_memory().map_or(1 << 30, |m| m / 4 * 3)
+/// The memory a census layer may take beside `reserved` bytes (the
+/// searches and the frontier, [`search_memory`]): three quarters of what
+/// the machine has available, and never more than what `reserved` and a
+/// sixteenth for the rest leave of it; 1 GiB where that cannot be read.
+pub fn census_layer_memory(reserved: u64) -> u64 {
+    crate::engine::memory::available_memory()
+        .map_or(1 << 30, |m| (m / 4 * 3).min((m - m / 16).saturating_sub(reserved)))
+}
+
+/// The most memory an estimate's frontier of `frontier_discs` and its
+/// `threads` searches of `budget` positions hold at once (without a
+/// census layer), from [`Frontier::bytes_needed`] and
+/// [`Search::peak_bytes`].
+pub fn search_memory<G: Keyed>(frontier_discs: u32, budget: u64, threads: usize) -> u64 {
+    Frontier::<G>::bytes_needed(frontier_discs) as u64 + Search::<G>::peak_bytes(budget).saturating_mul(threads as u64)
 }
 
 /// Counters a progress display may read while it runs.

@@ -539,6 +539,23 @@ fn resolve_decides_the_undecided_samples_again() {
     assert_eq!(resolved["resolved"]["decided"], undecided);
     assert_eq!(resolved["undecided_samples"], serde_json::json!([]));
     assert_eq!(std::fs::read(&first).unwrap(), before, "the document given is untouched");
+    // both in the catalogue: the resolved document stands for seed 4 in
+    // the pool, in place of the run it resolves (the same draws)
+    // (copied to names of their own: two runs in one second share a name)
+    let cat = dir.path().join("cat");
+    for (d, name) in [("a", "small.json"), ("b", "resolved.json")] {
+        let file = std::fs::read_dir(dir.path().join(d)).unwrap().next().unwrap().unwrap().path();
+        std::fs::copy(&file, dir.path().join(name)).unwrap();
+        let o = Command::new(common::bin())
+            .args(["catalog", "add", "--new", "--dir"])
+            .arg(&cat)
+            .arg(dir.path().join(name))
+            .output();
+        assert!(o.as_ref().unwrap().status.success(), "{o:?}");
+    }
+    let csv = std::fs::read_to_string(cat.join("4x4-estimate.csv")).unwrap();
+    let row: Vec<&str> = csv.lines().find(|l| l.starts_with("11,")).unwrap().split(',').collect();
+    assert_eq!((row[2], row[5], *row.last().unwrap()), ("3000", "0", "resolved"), "{csv}");
     // refusals, one line each
     let f = first.to_str().unwrap();
     common::fails_with(dir.path(), &["estimate", "--resolve", f, "--budget", "3"], "not larger");
@@ -611,8 +628,9 @@ fn estimates_enter_the_catalogue_apart() {
     assert_eq!(samples, 6000);
     assert!(!cat.join("4x4-by-discs.csv").exists(), "estimates never mix with exact tables");
     // seed 1 again at a larger budget, on three layers: accepted (its
-    // samples are decided again, not counted twice), and those layers then
-    // pool it alone; the others keep both runs of the default budget
+    // samples are decided again, not counted twice), and on those layers
+    // it stands for seed 1, pooled with seed 2; the others keep both runs
+    // of the default budget
     let out = Command::new(common::bin())
         .args(["estimate", "--size", "4", "--samples", "900", "--seed", "1", "--discs", "10-12"])
         .args(["--budget", "2000000", "-q", "--out"])
@@ -632,17 +650,31 @@ fn estimates_enter_the_catalogue_apart() {
         let k: u64 = cols[0].parse().unwrap();
         let runs: Vec<&str> = cols.last().unwrap().split(' ').collect();
         if (10..=12).contains(&k) {
-            let layer = doc["layers"].as_array().unwrap().iter().find(|l| l["discs"] == k).unwrap();
-            assert_eq!(runs, [third_id.as_str()], "{row}");
-            assert_eq!(cols[2], layer["tally"]["samples"].to_string(), "{row}");
+            let samples = |d: &serde_json::Value| {
+                d["layers"].as_array().unwrap().iter().find(|l| l["discs"] == k).unwrap()["tally"]["samples"]
+                    .as_u64()
+                    .unwrap()
+            };
+            // the runs of seeds 1 and 2 by their documents (names sort by
+            // time, and two runs of one second may sort either way)
+            let read = |f: &std::path::PathBuf| -> serde_json::Value {
+                serde_json::from_slice(&std::fs::read(f).unwrap()).unwrap()
+            };
+            let (seed_1, seed_2) = if read(&files[0])["seed"] == 1 { (0, 1) } else { (1, 0) };
+            let seed_2 = read(&files[seed_2]);
+            assert_eq!(seed_2["seed"], 2);
+            let first_id = files[seed_1].file_stem().unwrap().to_str().unwrap();
+            assert_eq!(runs.len(), 2, "{row}");
+            assert!(runs.contains(&third_id.as_str()) && !runs.contains(&first_id), "{row}");
+            assert_eq!(cols[2], (samples(&doc) + samples(&seed_2)).to_string(), "{row}");
         } else {
             assert_eq!(runs.len(), 2, "{row}");
             assert!(!runs.contains(&third_id.as_str()), "{row}");
         }
     }
     // seed 1 again at that budget with an odd-pass layer (from a census to
-    // 10 discs), on layers 11-12: stronger searches, so those layers pool
-    // it alone; layer 10 keeps the run without the layer
+    // 10 discs), on layers 11-12: stronger searches, so it stands for seed
+    // 1 there; layer 10 keeps the run without the layer
     let census = dir.path().join("census");
     let out = Command::new(common::bin())
         .args(["count", "--engine", "layers", "--size", "4", "--max-discs", "10", "-q", "--work-dir"])
@@ -676,8 +708,8 @@ fn estimates_enter_the_catalogue_apart() {
         let cols: Vec<&str> = row.split(',').collect();
         let runs: Vec<&str> = cols.last().unwrap().split(' ').collect();
         match cols[0] {
-            "11" | "12" => assert_eq!(runs, [fourth_id.as_str()], "{row}"),
-            "10" => assert_eq!(runs, [third_id.as_str()], "{row}"),
+            "11" | "12" => assert!(runs.len() == 2 && runs.contains(&fourth_id.as_str()), "{row}"),
+            "10" => assert!(runs.len() == 2 && runs.contains(&third_id.as_str()), "{row}"),
             _ => assert!(!runs.contains(&fourth_id.as_str()), "{row}"),
         }
     }
@@ -692,8 +724,8 @@ fn estimates_enter_the_catalogue_apart() {
         strength(&doc),
         (othello_census::search::reachable::SEARCH_GENERATION, 2_000_000, Some((10, LayerHeld::OddPasses)))
     );
-    // and with the whole layer of 10 discs: stronger again, so layers
-    // 11-12 pool that run alone
+    // and with the whole layer of 10 discs: stronger again, so it stands
+    // for seed 1 on layers 11-12
     let fifth = estimate_11_12("1", &["--census-layer".as_ref(), census.as_os_str()]);
     let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&fifth).unwrap()).unwrap();
     assert_eq!(doc["census_layer"]["held"], "whole");
@@ -704,17 +736,30 @@ fn estimates_enter_the_catalogue_apart() {
         let cols: Vec<&str> = row.split(',').collect();
         let runs: Vec<&str> = cols.last().unwrap().split(' ').collect();
         match cols[0] {
-            "11" | "12" => assert_eq!(runs, [fifth_id.as_str()], "{row}"),
+            "11" | "12" => assert!(runs.len() == 2 && runs.contains(&fifth_id.as_str()), "{row}"),
             _ => assert!(!runs.contains(&fifth_id.as_str()), "{row}"),
         }
     }
-    // another seed at that budget without a census layer: weaker
-    // searches, so it joins the catalogue but not the pool of layers 11-12
+    // seed 2 again at that budget without a census layer: stronger than
+    // seed 2's first run, weaker than seed 1's fifth; each seed's strongest
+    // run pools on layers 11-12, whatever the other's strength
     let sixth = estimate_11_12("2", &[]);
     assert!(add(&sixth).status.success());
     let csv = std::fs::read_to_string(cat.join("4x4-estimate.csv")).unwrap();
     let sixth_id = sixth.file_stem().unwrap().to_str().unwrap().to_string();
-    assert!(!csv.contains(&sixth_id), "{csv}");
+    for row in csv.lines().filter(|l| !l.starts_with('#')).skip(1) {
+        let cols: Vec<&str> = row.split(',').collect();
+        let mut runs: Vec<&str> = cols.last().unwrap().split(' ').collect();
+        runs.sort();
+        match cols[0] {
+            "11" | "12" => {
+                let mut want = [fifth_id.as_str(), sixth_id.as_str()];
+                want.sort();
+                assert_eq!(runs, want, "{row}")
+            }
+            _ => assert!(!runs.contains(&sixth_id.as_str()), "{row}"),
+        }
+    }
     // a run of the first search generation (a document without the field)
     // at a larger budget with the whole layer: the older conditions rank
     // below any budget, so it joins the catalogue but no pool

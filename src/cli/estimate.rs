@@ -37,6 +37,38 @@ fn check_frontier(size: BoardSize, discs: u32) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Refuses a frontier, or `threads` searches of `budget` positions, that
+/// would not fit the memory available, before any work; the bytes they
+/// take at most (what a census layer must leave them).
+fn check_memory(size: BoardSize, frontier_discs: u32, budget: u64, threads: usize) -> anyhow::Result<u64> {
+    check_frontier(size, frontier_discs)?;
+    let need = with_geometry!(size, G => othello_census::estimate::search_memory::<G>(frontier_discs, budget, threads));
+    let Some(avail) = othello_census::engine::memory::available_memory() else {
+        return Ok(need);
+    };
+    let allowed = avail / 5 * 4;
+    if need > allowed {
+        let human = |b: u64| othello_census::text::human_bytes(b as f64);
+        let one = with_geometry!(size, G => Search::<G>::peak_bytes(budget));
+        let frontier = need - one * threads as u64;
+        // the largest budget whose searches fit, on as many threads
+        let per_thread = allowed.saturating_sub(frontier) / threads.max(1) as u64;
+        let mut fits = 1u64;
+        while with_geometry!(size, G => Search::<G>::peak_bytes(fits * 2)) <= per_thread {
+            fits *= 2;
+        }
+        bail!(
+            "--budget {budget} on {threads} thread(s): each search may hold up to {} (a class for each position it \
+             refutes), {} with the frontier, more than this machine has free ({}); give fewer --threads or a \
+             --budget of at most {fits} on {threads} thread(s)",
+            human(one),
+            human(need),
+            human(avail)
+        );
+    }
+    Ok(need)
+}
+
 /// `20,24-28` or `all` (5 to N*N).
 fn parse_discs(spec: &str, n: u32) -> anyhow::Result<Vec<u32>> {
     let max = n * n;
@@ -70,9 +102,9 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
     if let Some(file) = &a.resolve {
         return resolve_run(a, file, command_line);
     }
-    let cfg = config(a)?;
+    let (cfg, reserved) = config(a)?;
     let e = with_geometry!(a.size, G => {
-        let layer = census_layer::<G>(a, cfg.frontier_discs)?;
+        let layer = census_layer::<G>(a, cfg.frontier_discs, reserved)?;
         watched_estimate::<G>(a, &cfg, layer)
     });
     if e.samples == 0 && !e.interrupted {
@@ -122,13 +154,13 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
     }
     let frontier_discs = doc["frontier_discs"].as_u64().ok_or_else(|| anyhow::anyhow!("{what}: no frontier"))? as u32;
     let size = BoardSize::from_n(checked.n)?;
-    check_frontier(size, frontier_discs)?;
     let threads = othello_census::engine::resources::threads(a.threads);
+    let reserved = check_memory(size, frontier_discs, a.budget, threads)?;
     let started = std::time::Instant::now();
     let e = with_geometry!(size, G => {
         othello_census::estimate::check_undecided::<G>(checked.seed, &checked.layers, &listed)
             .map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
-        let layer = read_census_layer::<G>(a.census_layer.as_deref(), None, frontier_discs, a.quiet)?;
+        let layer = read_census_layer::<G>(a.census_layer.as_deref(), None, frontier_discs, reserved, a.quiet)?;
         let given = layer.as_ref().map(|l| (l.discs, l.held));
         if given != checked.census_layer {
             let name = |l: Option<(u32, LayerHeld)>| {
@@ -209,13 +241,13 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
 }
 
 /// The estimate's settings from its arguments: the layers, the frontier
-/// (checked), the threads, and 100,000 samples where neither a sample
-/// count nor a time is given.
-fn config(a: &EstimateArgs) -> anyhow::Result<EstimateConfig> {
+/// and the searches (checked to fit: the bytes they take), the threads,
+/// and 100,000 samples where neither a sample count nor a time is given.
+fn config(a: &EstimateArgs) -> anyhow::Result<(EstimateConfig, u64)> {
     let layers = parse_discs(&a.discs, a.size.n())?;
     let frontier_discs = a.frontier.unwrap_or_else(|| default_frontier_discs(a.size));
-    check_frontier(a.size, frontier_discs)?;
     let threads = othello_census::engine::resources::threads(a.threads);
+    let reserved = check_memory(a.size, frontier_discs, a.budget, threads)?;
     let samples = match (a.samples, a.time) {
         (Some(s), _) => Some(s),
         (None, None) => Some(100_000),
@@ -226,13 +258,20 @@ fn config(a: &EstimateArgs) -> anyhow::Result<EstimateConfig> {
     {
         bail!("--samples {s} is fewer than the {} layers asked; give at least one sample per layer", layers.len());
     }
-    Ok(EstimateConfig { layers, samples, time: a.time, seed: a.seed, budget: a.budget, frontier_discs, threads })
+    Ok((
+        EstimateConfig { layers, samples, time: a.time, seed: a.seed, budget: a.budget, frontier_discs, threads },
+        reserved,
+    ))
 }
 
 /// The census layer of `--census-layer` or `--odd-pass-census`, read
 /// (refused in one line when the census cannot serve or does not fit).
-fn census_layer<G: Keyed>(a: &EstimateArgs, frontier_discs: u32) -> anyhow::Result<Option<CensusLayer<G>>> {
-    read_census_layer(a.census_layer.as_deref(), a.odd_pass_census.as_deref(), frontier_discs, a.quiet)
+fn census_layer<G: Keyed>(
+    a: &EstimateArgs,
+    frontier_discs: u32,
+    reserved: u64,
+) -> anyhow::Result<Option<CensusLayer<G>>> {
+    read_census_layer(a.census_layer.as_deref(), a.odd_pass_census.as_deref(), frontier_discs, reserved, a.quiet)
 }
 
 /// The census layer of the directory `whole` (every class of its layer)
@@ -241,6 +280,7 @@ fn read_census_layer<G: Keyed>(
     whole: Option<&std::path::Path>,
     odd: Option<&std::path::Path>,
     frontier_discs: u32,
+    reserved: u64,
     quiet: bool,
 ) -> anyhow::Result<Option<CensusLayer<G>>> {
     let (dir, held, flag) = match (whole, odd) {
@@ -248,7 +288,7 @@ fn read_census_layer<G: Keyed>(
         (None, Some(dir)) => (dir, LayerHeld::OddPasses, "--odd-pass-census"),
         (None, None) => return Ok(None),
     };
-    let memory = othello_census::estimate::census_layer_memory();
+    let memory = othello_census::estimate::census_layer_memory(reserved);
     let source = CensusLayerSource::<G>::open(dir, frontier_discs, held, memory).context(flag)?;
     if !quiet {
         let (discs, classes) = source.layer();
@@ -363,10 +403,10 @@ fn report(a: &EstimateArgs, e: &Estimate, command_line: &str) -> anyhow::Result<
 
 pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
     let frontier_discs = a.frontier.unwrap_or_else(|| default_frontier_discs(a.size));
-    check_frontier(a.size, frontier_discs)?;
+    let reserved = check_memory(a.size, frontier_discs, a.budget, 1)?;
     with_geometry!(a.size, G => {
         let p = othello_census::board::Position::<G>::parse(&a.position).map_err(|e| anyhow::anyhow!("--position: {e}"))?;
-        let layer = read_census_layer::<G>(a.census_layer.as_deref(), None, frontier_discs, a.json)?;
+        let layer = read_census_layer::<G>(a.census_layer.as_deref(), None, frontier_discs, reserved, a.json)?;
         let (frontier, used) = with_census_layer(Frontier::<G>::build(frontier_discs), layer);
         let mut search = Search::new(&frontier, a.budget);
         let verdict = if used.is_some() { search.decide_with_layer(&p) } else { search.decide(&p) };

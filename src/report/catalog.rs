@@ -163,10 +163,10 @@ impl Catalog {
 
     /// Adds an estimate run: checked, and refused when it repeats the
     /// samples of one catalogued with searches of the same strength (same
-    /// board, seed and a layer in common: its draws would be the same, and
-    /// runs of one strength are pooled). With another search generation,
-    /// budget or census layer the same samples are decided again, and
-    /// never pooled with the first.
+    /// board, seed and a layer in common: its draws would be the same
+    /// decided alike). With another search generation, budget or census
+    /// layer the same samples are decided again, and only the strongest of
+    /// the two is pooled.
     fn add_estimate(&mut self, path: &Path, doc: &Value) -> Result<String, CatalogError> {
         let checked = estimate::validate_estimate(doc).map_err(|e| refuse(path, e))?;
         let estimate::CheckedEstimate { n, seed, budget, ref layers, .. } = checked;
@@ -198,32 +198,52 @@ impl Catalog {
     }
 
     /// Per board, the estimate tallies of every layer pooled over runs,
-    /// with the runs that gave them. A layer pools the runs of the
-    /// strongest searches among those that sample it
-    /// ([`estimate::CheckedEstimate::strength`]: the newest generation of
-    /// conditions, then the largest budget, then the highest census layer): stronger searches decide more samples
-    /// (fewer undecided, a narrower interval), and the choice depends on
-    /// how the runs were made, never on what they found, so the pooled
-    /// estimate stays unbiased. Runs of weaker searches stay in the
-    /// catalogue (and a run of the same seed with other searches may join
-    /// it: the two are never pooled together).
+    /// with the runs that gave them. A layer pools the runs of the newest
+    /// search generation among those that sample it, whatever their
+    /// budgets and census layers, one document per seed: documents of one
+    /// seed decide the same draws (a resolved document and the run it
+    /// resolves, or the seed run again with other searches), so only the
+    /// strongest of them counts ([`estimate::CheckedEstimate::strength`]:
+    /// the largest budget, then the highest census layer). Every verdict
+    /// is exact or undecided, so each run's lower end (undecided as
+    /// unreachable) and upper end (undecided as reachable) bound the count
+    /// whatever its budget, and so do their sums; a weaker run adds its
+    /// samples and widens only the upper end by its undecided ones. The
+    /// choice depends on how the runs were made, never on what they
+    /// found, so the pooled estimate stays unbiased. Runs of an older
+    /// generation stay in the catalogue and pool only where no newer one
+    /// samples the layer (older conditions left several times more
+    /// samples undecided at the same budget).
     pub fn pooled_estimates(&self) -> BTreeMap<u32, BTreeMap<u32, (crate::estimate::Tally, Vec<String>)>> {
         let checked: Vec<_> = self
             .estimates
             .iter()
             .filter_map(|e| Some((estimate::validate_estimate(e).ok()?, e["id"].as_str().unwrap_or("?").to_string())))
             .collect();
-        let mut best: BTreeMap<(u32, u32), estimate::Strength> = BTreeMap::new();
+        let mut newest: BTreeMap<(u32, u32), u32> = BTreeMap::new();
         for (c, _) in &checked {
             for (k, _) in &c.layers {
-                let b = best.entry((c.n, *k)).or_default();
-                *b = (*b).max(c.strength());
+                let g = newest.entry((c.n, *k)).or_default();
+                *g = (*g).max(c.search_generation);
+            }
+        }
+        // (board, layer, seed) -> the strongest document of the newest generation
+        let mut chosen: BTreeMap<(u32, u32, u64), (estimate::Strength, usize)> = BTreeMap::new();
+        for (i, (c, _)) in checked.iter().enumerate() {
+            for (k, _) in &c.layers {
+                if newest[&(c.n, *k)] != c.search_generation {
+                    continue;
+                }
+                let slot = chosen.entry((c.n, *k, c.seed)).or_insert((c.strength(), i));
+                if c.strength() > slot.0 {
+                    *slot = (c.strength(), i);
+                }
             }
         }
         let mut out: BTreeMap<u32, BTreeMap<u32, (crate::estimate::Tally, Vec<String>)>> = BTreeMap::new();
-        for (c, id) in &checked {
+        for (i, (c, id)) in checked.iter().enumerate() {
             for (k, t) in &c.layers {
-                if best[&(c.n, *k)] != c.strength() {
+                if chosen.get(&(c.n, *k, c.seed)).map(|&(_, j)| j) != Some(i) {
                     continue;
                 }
                 let slot = out.entry(c.n).or_default().entry(*k).or_default();
@@ -426,9 +446,9 @@ impl Catalog {
         out.push_str(&format!(
             "## {name}\n\nTable: [{name}.csv]({name}.csv). Estimates, not counts: uniform samples per disc \
              count, each decided exactly by a backward search, 95% intervals (method in \
-             [docs/estimate.md](../docs/estimate.md)); each layer pools the runs below of the strongest searches \
-             that sample it (the newest search conditions, then the largest budget, then the highest census \
-             layer: stronger searches leave fewer samples undecided), never mixed with the exact tables.\n\n| run | layers | command | version \
+             [docs/estimate.md](../docs/estimate.md)); each layer pools the runs below of the newest search conditions \
+             that sample it, whatever their budgets, one run per seed (the strongest: a resolved document in \
+             place of the run it resolves), never mixed with the exact tables.\n\n| run | layers | command | version \
              (commit) | machine | seed | search | budget | census layer | samples | undecided | wall time \
              |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n"
         ));

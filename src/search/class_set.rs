@@ -126,6 +126,15 @@ impl ClassSet {
         self.len = 0;
     }
 
+    /// The most bytes a set that has held at most `classes` classes takes
+    /// at once: its table, kept at most half full, and during its last
+    /// growth the table before it.
+    pub fn peak_bytes(classes: u64) -> u64 {
+        let slots = classes.saturating_mul(2).next_power_of_two().max(FIRST_SLOTS as u64);
+        let slot = std::mem::size_of::<Class>() as u64;
+        slots.saturating_mul(slot).saturating_add(slots / 2 * slot)
+    }
+
     /// Bytes of memory held.
     pub fn bytes(&self) -> usize {
         self.slots.capacity() * std::mem::size_of::<Class>()
@@ -187,5 +196,22 @@ mod tests {
         assert!(set.bytes() < large / 16, "{} {large}", set.bytes());
         assert!(!set.contains((7, 7)) && !set.contains((1, 1)));
         assert!(set.insert((1, 1)) && set.contains((1, 1)) && set.len() == 1);
+    }
+
+    /// `peak_bytes` is what a set holds after that many inserts, with the
+    /// table before its last growth (exactly, once it has grown).
+    #[test]
+    fn peak_bytes_bounds_the_table() {
+        for n in [0u64, 1, 100, 2048, 2049, 4096, 4097, 100_000, 131_072, 131_073] {
+            let mut set = ClassSet::new();
+            for i in 1..=n {
+                set.insert((i, i));
+            }
+            let held = set.bytes() as u64;
+            assert!(held < ClassSet::peak_bytes(n), "{n}");
+            if n > FIRST_SLOTS as u64 / 2 {
+                assert_eq!(ClassSet::peak_bytes(n), held + held / 2, "{n}");
+            }
+        }
     }
 }

@@ -545,6 +545,14 @@ impl<'f, G: Keyed> Search<'f, G> {
         }
     }
 
+    /// The most memory one search of `budget` positions holds at once:
+    /// its set of refuted classes, one for each position it visits at
+    /// most ([`ClassSet::peak_bytes`]; 6 GiB at a budget of 1.3 x 10^8,
+    /// 12 GiB above 1.35 x 10^8).
+    pub fn peak_bytes(budget: u64) -> u64 {
+        ClassSet::peak_bytes(budget.max(1))
+    }
+
     /// Positions visited by the last [`Search::decide`].
     pub fn nodes(&self) -> u64 {
         self.nodes
