@@ -12,8 +12,8 @@
 # CENSUS_LAYER=DIR passes --census-layer DIR (the whole stored layer).
 # RESOLVE_BUDGET=N: after each unit, its undecided samples are searched
 # again at budget N (`estimate --resolve`), written to OUT/resolved: the
-# same samples at budget N (catalogue those of one budget together; a
-# unit and its resolved document are never pooled, their budgets differ).
+# same samples at budget N (`catalog add` both: the catalogue pools the
+# resolved document in place of its unit, with the other seeds).
 set -euo pipefail
 bin_dir=$1 size=$2 discs=$3 unit=$4 first=$5 last=$6 out=$7
 export PATH="$bin_dir:$PATH"
