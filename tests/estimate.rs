@@ -453,6 +453,22 @@ fn reachable_command_proves_both_ways() {
     let dir = tempfile::tempdir().unwrap();
     common::fails_with(dir.path(), &["reachable", "--size", "6", "--position", "XO"], "--position");
     common::fails_with(dir.path(), &["estimate", "--size", "6", "--discs", "3-40"], "--discs");
+    // searches that cannot fit the memory (10^15 positions: 2^51 classes
+    // of 16 bytes, 48 PiB a search), refused before any work, with the
+    // largest budget that fits
+    let huge = "1000000000000000";
+    for args in [
+        &["estimate", "--size", "4", "--samples", "10", "--budget", huge, "--threads", "2"][..],
+        &["estimate", "--size", "4", "--samples", "10", "--budget", huge, "--threads", "1"],
+        &["reachable", "--size", "6", "--position", &format!("{text} {side}"), "--budget", huge],
+    ] {
+        common::fails_with(dir.path(), args, "a --budget of at most");
+        let out = Command::new(common::bin()).args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.contains("fewer --threads"), args.contains(&"2"), "{err}");
+        let fits: u64 = err.split("at most ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+        assert!(fits >= 1 << 20 && fits < 1 << 40, "{err}");
+    }
 }
 
 /// `reachable --census-layer`: the estimates' search, with the game

@@ -57,10 +57,11 @@ fn check_memory(size: BoardSize, frontier_discs: u32, budget: u64, threads: usiz
         while with_geometry!(size, G => Search::<G>::peak_bytes(fits * 2)) <= per_thread {
             fits *= 2;
         }
+        let fewer = if threads > 1 { "fewer --threads or " } else { "" };
         bail!(
             "--budget {budget} on {threads} thread(s): each search may hold up to {} (a class for each position it \
-             refutes), {} with the frontier, more than this machine has free ({}); give fewer --threads or a \
-             --budget of at most {fits} on {threads} thread(s)",
+             refutes), {} with the frontier, more than this machine has free ({}); give {fewer}a --budget of at \
+             most {fits} on {threads} thread(s)",
             human(one),
             human(need),
             human(avail)
