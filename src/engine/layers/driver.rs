@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use super::commit::{commit, read_state, set_limit};
-use super::expand::{BUFFER_BYTES_PER_RECORD, BUFFER_SHARE, Counter, Expansion, PartInput, expand};
+use super::expand::{BUFFER_BYTES_PER_RECORD, BUFFER_SHARE, BufferPool, Counter, Expansion, PartInput, expand};
 use super::merge::{merge_and_count, merge_partition};
 use super::progress::{ExpandProgress, ExpansionId};
 use super::shuffle::{LocalBuckets, NoChildren, ShuffleSink};
@@ -521,7 +521,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
         let inputs = self.inputs(m, &s.owned);
         if last {
             self.show_expanding(m, here, None, 0);
-            let ex = t.agree(expand::<G>(ctx, s.by, &inputs, false, &NoChildren), self.path())?;
+            let ex = t.agree(expand::<G>(ctx, s.by, &inputs, false, &NoChildren, &Default::default()), self.path())?;
             let ex = sum_expansions(t, ex)?;
             s.phases.push(self.phase_stat(started, "expand", k, 0, None));
             self.parent_counted(m, s.by, &ex)?;
@@ -795,12 +795,14 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
         // the parents of the rounds resumed show as expanded from the start
         let skipped: u64 = inputs.iter().take(per_round * resumed as usize).map(|i| i.records).sum();
         self.show_expanding(m, here, slice, skipped);
+        // the workers' buffers, kept from round to round (dropped with it)
+        let pool = BufferPool::default();
         let expanded = (|| {
             let mut sent = 0u64;
             for i in progress.done as usize..rounds {
                 let outbox = Outbox::new(&buckets, t.rank(), t.ranks(), keep);
                 let group = inputs.chunks(per_round).nth(i).unwrap_or(&[]);
-                let part = expand::<G>(ctx, by, group, true, &outbox);
+                let part = expand::<G>(ctx, by, group, true, &outbox, &pool);
                 progress.found.add(&t.agree(part, path)?);
                 let out = outbox.into_messages();
                 sent += out.iter().map(|o| o.len() as u64).sum::<u64>();
@@ -817,6 +819,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
             }
             Ok(sent)
         })();
+        drop(pool); // before the buckets' last compactions
         let sent = match expanded {
             Ok(v) => v,
             Err(e) => {
