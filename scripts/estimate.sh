@@ -13,7 +13,10 @@
 # RESOLVE_BUDGET=N: after each unit, its undecided samples are searched
 # again at budget N (`estimate --resolve`), written to OUT/resolved: the
 # same samples at budget N (`catalog add` both: the catalogue pools the
-# resolved document in place of its unit, with the other seeds).
+# resolved document in place of its unit, with the other seeds);
+# RESOLVE_THREADS=T passes --threads T to it (a search of budget N holds up
+# to 16 bytes a position in a half-full table, 6 GiB a thread at 1.3e8:
+# the command refuses, in one line, a budget whose searches do not fit).
 set -euo pipefail
 bin_dir=$1 size=$2 discs=$3 unit=$4 first=$5 last=$6 out=$7
 export PATH="$bin_dir:$PATH"
@@ -27,6 +30,7 @@ for seed in $(seq "$first" "$last"); do
     if [ -n "${RESOLVE_BUDGET:-}" ]; then
         unit_doc=$(ls -t "$out"/estimate-*.json | head -1)
         othello-census estimate --resolve "$unit_doc" --budget "$RESOLVE_BUDGET" --out "$out/resolved" -q \
+            ${RESOLVE_THREADS:+--threads "$RESOLVE_THREADS"} \
             ${CENSUS_LAYER:+--census-layer "$CENSUS_LAYER"}
     fi
 done
