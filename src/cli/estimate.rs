@@ -42,32 +42,10 @@ fn check_frontier(size: BoardSize, discs: u32) -> anyhow::Result<()> {
 /// take at most (what a census layer must leave them).
 fn check_memory(size: BoardSize, frontier_discs: u32, budget: u64, threads: usize) -> anyhow::Result<u64> {
     check_frontier(size, frontier_discs)?;
-    let need = with_geometry!(size, G => othello_census::estimate::search_memory::<G>(frontier_discs, budget, threads));
-    let Some(avail) = othello_census::engine::memory::available_memory() else {
-        return Ok(need);
-    };
-    let allowed = avail / 5 * 4;
-    if need > allowed {
-        let human = |b: u64| othello_census::text::human_bytes(b as f64);
-        let one = with_geometry!(size, G => Search::<G>::peak_bytes(budget));
-        let frontier = need - one * threads as u64;
-        // the largest budget whose searches fit, on as many threads
-        let per_thread = allowed.saturating_sub(frontier) / threads.max(1) as u64;
-        let mut fits = 1u64;
-        while with_geometry!(size, G => Search::<G>::peak_bytes(fits * 2)) <= per_thread {
-            fits *= 2;
-        }
-        let fewer = if threads > 1 { "fewer --threads or " } else { "" };
-        bail!(
-            "--budget {budget} on {threads} thread(s): each search may hold up to {} (a class for each position it \
-             refutes), {} with the frontier, more than this machine has free ({}); give {fewer}a --budget of at \
-             most {fits} on {threads} thread(s)",
-            human(one),
-            human(need),
-            human(avail)
-        );
-    }
-    Ok(need)
+    let available = othello_census::engine::memory::available_memory();
+    Ok(
+        with_geometry!(size, G => othello_census::estimate::searches_fit::<G>(frontier_discs, budget, threads, available))?,
+    )
 }
 
 /// `20,24-28` or `all` (5 to N*N).
