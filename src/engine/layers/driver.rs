@@ -795,14 +795,18 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
         // the parents of the rounds resumed show as expanded from the start
         let skipped: u64 = inputs.iter().take(per_round * resumed as usize).map(|i| i.records).sum();
         self.show_expanding(m, here, slice, skipped);
-        // the workers' buffers, kept from round to round (dropped with it)
+        // the workers' buffers, kept from round to round in one process;
+        // over ranks a round's children wait in messages for the exchange,
+        // and the buffers are not kept beside them
         let pool = BufferPool::default();
         let expanded = (|| {
             let mut sent = 0u64;
             for i in progress.done as usize..rounds {
                 let outbox = Outbox::new(&buckets, t.rank(), t.ranks(), keep);
                 let group = inputs.chunks(per_round).nth(i).unwrap_or(&[]);
-                let part = expand::<G>(ctx, by, group, true, &outbox, &pool);
+                let own = BufferPool::default();
+                let pool = if t.ranks() == 1 { &pool } else { &own };
+                let part = expand::<G>(ctx, by, group, true, &outbox, pool);
                 progress.found.add(&t.agree(part, path)?);
                 let out = outbox.into_messages();
                 sent += out.iter().map(|o| o.len() as u64).sum::<u64>();
