@@ -171,9 +171,10 @@ impl Children {
 /// a worker's buffers are freed when it ends, and the kernel hands the next
 /// round's fresh pages out cleared, one fault a page: half the pages that
 /// a round of two buffer fills writes (7.7% of an 8x8 a(12) run on one
-/// thread, `clear_page_erms` under `Worker::push`). The driver keeps one
-/// pool for the rounds of an expansion and drops it before the merge, so
-/// the buffers are held no longer than the workers would hold them.
+/// thread, `clear_page_erms` under `Worker::push`). In one process the
+/// driver keeps one pool for the rounds of an expansion and drops it
+/// before the merge; over ranks each round has its own, since a round's
+/// children wait in messages for the exchange.
 #[derive(Default)]
 pub struct BufferPool(Mutex<Vec<(Vec<Children>, Vec<Record>)>>);
 
