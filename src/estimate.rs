@@ -41,7 +41,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::board::{Color, Position, Status};
 use crate::key::{Keyed, PackedKey, canonical_and_orbit};
-use crate::search::reachable::{Frontier, LayerHeld, Search, centre, joined_to_centre};
+use crate::search::reachable::{Frontier, LayerHeld, Search, Searches, centre, joined_to_centre};
 use crate::search::sorted_keys::SortedKeys;
 
 /// The number of candidates of layer `discs` on an `n x n` board (zero
@@ -621,7 +621,7 @@ const FIRST_ROUND: u64 = 64;
 /// Decides samples `from..to` of layer `discs`.
 /// Stops early (at a sample) when `stop` is set.
 fn sample_range<G: Keyed>(
-    frontier: &Frontier<G>,
+    searches: &Searches<'_, G>,
     cfg: &EstimateConfig,
     stop: &AtomicBool,
     discs: u32,
@@ -633,7 +633,7 @@ fn sample_range<G: Keyed>(
     (0..chunks)
         .into_par_iter()
         .map_init(
-            || Search::new(frontier, cfg.budget),
+            || searches.take(),
             |search, c| {
                 let (mut t, mut undecided) = (Tally::default(), Vec::new());
                 for i in from + c * CHUNK..(from + (c + 1) * CHUNK).min(to) {
@@ -825,13 +825,14 @@ pub fn estimate<G: Keyed>(cfg: &EstimateConfig, layer: Option<CensusLayer<G>>, l
     let mut rounds = 0;
     let mut interrupted = false;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(cfg.threads.max(1)).build().expect("thread pool");
+    let searches = Searches::new(&frontier, cfg.budget);
     if let Some(s) = cfg.samples {
         live.planned.store(s, Ordering::Relaxed);
     }
     while let Some(round) = next_round(cfg, live, started, frontier_seconds, done, &cands, &tallies) {
         let before = done;
         interrupted =
-            pool.install(|| sample_round(&frontier, cfg, live, &round.shares, &mut tallies, &mut undecided, &mut done));
+            pool.install(|| sample_round(&searches, cfg, live, &round.shares, &mut tallies, &mut undecided, &mut done));
         rounds += 1;
         if interrupted {
             break;
@@ -923,13 +924,14 @@ pub fn resolve<G: Keyed>(
 ) -> Result<Option<ResolvedLayers>, String> {
     check_undecided::<G>(seed, layers, undecided)?;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().expect("thread pool");
+    let searches = Searches::new(frontier, budget);
     // a sample a task: a handful of samples, each a long search
     let again: Vec<Option<(Tally, bool)>> = pool.install(|| {
         undecided
             .par_iter()
             .with_max_len(1)
             .map_init(
-                || Search::new(frontier, budget),
+                || searches.take(),
                 |search, u| {
                     if stop.load(Ordering::Relaxed) {
                         return None;
@@ -1028,7 +1030,7 @@ fn next_round(
 /// Draws one round: `shares[i]` more samples of layer `i`, added to
 /// `tallies[i]` and to `done`. Returns whether it was interrupted.
 fn sample_round<G: Keyed>(
-    frontier: &Frontier<G>,
+    searches: &Searches<'_, G>,
     cfg: &EstimateConfig,
     live: &EstimateLive,
     shares: &[u64],
@@ -1045,7 +1047,7 @@ fn sample_round<G: Keyed>(
                 return true;
             }
             let to = (at + (1 << 11)).min(from + share);
-            let (t, mut u) = sample_range(frontier, cfg, &live.stop, cfg.layers[i], at, to);
+            let (t, mut u) = sample_range(searches, cfg, &live.stop, cfg.layers[i], at, to);
             u.sort_unstable();
             undecided[i].extend(u);
             live.samples.fetch_add(t.samples, Ordering::Relaxed);

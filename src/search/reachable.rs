@@ -710,6 +710,58 @@ impl<'f, G: Keyed> Search<'f, G> {
     }
 }
 
+/// Searches of one frontier and budget kept for reuse by the tasks of a
+/// thread pool: a task takes one (or a new one), and it comes back when
+/// the task ends. A search's verdicts do not depend on what it decided
+/// before, so which one a task gets changes no answer; reusing them keeps
+/// their grown memory (see [`ClassSet`]) instead of faulting in fresh
+/// pages for every task.
+pub struct Searches<'f, G: Keyed> {
+    frontier: &'f Frontier<G>,
+    budget: u64,
+    held: std::sync::Mutex<Vec<Search<'f, G>>>,
+}
+
+impl<'f, G: Keyed> Searches<'f, G> {
+    /// None yet, of searches down to `frontier` of `budget` positions.
+    pub fn new(frontier: &'f Frontier<G>, budget: u64) -> Self {
+        Searches { frontier, budget, held: std::sync::Mutex::new(Vec::new()) }
+    }
+
+    /// A search, kept or new, until the guard is dropped.
+    pub fn take(&self) -> LentSearch<'_, 'f, G> {
+        let kept = self.held.lock().expect("searches lock").pop();
+        LentSearch { search: Some(kept.unwrap_or_else(|| Search::new(self.frontier, self.budget))), from: self }
+    }
+}
+
+/// A search lent by [`Searches::take`]; it goes back when dropped.
+pub struct LentSearch<'p, 'f, G: Keyed> {
+    search: Option<Search<'f, G>>,
+    from: &'p Searches<'f, G>,
+}
+
+impl<'f, G: Keyed> std::ops::Deref for LentSearch<'_, 'f, G> {
+    type Target = Search<'f, G>;
+    fn deref(&self) -> &Search<'f, G> {
+        self.search.as_ref().expect("lent search")
+    }
+}
+
+impl<'f, G: Keyed> std::ops::DerefMut for LentSearch<'_, 'f, G> {
+    fn deref_mut(&mut self) -> &mut Search<'f, G> {
+        self.search.as_mut().expect("lent search")
+    }
+}
+
+impl<G: Keyed> Drop for LentSearch<'_, '_, G> {
+    fn drop(&mut self) {
+        if let Some(s) = self.search.take() {
+            self.from.held.lock().expect("searches lock").push(s);
+        }
+    }
+}
+
 /// Every predecessor of `p` (see the module documentation), appended to
 /// `out`: the pass first, then the moves by square and flip choices.
 pub fn predecessors<G: Geometry>(p: &Position<G>, out: &mut Vec<Position<G>>) {
