@@ -6,7 +6,7 @@ use othello_census::engine::layers::transport::decode_message;
 
 fuzz_target!(|data: &[u8]| {
     let _ = decode_message(data, 1, |j| j % 2 == 0, |_, run| {
-        assert!(run.windows(2).all(|w| w[0].0 < w[1].0), "a delivered run must be sorted");
+        assert!(run.to_records().windows(2).all(|w| w[0].0 < w[1].0), "a delivered run must be sorted");
         Ok(())
     });
 });

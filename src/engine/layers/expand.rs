@@ -16,7 +16,7 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use super::shapes::{ShapeParts, ShapeTable};
 use super::shuffle::ShuffleSink;
-use super::store::{Entering, PartId, PartReader, Record, from_stored, partition_of, to_stored};
+use super::store::{Entering, PartId, PartReader, Record, RunEncoder, from_stored, partition_of, to_stored};
 use super::{LayersError, RunContext};
 use crate::board::cpu::{Avx2, CpuLevel, on_cpu};
 use crate::board::{Color, Position};
@@ -146,20 +146,27 @@ impl Children {
         self.items.push(stored << payload | low);
     }
 
-    /// Sorts the children, sums the multiplicities of equal keys into
-    /// `out` (cleared first) as records, and empties the buffer.
-    fn drain_sorted(&mut self, payload: u32, out: &mut Vec<Record>) {
+    /// Sorts the children, sums the multiplicities of equal keys, encodes
+    /// them as a run into `out` (cleared first), and empties the buffer.
+    fn drain_sorted(&mut self, payload: u32, out: &mut RunEncoder) {
         out.clear();
         self.items.sort_unstable();
         let flag = 1u128 << (payload - 1);
         let low = (1u128 << payload) - 1;
-        for &x in &self.items {
-            let (key, p) = (x >> payload, x & low);
-            let m = if p & flag == 0 { p } else { self.big[(p ^ flag) as usize] };
-            match out.last_mut() {
-                Some(last) if last.0 == key => last.1 = add_games(last.1, m),
-                _ => out.push((key, m)),
+        let multiplicity = |p: u128| if p & flag == 0 { p } else { self.big[(p ^ flag) as usize] };
+        let mut items = self.items.iter();
+        if let Some(&first) = items.next() {
+            let (mut key, mut m) = (first >> payload, multiplicity(first & low));
+            for &x in items {
+                let (k, p) = (x >> payload, x & low);
+                if k == key {
+                    m = add_games(m, multiplicity(p));
+                } else {
+                    out.push(key, m);
+                    (key, m) = (k, multiplicity(p));
+                }
             }
+            out.push(key, m);
         }
         self.items.clear();
         self.big.clear();
@@ -176,25 +183,25 @@ impl Children {
 /// before the merge; over ranks each round has its own, since a round's
 /// children wait in messages for the exchange.
 #[derive(Default)]
-pub struct BufferPool(Mutex<Vec<(Vec<Children>, Vec<Record>)>>);
+pub struct BufferPool(Mutex<Vec<(Vec<Children>, RunEncoder)>>);
 
 impl BufferPool {
     /// A worker's buffers of `capacities` (one per partition), taken from
     /// the pool where a set of that layout is there (emptied by its last
     /// spill), or else allocated.
-    fn take(&self, capacities: &[usize]) -> (Vec<Children>, Vec<Record>) {
+    fn take(&self, capacities: &[usize]) -> (Vec<Children>, RunEncoder) {
         let mut held = self.0.lock().expect("buffer pool lock");
-        let fits = |(split, _): &(Vec<Children>, Vec<Record>)| {
+        let fits = |(split, _): &(Vec<Children>, RunEncoder)| {
             split.len() == capacities.len() && split.iter().zip(capacities).all(|(c, &n)| c.items.capacity() == n)
         };
         match held.iter().position(fits) {
             Some(i) => held.swap_remove(i),
-            None => (capacities.iter().map(|&n| Children::with_capacity(n)).collect(), Vec::new()),
+            None => (capacities.iter().map(|&n| Children::with_capacity(n)).collect(), RunEncoder::default()),
         }
     }
 
     /// Returns a worker's buffers, empty.
-    fn give(&self, split: Vec<Children>, out: Vec<Record>) {
+    fn give(&self, split: Vec<Children>, out: RunEncoder) {
         debug_assert!(split.iter().all(|c| c.items.is_empty() && c.big.is_empty()));
         self.0.lock().expect("buffer pool lock").push((split, out));
     }
@@ -391,8 +398,8 @@ struct Worker<'a, G: Keyed> {
     /// The children, one buffer per partition of the next layer, each
     /// allocated once (spilled before it would grow).
     split: Vec<Children>,
-    /// The records of one spilled partition, summed.
-    out: Vec<Record>,
+    /// The records of one spilled partition, summed and encoded.
+    out: RunEncoder,
     sink: &'a dyn ShuffleSink,
     found: Expansion,
     /// The token of the AVX2 level where this CPU has it: the copy
@@ -664,7 +671,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
                 continue;
             }
             part.drain_sorted(Self::PAYLOAD, &mut self.out);
-            self.sink.send(j as u32, &self.out)?;
+            self.sink.send(j as u32, self.out.run())?;
         }
         self.held = 0;
         Ok(())
@@ -751,6 +758,7 @@ impl<G: Keyed> Counter<G> {
 mod tests {
     use super::*;
     use crate::board::{B4, B6, B8, Position};
+    use crate::engine::layers::store::EncodedRun;
     use crate::key::canonical_key;
 
     proptest::proptest! {
@@ -768,9 +776,9 @@ mod tests {
                 c.push(k, m, payload);
                 *want.entry(k).or_insert(0u128) += m;
             }
-            let mut out = Vec::new();
+            let mut out = RunEncoder::default();
             c.drain_sorted(payload, &mut out);
-            proptest::prop_assert_eq!(out, want.into_iter().collect::<Vec<_>>());
+            proptest::prop_assert_eq!(out.run().to_records(), want.into_iter().collect::<Vec<_>>());
             proptest::prop_assert!(c.items.is_empty() && c.big.is_empty());
         }
     }
@@ -793,8 +801,8 @@ mod tests {
         fn partitions(&self) -> u32 {
             3
         }
-        fn send(&self, partition: u32, run: &[Record]) -> Result<(), LayersError> {
-            self.0.lock().unwrap().push((partition, run.to_vec()));
+        fn send(&self, partition: u32, run: EncodedRun<'_>) -> Result<(), LayersError> {
+            self.0.lock().unwrap().push((partition, run.to_records()));
             Ok(())
         }
     }

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::LayersError;
 use super::progress::ExpandProgress;
-use super::store::{BucketWriter, Compaction, Record};
+use super::store::{BucketWriter, Compaction, EncodedRun};
 use super::workdir::WorkDir;
 
 /// Receives the children of an expansion.
@@ -21,8 +21,8 @@ pub trait ShuffleSink: Sync {
         true
     }
     /// Takes a run of child records of `partition`: sorted by stored key,
-    /// keys unique, multiplicities summed.
-    fn send(&self, partition: u32, run: &[Record]) -> Result<(), LayersError>;
+    /// keys unique, multiplicities summed, encoded.
+    fn send(&self, partition: u32, run: EncodedRun<'_>) -> Result<(), LayersError>;
 }
 
 /// The local sink: one bucket file per partition of the next layer that
@@ -144,7 +144,7 @@ impl ShuffleSink for LocalBuckets {
         self.writers.len() as u32
     }
 
-    fn send(&self, partition: u32, run: &[Record]) -> Result<(), LayersError> {
+    fn send(&self, partition: u32, run: EncodedRun<'_>) -> Result<(), LayersError> {
         match &self.writers[partition as usize] {
             Some(w) => Ok(w.append(run)?),
             None => Err(LayersError::WorkDir {
@@ -163,7 +163,7 @@ impl ShuffleSink for NoChildren {
         1
     }
 
-    fn send(&self, _: u32, _: &[Record]) -> Result<(), LayersError> {
+    fn send(&self, _: u32, _: EncodedRun<'_>) -> Result<(), LayersError> {
         unreachable!("the last layer generates no children")
     }
 }

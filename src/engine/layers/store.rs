@@ -344,13 +344,124 @@ pub fn read_manifest(path: &Path) -> Result<Manifest, FrameError> {
     read_head_file(path, MANIFEST_KIND, 1 << 24)
 }
 
-/// Appends the LEB128 delta encoding of sorted, unique `records` to `out`.
-pub fn encode_records(records: &[Record], out: &mut Vec<u8>) {
-    let mut prev = 0u128;
-    for &(k, m) in records {
-        put_varint(out, k - prev);
-        put_varint(out, m);
-        prev = k;
+/// A run of records in the encoding of a layer part's body
+/// (`docs/layer-format.md`: LEB128 key differences and multiplicities),
+/// keys increasing: what an expansion hands to its [`super::ShuffleSink`],
+/// what a bucket stores and what ranks send one another, encoded once.
+#[derive(Debug, Clone, Copy)]
+pub struct EncodedRun<'a> {
+    records: u64,
+    body: &'a [u8],
+}
+
+impl<'a> EncodedRun<'a> {
+    /// Records in the run.
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// The encoded records.
+    pub fn body(&self) -> &'a [u8] {
+        self.body
+    }
+
+    /// Whether the run holds no record.
+    pub fn is_empty(&self) -> bool {
+        self.records == 0
+    }
+
+    /// Checks bytes from outside (another rank) said to hold `records`
+    /// records: every number fits in 128 bits, keys increase, and the
+    /// count is right. Says what is wrong, in words, otherwise.
+    pub fn parse(body: &'a [u8], records: u64) -> Result<EncodedRun<'a>, String> {
+        let mut n = 0u64;
+        let (mut pos, mut key) = (0usize, 0u128);
+        while pos < body.len() {
+            let delta = slice_varint(body, &mut pos).ok_or("a bad record")?;
+            slice_varint(body, &mut pos).ok_or("a bad record")?;
+            if delta == 0 && n > 0 {
+                return Err("a run whose keys repeat".into());
+            }
+            key = key.checked_add(delta).ok_or("a key overflow")?;
+            n += 1;
+        }
+        if n != records {
+            return Err(format!("a run of {n} records that says {records}"));
+        }
+        Ok(EncodedRun { records, body })
+    }
+
+    /// The records, decoded (a run made by [`RunEncoder`] or checked by
+    /// [`EncodedRun::parse`]).
+    pub fn to_records(&self) -> Vec<Record> {
+        let mut out = Vec::with_capacity(self.records as usize);
+        let (mut pos, mut key) = (0usize, 0u128);
+        while pos < self.body.len() {
+            key += slice_varint(self.body, &mut pos).expect("an encoded run");
+            out.push((key, slice_varint(self.body, &mut pos).expect("an encoded run")));
+        }
+        out
+    }
+}
+
+/// One LEB128 number of at most 128 bits from `b` at `pos`, or `None`
+/// (truncated, or too wide).
+pub fn slice_varint(b: &[u8], pos: &mut usize) -> Option<u128> {
+    let mut v = 0u128;
+    for shift in (0..128).step_by(7) {
+        let byte = *b.get(*pos)?;
+        *pos += 1;
+        let bits = (byte & 0x7f) as u128;
+        if shift == 126 && bits > 3 {
+            return None;
+        }
+        v |= bits << shift;
+        if byte & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// Encodes records handed over in increasing key order into an
+/// [`EncodedRun`], in a buffer kept from one run to the next.
+#[derive(Debug, Default)]
+pub struct RunEncoder {
+    body: Vec<u8>,
+    records: u64,
+    prev: u128,
+}
+
+impl RunEncoder {
+    /// The encoding of sorted, unique `records`.
+    pub fn of(records: &[Record]) -> RunEncoder {
+        let mut e = RunEncoder::default();
+        for &(k, m) in records {
+            e.push(k, m);
+        }
+        e
+    }
+
+    /// Appends a record; its key must exceed the last one's.
+    #[inline(always)]
+    pub fn push(&mut self, key: u128, m: u128) {
+        debug_assert!(self.records == 0 || key > self.prev, "records out of order");
+        put_varint(&mut self.body, key - self.prev);
+        put_varint(&mut self.body, m);
+        self.prev = key;
+        self.records += 1;
+    }
+
+    /// The run so far.
+    pub fn run(&self) -> EncodedRun<'_> {
+        EncodedRun { records: self.records, body: &self.body }
+    }
+
+    /// Empties the encoder for the next run, keeping its buffer.
+    pub fn clear(&mut self) {
+        self.body.clear();
+        self.records = 0;
+        self.prev = 0;
     }
 }
 
@@ -597,18 +708,17 @@ impl BucketWriter {
     }
 
     /// Appends a run of sorted, unique records.
-    pub fn append(&self, records: &[Record]) -> Result<(), FrameError> {
-        if records.is_empty() {
+    pub fn append(&self, run: EncodedRun<'_>) -> Result<(), FrameError> {
+        if run.is_empty() {
             return Ok(());
         }
-        let mut payload = Vec::with_capacity(records.len() * 8);
-        encode_records(records, &mut payload);
+        let payload = run.body();
         let mut st = self.state.lock().expect("bucket lock");
         let path = &self.path;
         let file = OpenOptions::new().append(true).open(path).map_err(|e| io_err(path, e))?;
         let at = file.metadata().map_err(|e| io_err(path, e))?.len();
         let mut w = BufWriter::with_capacity(1 << 16, file);
-        write_section(&mut w, TAG_RUN, payload.len() as u64, |h| h.put(&payload))
+        write_section(&mut w, TAG_RUN, payload.len() as u64, |h| h.put(payload))
             .and_then(|_| w.flush())
             .map_err(|e| io_err(path, e))?;
         drop(w);
@@ -1027,8 +1137,8 @@ mod tests {
         let staged = dir.path().join("part-0000.gen1");
         let c = Some(Compaction { ratio: 0.1, min_bytes: 0 });
         let w = BucketWriter::create(&path, 8, c, true).unwrap();
-        w.append(&[(1, 1), (5, 2)]).unwrap();
-        w.append(&[(1, 3), (7, 1)]).unwrap();
+        w.append(RunEncoder::of(&[(1, 1), (5, 2)]).run()).unwrap();
+        w.append(RunEncoder::of(&[(1, 3), (7, 1)]).run()).unwrap();
         let before = w.sync().unwrap();
         assert_eq!(before.offsets.len(), 2, "a checkpointed bucket is not compacted while appended to");
         assert!(w.stage_compaction().unwrap().is_some() && staged.exists());
@@ -1036,7 +1146,7 @@ mod tests {
         // a stop before the compaction was recorded, after another run
         let w = BucketWriter::reopen(&path, 8, c, before.clone()).unwrap();
         assert!(!staged.exists());
-        w.append(&[(9, 9)]).unwrap();
+        w.append(RunEncoder::of(&[(9, 9)]).run()).unwrap();
         drop(w);
         let w = BucketWriter::reopen(&path, 8, c, before.clone()).unwrap();
         assert_eq!(std::fs::metadata(&path).unwrap().len(), before.len);
@@ -1055,7 +1165,7 @@ mod tests {
         assert_eq!(got, vec![(1, 4), (5, 2), (7, 1)]);
         // a bucket shorter than its record is refused
         let w = BucketWriter::create(&path, 8, c, true).unwrap();
-        w.append(&[(1, 1)]).unwrap();
+        w.append(RunEncoder::of(&[(1, 1)]).run()).unwrap();
         let st = w.sync().unwrap();
         drop(w);
         std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(st.len - 1).unwrap();

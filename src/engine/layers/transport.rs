@@ -14,7 +14,7 @@ use std::sync::{Arc, Barrier, Mutex};
 
 use super::LayersError;
 use super::shuffle::{LocalBuckets, ShuffleSink};
-use super::store::{Record, encode_records};
+use super::store::{EncodedRun, Record};
 
 /// The most bytes one rank sends in one all-to-all round (all destinations
 /// together) over MPI, so that no message and no count comes near MPI's
@@ -269,7 +269,7 @@ impl ShuffleSink for Outbox<'_> {
         (self.keep)(partition)
     }
 
-    fn send(&self, partition: u32, run: &[Record]) -> Result<(), LayersError> {
+    fn send(&self, partition: u32, run: EncodedRun<'_>) -> Result<(), LayersError> {
         let dest = owner_of(partition, self.ranks);
         if dest == self.rank {
             return self.local.send(partition, run);
@@ -279,21 +279,20 @@ impl ShuffleSink for Outbox<'_> {
     }
 }
 
-/// Decodes the runs framed in a message from rank `from` and hands each
-/// to `deliver` (partition, records). Each run must be for a partition
-/// that `owned` accepts, hold as many records as its header says, in
+/// Checks the runs framed in a message from rank `from` and hands each
+/// to `deliver` (partition, run). Each run must be for a partition that
+/// `owned` accepts, hold as many records as its header says, in
 /// increasing keys. Input from another process: any defect is an error,
 /// never a panic.
 pub fn decode_message(
     bytes: &[u8],
     from: usize,
     owned: impl Fn(u32) -> bool,
-    mut deliver: impl FnMut(u32, &[Record]) -> Result<(), LayersError>,
+    mut deliver: impl FnMut(u32, EncodedRun<'_>) -> Result<(), LayersError>,
 ) -> Result<(), LayersError> {
     let bad =
         |detail: String| LayersError::WorkDir { path: PathBuf::from(format!("message from rank {from}")), detail };
     let mut at = 0usize;
-    let mut records = Vec::new();
     while at < bytes.len() {
         let head = bytes.get(at..at + 20).ok_or_else(|| bad("a truncated run header".into()))?;
         let partition = u32::from_le_bytes(head[0..4].try_into().expect("4 bytes"));
@@ -307,60 +306,38 @@ pub fn decode_message(
             usize::try_from(len).ok().and_then(|l| at.checked_add(l)).ok_or_else(|| bad("a bad length".into()))?;
         let body = bytes.get(at..end).ok_or_else(|| bad("a truncated run".into()))?;
         at = end;
-        records.clear();
-        let (mut pos, mut prev) = (0usize, 0u128);
-        while pos < body.len() {
-            let delta = varint(body, &mut pos).ok_or_else(|| bad("a bad record".into()))?;
-            let m = varint(body, &mut pos).ok_or_else(|| bad("a bad record".into()))?;
-            if delta == 0 && !records.is_empty() {
-                return Err(bad("a run whose keys repeat".into()));
-            }
-            prev = prev.checked_add(delta).ok_or_else(|| bad("a key overflow".into()))?;
-            records.push((prev, m));
-        }
-        if records.len() as u64 != n {
-            return Err(bad(format!("a run of {} records that says {n}", records.len())));
-        }
-        deliver(partition, &records)?;
+        deliver(partition, EncodedRun::parse(body, n).map_err(bad)?)?;
     }
     Ok(())
-}
-
-/// One LEB128 number of at most 128 bits.
-fn varint(b: &[u8], pos: &mut usize) -> Option<u128> {
-    let mut v = 0u128;
-    for shift in (0..128).step_by(7) {
-        let byte = *b.get(*pos)?;
-        *pos += 1;
-        let bits = (byte & 0x7f) as u128;
-        if shift == 126 && bits > 3 {
-            return None;
-        }
-        v |= bits << shift;
-        if byte & 0x80 == 0 {
-            return Some(v);
-        }
-    }
-    None
 }
 
 /// Appends one run of `partition`, framed for [`decode_message`]: the
 /// partition (u32), the records (u64), the body's bytes (u64), then the
 /// records as a layer file holds them (LEB128 key differences and
 /// multiplicities), all little-endian.
-pub fn append_run(out: &mut Vec<u8>, partition: u32, run: &[Record]) {
-    let mut body = Vec::with_capacity(run.len() * 8);
-    encode_records(run, &mut body);
-    out.extend_from_slice(&partition.to_le_bytes());
-    out.extend_from_slice(&(run.len() as u64).to_le_bytes());
-    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    out.extend_from_slice(&body);
+pub fn append_run(out: &mut Vec<u8>, partition: u32, run: EncodedRun<'_>) {
+    append_frame(out, partition, run.records(), run.body());
 }
 
-/// One run, framed (tests and fuzzing).
+fn append_frame(out: &mut Vec<u8>, partition: u32, records: u64, body: &[u8]) {
+    out.extend_from_slice(&partition.to_le_bytes());
+    out.extend_from_slice(&records.to_le_bytes());
+    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    out.extend_from_slice(body);
+}
+
+/// One run, framed (tests and fuzzing); its keys are encoded as they
+/// are, in order or not.
 pub fn frame_run(partition: u32, run: &[Record]) -> Vec<u8> {
+    let mut body = Vec::new();
+    let mut prev = 0u128;
+    for &(k, m) in run {
+        crate::formats::framed::put_varint(&mut body, k.wrapping_sub(prev));
+        crate::formats::framed::put_varint(&mut body, m);
+        prev = k;
+    }
     let mut out = Vec::new();
-    append_run(&mut out, partition, run);
+    append_frame(&mut out, partition, run.len() as u64, &body);
     out
 }
 
@@ -409,7 +386,7 @@ mod tests {
             // whatever run is accepted has increasing keys
             let mut sorted = true;
             let _ = decode_message(&msg, 0, |_| true, |_, r| {
-                sorted &= r.windows(2).all(|w| w[0].0 < w[1].0);
+                sorted &= r.to_records().windows(2).all(|w| w[0].0 < w[1].0);
                 Ok(())
             });
             proptest::prop_assert!(sorted);
@@ -427,7 +404,7 @@ mod tests {
             1,
             |p| p % 2 == 0,
             |p, r| {
-                got.push((p, r.to_vec()));
+                got.push((p, r.to_records()));
                 Ok(())
             },
         )
