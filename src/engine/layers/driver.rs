@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use super::commit::{commit, read_state, set_limit};
-use super::expand::{BUFFER_BYTES_PER_RECORD, BUFFER_SHARE, BufferPool, Counter, Expansion, PartInput, expand};
+use super::expand::{BUFFER_SHARE, BufferPool, Counter, Expansion, PartInput, buffer_bytes_per_record, expand};
 use super::merge::{merge_and_count, merge_partition};
 use super::progress::{ExpandProgress, ExpansionId};
 use super::shuffle::{LocalBuckets, NoChildren, ShuffleSink};
@@ -798,7 +798,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
         // the workers' buffers, kept from round to round in one process;
         // over ranks a round's children wait in messages for the exchange,
         // and the buffers are not kept beside them
-        let pool = BufferPool::default();
+        let pool = BufferPool::<G::Key>::default();
         let expanded = (|| {
             let mut sent = 0u64;
             for i in progress.done as usize..rounds {
@@ -864,7 +864,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
             .map_or(1.0, |l| (l.counts.classes as f64 * s.share).max(1.0));
         let children = here as f64 * (here as f64 / previous).max(1.0) * RAW_CHILDREN_PER_CLASS * kept;
         let buffers = self.ctx.settings.memory_limit as f64 * BUFFER_SHARE;
-        let fills = children * BUFFER_BYTES_PER_RECORD as f64 / buffers;
+        let fills = children * buffer_bytes_per_record::<G>() as f64 / buffers;
         let want = if self.t.ranks() == 1 { (fills / 2.0).floor().max(1.0) } else { fills.ceil().max(1.0) } as u64;
         self.t.max(want.min(parts.max(1) as u64)) as usize
     }

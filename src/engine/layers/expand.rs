@@ -106,44 +106,67 @@ bincode::impl_borrow_decode!(Expansion);
 /// position follows).
 const CHUNK: usize = 1 << 14;
 
-/// Bytes a worker's buffer spends per child record (packed, see
-/// [`Children`]).
-pub const BUFFER_BYTES_PER_RECORD: u64 = std::mem::size_of::<u128>() as u64;
-
-/// A worker's children of one partition of the next layer, each packed in
-/// one u128: the stored key in the high bits, and in the `payload` bits
-/// below it (those the largest stored key of the board leaves free: 27 on
-/// 8x8, 72 on 6x6) either the multiplicity, when it is below the payload's
-/// top bit, or that bit and an index into `big`, which holds the larger
-/// ones. Sorting the u128s sorts by key, at half the bytes of a
-/// (key, multiplicity) pair.
-struct Children {
-    items: Vec<u128>,
-    big: Vec<u128>,
+/// Bytes a worker's buffer spends per child record of board `G` (see
+/// [`Children`]): 6 on 4x4, 10 on 6x6, 17 on 8x8.
+pub const fn buffer_bytes_per_record<G: Keyed>() -> u64 {
+    Children::<G::Key>::BYTES_PER_CHILD as u64
 }
 
-impl Children {
-    /// Free bits below the stored keys of a board of side weight `side`
-    /// (stored keys are below `2 * side`).
+/// A worker's children of one partition of the next layer. A child whose
+/// multiplicity fits the bits that the board's largest stored key leaves
+/// free in the board's key type (u32 on 4x4: 7 bits; u64 on 6x6: 8; u128
+/// on 8x8: 27) is packed in one item of that type: the stored key in the
+/// high bits, the multiplicity below, so that sorting the items sorts by
+/// key at the narrowest width. A child of a larger multiplicity waits as
+/// a (key, multiplicity) pair in `big`, which has room for one child in
+/// `BIG_PER` of the items' capacity; the buffer spills when either is
+/// full.
+struct Children<K> {
+    items: Vec<K>,
+    big: Vec<Record>,
+}
+
+impl<K: PackedKey> Children<K> {
+    /// Items of capacity per pair of capacity in `big`: the pairs are
+    /// rare where the items are wide (a child reached by 2^27 games on
+    /// 8x8), less rare where they are narrow (256 on 6x6).
+    const BIG_PER: usize = if K::BYTES >= 16 { 64 } else { 16 };
+
+    /// Bytes a child costs: its item and its share of `big`'s capacity.
+    const BYTES_PER_CHILD: usize = K::BYTES + std::mem::size_of::<Record>().div_ceil(Self::BIG_PER);
+
+    /// Free bits below the stored keys of a board of side weight `side` in
+    /// an item (stored keys are below `2 * side`).
     const fn payload_bits(side: u128) -> u32 {
-        (2 * side - 1).leading_zeros()
+        (K::BYTES as u32 * 8) - (128 - (2 * side - 1).leading_zeros())
     }
 
     fn with_capacity(n: usize) -> Self {
-        Children { items: Vec::with_capacity(n), big: Vec::new() }
+        Children { items: Vec::with_capacity(n), big: Vec::with_capacity((n / Self::BIG_PER).max(1)) }
+    }
+
+    /// Whether a buffer may take no more children (none is allocated for
+    /// a partition of another slice).
+    fn absent(&self) -> bool {
+        self.items.capacity() == 0
+    }
+
+    /// Whether the next child may not fit.
+    fn full(&self) -> bool {
+        self.items.len() == self.items.capacity() || self.big.len() == self.big.capacity()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.items.is_empty() && self.big.is_empty()
     }
 
     #[inline(always)]
     fn push(&mut self, stored: u128, m: u128, payload: u32) {
-        let flag = 1u128 << (payload - 1);
-        let low = if m < flag {
-            m
+        if m >> payload == 0 {
+            self.items.push(K::from_u128(stored << payload | m));
         } else {
-            self.big.push(m);
-            debug_assert!(self.big.len() as u128 <= flag, "more large multiplicities than the payload indexes");
-            flag | (self.big.len() - 1) as u128
-        };
-        self.items.push(stored << payload | low);
+            self.big.push((stored, m));
+        }
     }
 
     /// Sorts the children, sums the multiplicities of equal keys, encodes
@@ -151,25 +174,57 @@ impl Children {
     fn drain_sorted(&mut self, payload: u32, out: &mut RunEncoder) {
         out.clear();
         self.items.sort_unstable();
-        let flag = 1u128 << (payload - 1);
         let low = (1u128 << payload) - 1;
-        let multiplicity = |p: u128| if p & flag == 0 { p } else { self.big[(p ^ flag) as usize] };
-        let mut items = self.items.iter();
-        if let Some(&first) = items.next() {
-            let (mut key, mut m) = (first >> payload, multiplicity(first & low));
-            for &x in items {
-                let (k, p) = (x >> payload, x & low);
-                if k == key {
-                    m = add_games(m, multiplicity(p));
-                } else {
-                    out.push(key, m);
-                    (key, m) = (k, multiplicity(p));
-                }
-            }
-            out.push(key, m);
+        let unpacked = self.items.iter().map(|&x| (x.to_u128() >> payload, x.to_u128() & low));
+        if self.big.is_empty() {
+            sum_sorted(unpacked, out);
+        } else {
+            self.big.sort_unstable_by_key(|&(k, _)| k);
+            sum_sorted(MergeSorted::new(unpacked, self.big.iter().copied()), out);
         }
         self.items.clear();
         self.big.clear();
+    }
+}
+
+/// Encodes records handed over in key order (equal keys together) into
+/// `out`, each key once, its multiplicities summed.
+#[inline(always)]
+fn sum_sorted(records: impl Iterator<Item = Record>, out: &mut RunEncoder) {
+    let mut records = records;
+    let Some((mut key, mut m)) = records.next() else { return };
+    for (k, n) in records {
+        if k == key {
+            m = add_games(m, n);
+        } else {
+            out.push(key, m);
+            (key, m) = (k, n);
+        }
+    }
+    out.push(key, m);
+}
+
+/// Two iterators of records in key order, merged in key order.
+struct MergeSorted<A: Iterator<Item = Record>, B: Iterator<Item = Record>> {
+    a: std::iter::Peekable<A>,
+    b: std::iter::Peekable<B>,
+}
+
+impl<A: Iterator<Item = Record>, B: Iterator<Item = Record>> MergeSorted<A, B> {
+    fn new(a: A, b: B) -> Self {
+        MergeSorted { a: a.peekable(), b: b.peekable() }
+    }
+}
+
+impl<A: Iterator<Item = Record>, B: Iterator<Item = Record>> Iterator for MergeSorted<A, B> {
+    type Item = Record;
+
+    fn next(&mut self) -> Option<Record> {
+        match (self.a.peek(), self.b.peek()) {
+            (Some(x), Some(y)) if y.0 < x.0 => self.b.next(),
+            (Some(_), _) => self.a.next(),
+            (None, _) => self.b.next(),
+        }
     }
 }
 
@@ -182,16 +237,21 @@ impl Children {
 /// driver keeps one pool for the rounds of an expansion and drops it
 /// before the merge; over ranks each round has its own, since a round's
 /// children wait in messages for the exchange.
-#[derive(Default)]
-pub struct BufferPool(Mutex<Vec<(Vec<Children>, RunEncoder)>>);
+pub struct BufferPool<K>(Mutex<Vec<(Vec<Children<K>>, RunEncoder)>>);
 
-impl BufferPool {
+impl<K> Default for BufferPool<K> {
+    fn default() -> Self {
+        BufferPool(Mutex::new(Vec::new()))
+    }
+}
+
+impl<K: PackedKey> BufferPool<K> {
     /// A worker's buffers of `capacities` (one per partition), taken from
     /// the pool where a set of that layout is there (emptied by its last
     /// spill), or else allocated.
-    fn take(&self, capacities: &[usize]) -> (Vec<Children>, RunEncoder) {
+    fn take(&self, capacities: &[usize]) -> (Vec<Children<K>>, RunEncoder) {
         let mut held = self.0.lock().expect("buffer pool lock");
-        let fits = |(split, _): &(Vec<Children>, RunEncoder)| {
+        let fits = |(split, _): &(Vec<Children<K>>, RunEncoder)| {
             split.len() == capacities.len() && split.iter().zip(capacities).all(|(c, &n)| c.items.capacity() == n)
         };
         match held.iter().position(fits) {
@@ -201,8 +261,8 @@ impl BufferPool {
     }
 
     /// Returns a worker's buffers, empty.
-    fn give(&self, split: Vec<Children>, out: RunEncoder) {
-        debug_assert!(split.iter().all(|c| c.items.is_empty() && c.big.is_empty()));
+    fn give(&self, split: Vec<Children<K>>, out: RunEncoder) {
+        debug_assert!(split.iter().all(|c| c.is_empty()));
         self.0.lock().expect("buffer pool lock").push((split, out));
     }
 }
@@ -215,9 +275,9 @@ pub const BUFFER_SHARE: f64 = 0.7;
 /// [`BUFFER_SHARE`] of `memory_limit` (0.79 with the spare eighth of each
 /// partition's buffer). The larger the buffer, the more
 /// duplicate children are summed before they reach the disk.
-pub fn spill_capacity(memory_limit: u64, threads: usize) -> usize {
+pub fn spill_capacity<G: Keyed>(memory_limit: u64, threads: usize) -> usize {
     let bytes = memory_limit as f64 * BUFFER_SHARE / threads.max(1) as f64;
-    ((bytes / BUFFER_BYTES_PER_RECORD as f64) as u64).max(1 << 10) as usize
+    ((bytes / buffer_bytes_per_record::<G>() as f64) as u64).max(1 << 10) as usize
 }
 
 /// Expands `inputs` (parts of one layer), sending children to `sink`
@@ -229,7 +289,7 @@ pub fn expand<G: Keyed>(
     inputs: &[PartInput],
     generate: bool,
     sink: &dyn ShuffleSink,
-    pool: &BufferPool,
+    pool: &BufferPool<G::Key>,
 ) -> Result<Expansion, LayersError> {
     let threads = ctx.settings.threads.max(1);
     let job = Job {
@@ -238,7 +298,7 @@ pub fn expand<G: Keyed>(
         inputs,
         generate,
         sink,
-        spill_cap: spill_capacity(ctx.settings.memory_limit, threads),
+        spill_cap: spill_capacity::<G>(ctx.settings.memory_limit, threads),
         shapes: ShapeParts::<G>::new(inputs.iter().map(|i| i.records).collect()),
         failure: Failure::default(),
         pool,
@@ -315,7 +375,7 @@ struct Job<'a, G: Keyed> {
     spill_cap: usize,
     shapes: ShapeParts<G>,
     failure: Failure,
-    pool: &'a BufferPool,
+    pool: &'a BufferPool<G::Key>,
 }
 
 impl<G: Keyed> Job<'_, G> {
@@ -397,7 +457,7 @@ struct Worker<'a, G: Keyed> {
     held: usize,
     /// The children, one buffer per partition of the next layer, each
     /// allocated once (spilled before it would grow).
-    split: Vec<Children>,
+    split: Vec<Children<G::Key>>,
     /// The records of one spilled partition, summed and encoded.
     out: RunEncoder,
     sink: &'a dyn ShuffleSink,
@@ -420,7 +480,7 @@ struct Worker<'a, G: Keyed> {
 
 impl<'a, G: Keyed> Worker<'a, G> {
     const SIDE: u128 = side_weight(G::N);
-    const PAYLOAD: u32 = Children::payload_bits(Self::SIDE);
+    const PAYLOAD: u32 = Children::<G::Key>::payload_bits(Self::SIDE);
 
     /// A worker buffering about `cap` children (split evenly, as the hash
     /// spreads them, with 1/8 to spare per partition), in buffers of its own.
@@ -429,12 +489,16 @@ impl<'a, G: Keyed> Worker<'a, G> {
     }
 
     /// [`Worker::new`], with buffers from `pool` where it has them.
-    fn with_pool(by: LayerBy, generate: bool, cap: usize, sink: &'a dyn ShuffleSink, pool: &BufferPool) -> Self {
+    fn with_pool(
+        by: LayerBy,
+        generate: bool,
+        cap: usize,
+        sink: &'a dyn ShuffleSink,
+        pool: &BufferPool<G::Key>,
+    ) -> Self {
         let parts = sink.partitions();
         let kept = (0..parts).filter(|&j| sink.keeps(j)).count().max(1);
-        // (an index into the large multiplicities must fit the payload)
-        let most = 1usize << (Self::PAYLOAD - 1).min(40);
-        let each = if generate { (cap / kept + cap / kept / 8).clamp(64, most) } else { 0 };
+        let each = if generate { (cap / kept + cap / kept / 8).max(64) } else { 0 };
         let capacities: Vec<usize> = (0..parts).map(|j| if sink.keeps(j) { each } else { 0 }).collect();
         let (split, out) = pool.take(&capacities);
         Worker {
@@ -457,7 +521,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
 
     /// Hands its buffers to `pool` for the next round, where they are empty
     /// (spilled; a worker stopped by a failure keeps them).
-    fn return_buffers(&mut self, pool: &BufferPool) {
+    fn return_buffers(&mut self, pool: &BufferPool<G::Key>) {
         if self.held == 0 {
             pool.give(std::mem::take(&mut self.split), std::mem::take(&mut self.out));
         }
@@ -484,13 +548,13 @@ impl<'a, G: Keyed> Worker<'a, G> {
     fn push(&mut self, key: G::Key, m: u128, j: usize) -> Result<(), LayersError> {
         let stored = to_stored(key.to_u128(), Self::SIDE);
         let part = &mut self.split[j];
-        if part.items.capacity() == 0 {
+        if part.absent() {
             return Ok(()); // a partition of another slice
         }
         part.push(stored, m, Self::PAYLOAD);
         self.held += 1;
         self.found.emitted += 1;
-        if part.items.len() == part.items.capacity() {
+        if part.full() {
             self.spill()?;
         }
         Ok(())
@@ -609,7 +673,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
             // partition that is not kept costs no more
             let shape = canonical_occupancy::<G>(me | opp | (1u64 << sq)).0;
             let j = partition_of(shape, self.split.len() as u32) as usize;
-            if self.split[j].items.capacity() == 0 {
+            if self.split[j].absent() {
                 continue;
             }
             let keys = keys.get_or_insert_with(|| image_keys(p).map(PackedKey::to_u128));
@@ -667,7 +731,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
             return Ok(());
         }
         for (j, part) in self.split.iter_mut().enumerate() {
-            if part.items.is_empty() {
+            if part.is_empty() {
                 continue;
             }
             part.drain_sorted(Self::PAYLOAD, &mut self.out);
@@ -763,34 +827,78 @@ mod tests {
 
     proptest::proptest! {
         /// Packed children sum to what a map of the pairs sums to, with
-        /// multiplicities on both sides of the payload's limit.
+        /// multiplicities on both sides of the payload's limit (those of
+        /// 512 and more wait as pairs), in items of either width.
         #[test]
         fn packed_children_sum_like_a_map(pairs in proptest::collection::vec((0u128..50, 1u128..600), 0..256)) {
-            // 9 payload bits: multiplicities of 256 and more go to the side
-            // table, whose indices stay below 256 (a buffer holds no more
-            // children than that)
-            let payload = 9;
-            let mut c = Children::with_capacity(pairs.len());
+            fn check<K: PackedKey>(pairs: &[(u128, u128)]) -> Vec<Record> {
+                let payload = 9;
+                let mut c = Children::<K>::with_capacity(pairs.len());
+                for &(k, m) in pairs {
+                    c.push(k, m, payload);
+                }
+                let mut out = RunEncoder::default();
+                c.drain_sorted(payload, &mut out);
+                assert!(c.is_empty());
+                out.run().to_records()
+            }
             let mut want = std::collections::BTreeMap::new();
             for &(k, m) in &pairs {
-                c.push(k, m, payload);
                 *want.entry(k).or_insert(0u128) += m;
             }
-            let mut out = RunEncoder::default();
-            c.drain_sorted(payload, &mut out);
-            proptest::prop_assert_eq!(out.run().to_records(), want.into_iter().collect::<Vec<_>>());
-            proptest::prop_assert!(c.items.is_empty() && c.big.is_empty());
+            let want: Vec<Record> = want.into_iter().collect();
+            proptest::prop_assert_eq!(&check::<u64>(&pairs), &want);
+            proptest::prop_assert_eq!(&check::<u128>(&pairs), &want);
         }
     }
 
     #[test]
     fn payloads_leave_room_for_every_stored_key() {
-        // 8x8: keys of 101 bits, 27 free; 6x6: 56 and 72
-        assert_eq!(Children::payload_bits(side_weight(8)), 27);
-        assert_eq!(Children::payload_bits(side_weight(6)), 72);
-        for n in [4, 6, 8] {
-            let p = Children::payload_bits(side_weight(n));
-            assert!((2 * side_weight(n) - 1).checked_shl(p).is_some_and(|x| x >> p == 2 * side_weight(n) - 1));
+        // 8x8: keys of 101 bits in u128, 27 free; 6x6: 56 in u64, 8 free;
+        // 4x4: 25 in u32, 7 free
+        fn check<G: Keyed>(free: u32) {
+            let p = Children::<G::Key>::payload_bits(side_weight(G::N));
+            assert_eq!(p, free);
+            let largest = 2 * side_weight(G::N) - 1;
+            assert!((largest << p | ((1 << p) - 1)) >> p == largest);
+            assert!((largest << p) >> (8 * <G::Key as PackedKey>::BYTES as u32 - 1) == 1, "no bit to spare above");
+        }
+        check::<B8>(27);
+        check::<B6>(8);
+        check::<B4>(7);
+    }
+
+    /// A buffer is full when its pairs are, and spills: a worker whose
+    /// children all have large multiplicities sends the same records as
+    /// one whose children fit the items.
+    #[test]
+    fn large_multiplicities_spill_and_count_alike() {
+        let records = layer::<B6>(6);
+        let heavy: Vec<Record> = records.iter().map(|&(k, _)| (k, 12 << 20)).collect();
+        for (input, m) in [(&records, 12u128), (&heavy, 12 << 20)] {
+            let sink = Collect(Mutex::new(Vec::new()));
+            let mut w = Worker::<B6>::new(LayerBy::Ply, true, 1 << 10, &sink);
+            w.chunk(input, 0, std::path::Path::new("test")).unwrap();
+            w.spill().unwrap();
+            let mut sums = std::collections::BTreeMap::new();
+            for (j, run) in sink.0.into_inner().unwrap() {
+                for (k, n) in run {
+                    *sums.entry((j, k)).or_insert(0u128) += n;
+                }
+            }
+            let scaled: Vec<_> = sums.into_iter().map(|(jk, n)| (jk, n / m)).collect();
+            let sink = Collect(Mutex::new(Vec::new()));
+            let mut w = Worker::<B6>::new(LayerBy::Ply, true, 1 << 20, &sink);
+            w.chunk(&records, 0, std::path::Path::new("test")).unwrap();
+            w.spill().unwrap();
+            let mut once = std::collections::BTreeMap::new();
+            for (j, run) in sink.0.into_inner().unwrap() {
+                for (k, n) in run {
+                    *once.entry((j, k)).or_insert(0u128) += n;
+                }
+            }
+            let once: Vec<_> = once.into_iter().map(|(jk, n)| (jk, n / 12)).collect();
+            assert_eq!(scaled, once);
         }
     }
 
@@ -827,10 +935,10 @@ mod tests {
     fn pooled_buffers_are_reused_and_count_alike() {
         let records = layer::<B6>(6);
         let (first, second) = records.split_at(records.len() / 2);
-        let pool = BufferPool::default();
+        let pool = BufferPool::<u64>::default();
         let mut reused = Vec::new();
         for round in [first, second] {
-            let run = |pool: Option<&BufferPool>| {
+            let run = |pool: Option<&BufferPool<u64>>| {
                 let sink = Collect(Mutex::new(Vec::new()));
                 let fresh = BufferPool::default();
                 let mut w = Worker::<B6>::with_pool(LayerBy::Ply, true, 1 << 12, &sink, pool.unwrap_or(&fresh));
