@@ -336,6 +336,7 @@ bincode::impl_borrow_decode!(Counts);
 pub type GameCount = u128;
 
 /// Adds two game counts; an overflow is a defect of the run, never a wrap.
+#[inline(always)]
 pub fn add_games(a: GameCount, b: GameCount) -> GameCount {
     a.checked_add(b).expect("game count overflow (more than 2^128 games)")
 }

@@ -486,16 +486,23 @@ const fn spread_7bit_groups(v: u64) -> (u64, u32) {
 }
 
 /// Appends `v` as unsigned LEB128.
-#[inline]
-pub fn put_varint(out: &mut Vec<u8>, mut v: u128) {
+#[inline(always)]
+pub fn put_varint(out: &mut Vec<u8>, v: u128) {
     if v < 1 << 56 {
         // one word of eight bytes written, the unused ones cut off
         let (word, bytes) = spread_7bit_groups(v as u64);
         let len = out.len();
         out.extend_from_slice(&word.to_le_bytes());
         out.truncate(len + bytes as usize);
-        return;
+    } else {
+        put_wide_varint(out, v);
     }
+}
+
+/// [`put_varint`] of a number of 56 bits or more, byte by byte (out of
+/// line, so that the common case inlines small).
+#[inline(never)]
+fn put_wide_varint(out: &mut Vec<u8>, mut v: u128) {
     if v < 1 << 64 {
         let mut w = v as u64;
         while w >= 0x80 {
