@@ -588,29 +588,10 @@ mod tests {
         }
     }
 
-    #[test]
-    fn varints() {
-        for v in [0u128, 1, 127, 128, 300, (1 << 56) - 1, 1 << 56, u64::MAX as u128, u128::MAX] {
-            let mut out = Vec::new();
-            put_varint(&mut out, v);
-            let dir = tempfile::tempdir().unwrap();
-            let p = dir.path().join("v");
-            let kind = FileKind { magic: *b"TESTTEST", version: 1, name: "test file" };
-            let mut f = std::fs::File::create(&p).unwrap();
-            write_preamble(&mut f, &kind).unwrap();
-            write_section(&mut f, *b"DATA", out.len() as u64, |h| h.put(&out)).unwrap();
-            drop(f);
-            let mut r = FramedReader::open(&p, kind).unwrap();
-            let len = r.expect_section(*b"DATA").unwrap();
-            let mut pr = r.into_payload(*b"DATA", len);
-            assert_eq!(pr.varint().unwrap(), v);
-            pr.finish().unwrap();
-        }
-        // many in one payload: read a word at a time where eight bytes are
-        // left, byte by byte near its end
-        let values: Vec<u128> = (0..2000u32).map(|i| (u128::MAX >> (i % 128)) / (1 + i as u128 % 5)).collect();
+    /// Writes `values` as LEB128 in one payload and reads them back.
+    fn varints_read_back(values: &[u128]) {
         let mut out = Vec::new();
-        for &v in &values {
+        for &v in values {
             put_varint(&mut out, v);
         }
         let dir = tempfile::tempdir().unwrap();
@@ -623,10 +604,22 @@ mod tests {
         let mut r = FramedReader::open(&p, kind).unwrap();
         let len = r.expect_section(*b"DATA").unwrap();
         let mut pr = r.into_payload(*b"DATA", len);
-        for &v in &values {
+        for &v in values {
             assert_eq!(pr.varint().unwrap(), v);
         }
         pr.finish().unwrap();
+    }
+
+    #[test]
+    fn varints() {
+        // one alone: read byte by byte (fewer than eight bytes left)
+        for v in [0u128, 1, 127, 128, 300, (1 << 56) - 1, 1 << 56, u64::MAX as u128, u128::MAX] {
+            varints_read_back(&[v]);
+        }
+        // many in one payload: read a word at a time where eight bytes are
+        // left, byte by byte near its end
+        let values: Vec<u128> = (0..2000u32).map(|i| (u128::MAX >> (i % 128)) / (1 + i as u128 % 5)).collect();
+        varints_read_back(&values);
     }
 
     #[test]
