@@ -485,6 +485,26 @@ const fn spread_7bit_groups(v: u64) -> (u64, u32) {
     (x | more, bytes)
 }
 
+/// One unsigned LEB128 number of at most 128 bits from `b` at `pos`
+/// (advanced past it), or `None` (truncated, or too wide): the inverse of
+/// [`put_varint`] on bytes in memory (a run from another rank).
+pub fn get_varint(b: &[u8], pos: &mut usize) -> Option<u128> {
+    let mut v = 0u128;
+    for shift in (0..128).step_by(7) {
+        let byte = *b.get(*pos)?;
+        *pos += 1;
+        let bits = (byte & 0x7f) as u128;
+        if shift == 126 && bits > 3 {
+            return None;
+        }
+        v |= bits << shift;
+        if byte & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
+}
+
 /// Appends `v` as unsigned LEB128.
 #[inline(always)]
 pub fn put_varint(out: &mut Vec<u8>, v: u128) {

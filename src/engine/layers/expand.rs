@@ -175,7 +175,10 @@ impl<K: PackedKey> Children<K> {
         out.clear();
         self.items.sort_unstable();
         let low = (1u128 << payload) - 1;
-        let unpacked = self.items.iter().map(|&x| (x.to_u128() >> payload, x.to_u128() & low));
+        let unpacked = self.items.iter().map(|&x| {
+            let x = x.to_u128();
+            (x >> payload, x & low)
+        });
         if self.big.is_empty() {
             sum_sorted(unpacked, out);
         } else {

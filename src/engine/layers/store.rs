@@ -26,8 +26,8 @@ use super::expand::Expansion;
 use crate::census::LayerCounts;
 use crate::formats::atomic::atomic_write_with;
 use crate::formats::framed::{
-    FileKind, FrameError, FramedReader, PayloadReader, encode, put_varint, read_head_file, write_end, write_head_file,
-    write_preamble, write_section, write_section_streaming,
+    FileKind, FrameError, FramedReader, PayloadReader, encode, get_varint, put_varint, read_head_file, write_end,
+    write_head_file, write_preamble, write_section, write_section_streaming,
 };
 
 /// A stored key (see [`to_stored`]) and its multiplicity.
@@ -377,8 +377,8 @@ impl<'a> EncodedRun<'a> {
         let mut n = 0u64;
         let (mut pos, mut key) = (0usize, 0u128);
         while pos < body.len() {
-            let delta = slice_varint(body, &mut pos).ok_or("a bad record")?;
-            slice_varint(body, &mut pos).ok_or("a bad record")?;
+            let delta = get_varint(body, &mut pos).ok_or("a bad record")?;
+            get_varint(body, &mut pos).ok_or("a bad record")?;
             if delta == 0 && n > 0 {
                 return Err("a run whose keys repeat".into());
             }
@@ -397,30 +397,11 @@ impl<'a> EncodedRun<'a> {
         let mut out = Vec::with_capacity(self.records as usize);
         let (mut pos, mut key) = (0usize, 0u128);
         while pos < self.body.len() {
-            key += slice_varint(self.body, &mut pos).expect("an encoded run");
-            out.push((key, slice_varint(self.body, &mut pos).expect("an encoded run")));
+            key += get_varint(self.body, &mut pos).expect("an encoded run");
+            out.push((key, get_varint(self.body, &mut pos).expect("an encoded run")));
         }
         out
     }
-}
-
-/// One LEB128 number of at most 128 bits from `b` at `pos`, or `None`
-/// (truncated, or too wide).
-pub fn slice_varint(b: &[u8], pos: &mut usize) -> Option<u128> {
-    let mut v = 0u128;
-    for shift in (0..128).step_by(7) {
-        let byte = *b.get(*pos)?;
-        *pos += 1;
-        let bits = (byte & 0x7f) as u128;
-        if shift == 126 && bits > 3 {
-            return None;
-        }
-        v |= bits << shift;
-        if byte & 0x80 == 0 {
-            return Some(v);
-        }
-    }
-    None
 }
 
 /// Encodes records handed over in increasing key order into an
