@@ -6,7 +6,7 @@ use clap::{Args, Parser, Subcommand};
 
 use othello_census::board::BoardSize;
 use othello_census::census::LayerBy;
-use othello_census::engine::layers::{DEFAULT_PARTITIONS, MAX_PLIES};
+use othello_census::engine::layers::{MAX_PLIES, default_partitions};
 
 /// Exact census of Othello on 4x4, 6x6 and 8x8 boards: every reachable
 /// position, terminal position and game, counted exactly.
@@ -303,7 +303,7 @@ pub struct CountArgs {
     /// every game has ended).
     #[arg(long, value_name = "P", value_parser = clap::value_parser!(u32).range(1..=256))]
     pub plies: Option<u32>,
-    /// Layered engine: hash partitions per layer [default: 16].
+    /// Layered engine: hash partitions per layer [default: 64; 16 on 4x4].
     #[arg(long, value_name = "P", value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub partitions: Option<u32>,
     /// Layered engine: most bytes of disk the work directory may hold, e.g.
@@ -460,7 +460,7 @@ impl TryFrom<CountArgs> for CountOptions {
                     size: a.size,
                     by,
                     limit,
-                    partitions: a.partitions.unwrap_or(DEFAULT_PARTITIONS),
+                    partitions: a.partitions.unwrap_or(default_partitions(n)),
                     disk: a.disk,
                     store_last: !a.no_store_last,
                     slices: a.slices,

@@ -114,8 +114,15 @@ impl LayersSettings {
 /// left).
 pub const MAX_PLIES: u32 = 256;
 
-/// Hash partitions per layer unless a run asks for another number.
-pub const DEFAULT_PARTITIONS: u32 = 16;
+/// Hash partitions per layer of a board of side `size` unless a run asks
+/// for another number: 64 on 6x6 and 8x8, where smaller partitions make
+/// smaller buffers to sort and a shorter tail of the last merges (a(12) by
+/// ply at 4 GiB on 2 cores 20.4 -> 19.5 s, 6x6 to 17 discs 37.2 -> 35.6 s,
+/// against 16), and 16 on 4x4, whose layers are so small that a file per
+/// partition costs more than it saves.
+pub const fn default_partitions(size: u32) -> u32 {
+    if size <= 4 { 16 } else { 64 }
+}
 
 /// A new layered run.
 #[derive(Clone, Debug)]
