@@ -6,10 +6,11 @@
 use std::sync::atomic::AtomicBool;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use othello_census::board::{B6, B8};
+use othello_census::board::{B6, B8, Position};
 use othello_census::census::LayerBy;
 use othello_census::engine::layers::{LayersLive, LayersPlan, LayersSettings, start};
 use othello_census::key::Keyed;
+use othello_census::key::dense::{pack, unpack};
 
 fn run<G: Keyed>(by: LayerBy, limit: u32) -> u64 {
     let dir = tempfile::tempdir().unwrap();
@@ -26,6 +27,49 @@ fn run<G: Keyed>(by: LayerBy, limit: u32) -> u64 {
     start::<G>(&plan, &settings, &never, &LayersLive::default()).unwrap().census.layers.last().unwrap().counts.classes
 }
 
+/// The dense keys of every position of `games` random games.
+fn game_keys<G: Keyed>(games: usize) -> Vec<G::Key> {
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut keys = Vec::new();
+    for _ in 0..games {
+        let mut p = Position::<G>::start();
+        loop {
+            keys.push(pack(&p));
+            let moves = p.legal_moves();
+            if moves.is_empty() {
+                if !p.opponent_can_move() {
+                    break;
+                }
+                p = p.pass();
+                continue;
+            }
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            p = p.play(moves.iter().nth((x % moves.count() as u64) as usize).unwrap());
+        }
+    }
+    keys
+}
+
+/// Unpacking keys (each class of a layer is unpacked when it is expanded
+/// or counted): the nanoseconds a key, over the positions of whole games.
+fn unpacking(c: &mut Criterion) {
+    fn bench<G: Keyed>(g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>, name: &str) {
+        let keys = game_keys::<G>(2_000);
+        g.throughput(criterion::Throughput::Elements(keys.len() as u64));
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                keys.iter().map(|&k| unpack::<G>(std::hint::black_box(k)).unwrap().black().0).fold(0, |a, b| a ^ b)
+            })
+        });
+    }
+    let mut g = c.benchmark_group("keys");
+    bench::<B6>(&mut g, "unpack 6x6");
+    bench::<B8>(&mut g, "unpack 8x8");
+    g.finish();
+}
+
 fn benches(c: &mut Criterion) {
     let mut g = c.benchmark_group("layers");
     g.sample_size(10);
@@ -34,5 +78,5 @@ fn benches(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(layer_benches, benches);
+criterion_group!(layer_benches, unpacking, benches);
 criterion_main!(layer_benches);
