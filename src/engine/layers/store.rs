@@ -499,9 +499,28 @@ impl RecordStream {
     }
 
     /// The next record; `None` once the payload is read to its end and its
-    /// checksum holds.
-    #[inline]
+    /// checksum holds. Inlined where records are merged: a record whose
+    /// numbers are in the buffer costs a few instructions, and only the
+    /// rest (refills, the end, errors) a call.
+    #[inline(always)]
     fn next(&mut self) -> Result<Option<Record>, FrameError> {
+        if let Some(pr) = self.pr.as_mut()
+            && !self.first
+            && let Some((delta, m, used)) = pr.peek_varint_pair()
+            && delta != 0
+            && let Some(key) = self.prev.checked_add(delta as u128)
+        {
+            pr.skip_buffered(used);
+            self.prev = key;
+            self.count += 1;
+            return Ok(Some((key, m as u128)));
+        }
+        self.next_slow()
+    }
+
+    /// [`RecordStream::next`], every case.
+    #[inline(never)]
+    fn next_slow(&mut self) -> Result<Option<Record>, FrameError> {
         let Some(pr) = self.pr.as_mut() else { return Ok(None) };
         if pr.done() {
             self.rest = Some(self.pr.take().expect("present").finish()?);
@@ -842,7 +861,15 @@ fn merge_runs(path: &Path, offsets: &[u64], emit: &mut dyn FnMut(Record) -> io::
                 current = Some((k, m));
             }
         }
-        tree.replace(i, cursors[i].next()?);
+        let next = cursors[i].next()?;
+        if next.is_some_and(|(k, _)| k == ENDED) {
+            return Err(FrameError::Corrupt {
+                path: path.to_path_buf(),
+                kind: BUCKET_KIND.name,
+                detail: "a record's key has all 128 bits set".into(),
+            });
+        }
+        tree.replace(i, next);
     }
     if let Some(r) = current {
         emit(r).map_err(|e| io_err(path, e))?;
@@ -854,9 +881,11 @@ fn merge_runs(path: &Path, offsets: &[u64], emit: &mut dyn FnMut(Record) -> io::
 /// head in one look, the next after log2(k) comparisons along one path
 /// (a binary heap makes about twice as many, on both children of a node).
 struct LoserTree {
-    /// Each leaf's head; a run that has ended holds `None`, which loses
-    /// to every record.
-    heads: Vec<Option<Record>>,
+    /// Each leaf's head key; [`ENDED`] for a run that has ended, which
+    /// loses to every record (no stored key comes near it).
+    keys: Vec<u128>,
+    /// Each leaf's head multiplicity.
+    mults: Vec<u128>,
     /// `nodes[0]`: the leaf that won; `nodes[n]` for n >= 1: the leaf that
     /// lost at internal node n (children 2n and 2n + 1; leaf l is node
     /// `size + l`).
@@ -864,12 +893,16 @@ struct LoserTree {
     size: usize,
 }
 
+/// The key of a run that has ended, in a [`LoserTree`].
+const ENDED: u128 = u128::MAX;
+
 impl LoserTree {
     fn new(heads: &[Option<Record>]) -> Self {
         let size = heads.len().next_power_of_two().max(2);
-        let mut padded = heads.to_vec();
-        padded.resize(size, None);
-        let mut t = LoserTree { heads: padded, nodes: vec![0; size], size };
+        let (mut keys, mut mults): (Vec<u128>, Vec<u128>) = heads.iter().map(|h| h.unwrap_or((ENDED, 0))).unzip();
+        keys.resize(size, ENDED);
+        mults.resize(size, 0);
+        let mut t = LoserTree { keys, mults, nodes: vec![0; size], size };
         // winners of every subtree, bottom up
         let mut winners = vec![0usize; 2 * size];
         for l in 0..size {
@@ -888,24 +921,20 @@ impl LoserTree {
     /// Whether leaf `a`'s head comes before leaf `b`'s.
     #[inline(always)]
     fn beats(&self, a: usize, b: usize) -> bool {
-        match (self.heads[a], self.heads[b]) {
-            (Some(x), Some(y)) => x.0 < y.0,
-            (Some(_), None) => true,
-            _ => false,
-        }
+        self.keys[a] < self.keys[b]
     }
 
     /// The leaf with the least head, and that head (`None`: every run ended).
     #[inline]
     fn winner(&self) -> Option<(usize, Record)> {
         let w = self.nodes[0];
-        self.heads[w].map(|r| (w, r))
+        (self.keys[w] != ENDED).then(|| (w, (self.keys[w], self.mults[w])))
     }
 
     /// Gives leaf `l` (the last winner) its next head and replays its path.
     #[inline]
     fn replace(&mut self, l: usize, head: Option<Record>) {
-        self.heads[l] = head;
+        (self.keys[l], self.mults[l]) = head.unwrap_or((ENDED, 0));
         let mut win = l;
         let mut n = (self.size + l) / 2;
         while n >= 1 {
