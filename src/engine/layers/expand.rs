@@ -478,6 +478,9 @@ struct Worker<'a, G: Keyed> {
     shape_part: usize,
     shape_records: u64,
     parts: Option<&'a ShapeParts<G>>,
+    /// The images of each square (of its bit) under the four symmetries,
+    /// which make a child's occupancy images from its parent's.
+    square_images: [[u64; 4]; 64],
     geometry: std::marker::PhantomData<G>,
 }
 
@@ -518,6 +521,9 @@ impl<'a, G: Keyed> Worker<'a, G> {
             shape_part: 0,
             shape_records: 0,
             parts: None,
+            square_images: std::array::from_fn(|sq| {
+                if sq < G::SQUARES as usize { occupancy_images::<G>(1 << sq) } else { [0; 4] }
+            }),
             geometry: std::marker::PhantomData,
         }
     }
@@ -595,7 +601,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
             })?;
             // the second position of a board already counted
             let twin = stored & 1 == 1 && i > 0 && chunk[i - 1].0 == stored - 1;
-            let (orbit, shape) = self.tally_class(&p, m, twin);
+            let (orbit, shape, occupancy) = self.tally_class(&p, m, twin);
             let (me, opp) = (p.mover().0, p.opponent().0);
             let legal = moves::<G, FAST>(me, opp);
             if legal != 0 {
@@ -603,7 +609,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
                     m.checked_mul(legal.count_ones() as u128).expect("game count overflow (more than 2^128 games)");
                 self.found.entering.games = add_games(self.found.entering.games, games);
                 if self.generate {
-                    self.children::<FAST>(&p, m, legal)?;
+                    self.children::<FAST>(&p, m, legal, &occupancy)?;
                 }
             } else if moves::<G, FAST>(opp, me) != 0 {
                 self.passing(&p, stored, m, orbit, shape)?;
@@ -624,10 +630,10 @@ impl<'a, G: Keyed> Worker<'a, G> {
 
     /// Counts class `p`, reached by `m` games (`twin`: the other position
     /// of its board was counted just before): its positions, boards, games
-    /// and shape. Returns the size of its orbit and its canonical
-    /// occupancy.
+    /// and shape. Returns the size of its orbit, its canonical occupancy
+    /// and the images of its occupancy.
     #[inline(always)]
-    fn tally_class(&mut self, p: &Position<G>, m: u128, twin: bool) -> (u64, u64) {
+    fn tally_class(&mut self, p: &Position<G>, m: u128, twin: bool) -> (u64, u64, [u64; 4]) {
         let (me, opp) = (p.mover().0, p.opponent().0);
         // the orbit, on bitboards: a symmetry fixes the position when it
         // fixes its occupancy and the mover's discs
@@ -653,7 +659,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
         let (shape, images) = least_image(&occupancy);
         assert!(m & (images as u128 - 1) == 0, "{m} games do not divide over {images} shapes");
         self.chunk_shapes.push((shape, m >> images.trailing_zeros()));
-        (orbit, shape)
+        (orbit, shape, occupancy)
     }
 
     /// Buffers the children of parent `p` (its class's representative,
@@ -661,7 +667,13 @@ impl<'a, G: Keyed> Worker<'a, G> {
     /// child that must pass is followed by the same board with the other
     /// side to move.
     #[inline(always)]
-    fn children<const FAST: bool>(&mut self, p: &Position<G>, m: u128, legal: u64) -> Result<(), LayersError> {
+    fn children<const FAST: bool>(
+        &mut self,
+        p: &Position<G>,
+        m: u128,
+        legal: u64,
+        occupancy: &[u64; 4],
+    ) -> Result<(), LayersError> {
         let (me, opp) = (p.mover().0, p.opponent().0);
         let black = p.side_to_move() == Color::Black;
         // the parent's own key is the least of its images' keys, and the
@@ -674,7 +686,13 @@ impl<'a, G: Keyed> Worker<'a, G> {
             left &= left - 1;
             // the partition first, from the occupancy alone: a child of a
             // partition that is not kept costs no more
-            let shape = canonical_occupancy::<G>(me | opp | (1u64 << sq)).0;
+            // (the images of a union are the unions of the images: the
+            // parent's occupancy's and the new square's, from a table)
+            let square = &self.square_images[sq as usize];
+            let shape = (occupancy[0] | square[0])
+                .min(occupancy[1] | square[1])
+                .min((occupancy[2] | square[2]).min(occupancy[3] | square[3]));
+            debug_assert_eq!(shape, canonical_occupancy::<G>(me | opp | (1u64 << sq)).0);
             let j = partition_of(shape, self.split.len() as u32) as usize;
             if self.split[j].absent() {
                 continue;
