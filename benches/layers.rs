@@ -6,7 +6,7 @@
 use std::sync::atomic::AtomicBool;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use othello_census::board::{B6, B8, Position};
+use othello_census::board::{B6, B8, random_games};
 use othello_census::census::LayerBy;
 use othello_census::engine::layers::{LayersLive, LayersPlan, LayersSettings, start};
 use othello_census::key::Keyed;
@@ -29,26 +29,8 @@ fn run<G: Keyed>(by: LayerBy, limit: u32) -> u64 {
 
 /// The dense keys of every position of `games` random games.
 fn game_keys<G: Keyed>(games: usize) -> Vec<G::Key> {
-    let mut x = 0x2545_F491_4F6C_DD1Du64;
     let mut keys = Vec::new();
-    for _ in 0..games {
-        let mut p = Position::<G>::start();
-        loop {
-            keys.push(pack(&p));
-            let moves = p.legal_moves();
-            if moves.is_empty() {
-                if !p.opponent_can_move() {
-                    break;
-                }
-                p = p.pass();
-                continue;
-            }
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            p = p.play(moves.iter().nth((x % moves.count() as u64) as usize).unwrap());
-        }
-    }
+    random_games::<G>(games, 0x2545_F491_4F6C_DD1D, |p| keys.push(pack(p)));
     keys
 }
 

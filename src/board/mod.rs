@@ -10,4 +10,4 @@ pub mod position;
 
 pub use bitboard::Bitboard;
 pub use geometry::{B4, B6, B8, BoardSize, Geometry, GeometryError, square_name};
-pub use position::{Color, Position, PositionError, Status};
+pub use position::{Color, Position, PositionError, Status, random_games};

@@ -340,6 +340,34 @@ impl<G: Geometry> fmt::Display for Position<G> {
     }
 }
 
+/// Plays `games` games from the start, each move chosen uniformly among
+/// the legal ones by a xorshift generator seeded with `seed` (not 0), a
+/// pass where one is forced, and hands `visit` every position reached: the
+/// start, each position after a move or a pass, and the final one. For
+/// tests and benchmarks that want many positions of real games.
+pub fn random_games<G: Geometry>(games: usize, seed: u64, mut visit: impl FnMut(&Position<G>)) {
+    let mut x = seed;
+    for _ in 0..games {
+        let mut p = Position::<G>::start();
+        loop {
+            visit(&p);
+            let moves = p.legal_moves();
+            if moves.is_empty() {
+                if !p.opponent_can_move() {
+                    break;
+                }
+                p = p.pass();
+                continue;
+            }
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let pick = (x % moves.count() as u64) as usize;
+            p = p.play(moves.iter().nth(pick).expect("a legal move"));
+        }
+    }
+}
+
 impl<G: Geometry> fmt::Debug for Position<G> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Position<{}x{}>\n{}", G::N, G::N, self)
@@ -350,6 +378,21 @@ impl<G: Geometry> fmt::Debug for Position<G> {
 mod tests {
     use super::*;
     use crate::board::{B6, B8};
+
+    /// Random games visit each game's start and its end, and a legal
+    /// position between: a helper that the key and condition tests walk
+    /// with, so it must not visit nothing.
+    #[test]
+    fn random_games_visit_whole_games() {
+        let (mut starts, mut ends, mut all) = (0, 0, 0);
+        random_games::<B6>(50, 7, |p| {
+            all += 1;
+            starts += (*p == Position::<B6>::start()) as usize;
+            ends += (p.status() == Status::Terminal) as usize;
+        });
+        assert_eq!((starts, ends), (50, 50));
+        assert!(all > 50 * 20, "{all}");
+    }
 
     #[test]
     fn start_positions() {

@@ -317,32 +317,15 @@ mod tests {
     #[test]
     fn child_keys_by_addition_equal_packed_keys() {
         fn check<G: Keyed>(games: usize) {
-            let mut x = 0x2545_F491_4F6C_DD1Du64;
-            for _ in 0..games {
-                let mut p = Position::<G>::start();
-                loop {
-                    let moves = p.legal_moves();
-                    if moves.is_empty() {
-                        if !p.opponent_can_move() {
-                            break;
-                        }
-                        p = p.pass();
-                        continue;
-                    }
-                    let keys = image_keys(&p).map(PackedKey::to_u128);
-                    for sq in moves {
-                        let c = p.play(sq);
-                        let flipped = c.opponent().0 & p.opponent().0;
-                        let want = image_keys(&c).map(PackedKey::to_u128);
-                        assert_eq!(child_image_keys(&p, &keys, sq, flipped), want, "{p:?} {sq}");
-                    }
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    let pick = (x % moves.count() as u64) as usize;
-                    p = p.play(moves.iter().nth(pick).unwrap());
+            crate::board::random_games::<G>(games, 0x2545_F491_4F6C_DD1D, |p| {
+                let keys = image_keys(p).map(PackedKey::to_u128);
+                for sq in p.legal_moves() {
+                    let c = p.play(sq);
+                    let flipped = c.opponent().0 & p.opponent().0;
+                    let want = image_keys(&c).map(PackedKey::to_u128);
+                    assert_eq!(child_image_keys(p, &keys, sq, flipped), want, "{p:?} {sq}");
                 }
-            }
+            });
         }
         check::<B4>(200);
         check::<B6>(200);

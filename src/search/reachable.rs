@@ -1095,24 +1095,10 @@ mod tests {
             layer = next;
         }
         assert!(seen > 60_000);
-        fn games<G: Geometry>(count: u64) {
-            let mut x = 0x9E37_79B9_7F4A_7C15u64;
-            for _ in 0..count {
-                let mut p = Position::<G>::start();
-                while p.status() != Status::Terminal {
-                    assert!(cheap_conditions::<G>(p.black().0, p.white().0), "{p:?}");
-                    let moves: Vec<u32> = p.legal_moves().iter().collect();
-                    if moves.is_empty() {
-                        p = p.pass();
-                        continue;
-                    }
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    p = p.play(moves[(x % moves.len() as u64) as usize]);
-                }
+        fn games<G: Geometry>(count: usize) {
+            crate::board::random_games::<G>(count, 0x9E37_79B9_7F4A_7C15, |p| {
                 assert!(cheap_conditions::<G>(p.black().0, p.white().0), "{p:?}");
-            }
+            });
         }
         games::<B6>(2000);
         games::<crate::board::B8>(2000);
