@@ -407,16 +407,27 @@ impl PayloadReader {
     pub fn varint(&mut self) -> Result<u128, FrameError> {
         // fast path: a number of at most 8 bytes (56 bits) whose bytes are
         // in the buffer, read as one word, without a branch a byte
-        if self.end - self.pos >= 8 {
-            let word = u64::from_le_bytes(self.buf[self.pos..self.pos + 8].try_into().expect("8 bytes"));
-            let ends = !word & 0x8080_8080_8080_8080;
-            if ends != 0 {
-                let bytes = ends.trailing_zeros() / 8 + 1;
-                self.pos += bytes as usize;
-                return Ok(gather_7bit_groups(word, bytes) as u128);
-            }
+        if self.end - self.pos >= 8
+            && let Some((v, bytes)) = self.word_varint(self.pos)
+        {
+            self.pos += bytes;
+            return Ok(v as u128);
         }
         self.varint_slow()
+    }
+
+    /// The LEB128 number at `at` in the buffer, read as one word, and its
+    /// length, where it takes at most 8 bytes; `None` where it takes more.
+    /// Eight bytes from `at` must be in the buffer.
+    #[inline(always)]
+    fn word_varint(&self, at: usize) -> Option<(u64, usize)> {
+        let word = u64::from_le_bytes(self.buf[at..at + 8].try_into().expect("8 bytes"));
+        let ends = !word & 0x8080_8080_8080_8080;
+        if ends == 0 {
+            return None;
+        }
+        let bytes = ends.trailing_zeros() / 8 + 1;
+        Some((gather_7bit_groups(word, bytes), bytes as usize))
     }
 
     /// Two LEB128 numbers of at most 8 bytes each whose bytes are in the
@@ -431,20 +442,9 @@ impl PayloadReader {
         if self.end - self.pos < 16 {
             return None;
         }
-        let word = |at: usize| u64::from_le_bytes(self.buf[at..at + 8].try_into().expect("8 bytes"));
-        let first = word(self.pos);
-        let ends = !first & 0x8080_8080_8080_8080;
-        if ends == 0 {
-            return None;
-        }
-        let a = ends.trailing_zeros() / 8 + 1;
-        let second = word(self.pos + a as usize);
-        let ends = !second & 0x8080_8080_8080_8080;
-        if ends == 0 {
-            return None;
-        }
-        let b = ends.trailing_zeros() / 8 + 1;
-        Some((gather_7bit_groups(first, a), gather_7bit_groups(second, b), (a + b) as usize))
+        let (first, a) = self.word_varint(self.pos)?;
+        let (second, b) = self.word_varint(self.pos + a)?;
+        Some((first, second, a + b))
     }
 
     /// Consumes `n` bytes that [`PayloadReader::peek_varint_pair`] found in
