@@ -44,6 +44,10 @@ pub trait PackedKey:
     fn from_u128(v: u128) -> Self;
     /// Widening conversion.
     fn to_u128(self) -> u128;
+    /// Addition modulo the width.
+    fn wrapping_add(self, o: Self) -> Self;
+    /// Subtraction modulo the width.
+    fn wrapping_sub(self, o: Self) -> Self;
 }
 
 macro_rules! packed_key {
@@ -58,6 +62,14 @@ macro_rules! packed_key {
             #[inline(always)]
             fn to_u128(self) -> u128 {
                 self as u128
+            }
+            #[inline(always)]
+            fn wrapping_add(self, o: Self) -> Self {
+                <$t>::wrapping_add(self, o)
+            }
+            #[inline(always)]
+            fn wrapping_sub(self, o: Self) -> Self {
+                <$t>::wrapping_sub(self, o)
             }
         }
     };
@@ -121,10 +133,15 @@ pub struct KeyTables<K> {
     side: K,
     groups: Vec<[(u64, u64); 243]>,
     centre: [(u64, u64); 16],
-    /// Per symmetry and square: what a black and what a white disc there
-    /// adds to the image's key (the keys are sums of these, which makes a
-    /// child's keys a few additions away from its parent's).
-    square: Box<[[(u128, u128); 64]; 4]>,
+    /// Per square, for each symmetry image: what a disc placed there by
+    /// Black (`[0]`) or by White (`[1]`) adds to the image's key, the
+    /// change of the side to move included (the keys are sums of table
+    /// entries, which makes a child's keys a few additions away from its
+    /// parent's), modulo the key's width.
+    place: Box<[[[K; 4]; 64]; 2]>,
+    /// Per square, for each image: what a white disc there turned black
+    /// adds to the image's key (a black disc turned white subtracts it).
+    flip: Box<[[K; 4]; 64]>,
 }
 
 /// Digits per unpacking chunk: 3^20 < 2^32.
@@ -209,14 +226,19 @@ impl<K: PackedKey> KeyTables<K> {
                 }
             }
         }
-        let mut square = Box::new([[(0u128, 0u128); 64]; 4]);
-        for (s, row) in square.iter_mut().enumerate() {
-            for (sq, entry) in row.iter_mut().enumerate().take((n * n) as usize) {
-                let (byte, bit) = (sq / 8, 1usize << (sq % 8));
-                *entry = (black[s][byte][bit].to_u128(), white[s][byte][bit].to_u128());
+        let side = K::from_u128(side_weight(n));
+        let mut place = Box::new([[[K::default(); 4]; 64]; 2]);
+        let mut flip = Box::new([[K::default(); 4]; 64]);
+        for sq in 0..(n * n) as usize {
+            let (byte, bit) = (sq / 8, 1usize << (sq % 8));
+            for s in 0..4 {
+                let (b, w) = (black[s][byte][bit], white[s][byte][bit]);
+                place[0][sq][s] = b.wrapping_add(side);
+                place[1][sq][s] = w.wrapping_sub(side);
+                flip[sq][s] = b.wrapping_sub(w);
             }
         }
-        KeyTables { black, white, side: K::from_u128(side_weight(n)), groups, centre, square }
+        KeyTables { black, white, side, groups, centre, place, flip }
     }
 }
 
@@ -244,27 +266,37 @@ pub fn image_keys<G: Keyed>(p: &Position<G>) -> [G::Key; 4] {
 /// side to move plays on `square`, flipping `flipped`, from the keys of the
 /// parent's four images (`keys`, as [`image_keys`] gives them): each key
 /// changes by the placed disc, the flipped discs and the side to move, so a
-/// child costs a few additions instead of four packings. Equal to
-/// `image_keys(&parent.play(square))`.
+/// child costs an addition per image and disc (four lanes of one vector
+/// where the key is a u64) instead of four packings. Equal to
+/// `image_keys(&parent.play(square))`; `tables` are `G::key_tables()`,
+/// fetched once by a caller that makes many children.
 #[inline(always)]
-pub fn child_image_keys<G: Keyed>(parent: &Position<G>, keys: &[u128; 4], square: u32, flipped: u64) -> [u128; 4] {
-    let t = G::key_tables();
+pub fn child_image_keys<G: Keyed>(
+    tables: &KeyTables<G::Key>,
+    parent: &Position<G>,
+    keys: &[G::Key; 4],
+    square: u32,
+    flipped: u64,
+) -> [G::Key; 4] {
     let black = parent.side_to_move() == Color::Black;
-    let side = const { side_weight(G::N) };
-    let mut out = [0u128; 4];
-    for (s, out) in out.iter_mut().enumerate() {
-        let w = &t.square[s];
-        let (placed_b, placed_w) = w[square as usize];
-        let mut k = keys[s].wrapping_add(if black { placed_b.wrapping_add(side) } else { placed_w.wrapping_sub(side) });
-        let mut f = flipped;
+    let placed = &tables.place[usize::from(!black)][square as usize];
+    let mut k: [G::Key; 4] = std::array::from_fn(|s| keys[s].wrapping_add(placed[s]));
+    let mut f = flipped;
+    // (the colour's branch outside the loop: one direction per child)
+    if black {
         while f != 0 {
-            let (b, wh) = w[f.trailing_zeros() as usize];
-            k = if black { k.wrapping_add(b).wrapping_sub(wh) } else { k.wrapping_add(wh).wrapping_sub(b) };
+            let d = &tables.flip[f.trailing_zeros() as usize];
+            k = std::array::from_fn(|s| k[s].wrapping_add(d[s]));
             f &= f - 1;
         }
-        *out = k;
+    } else {
+        while f != 0 {
+            let d = &tables.flip[f.trailing_zeros() as usize];
+            k = std::array::from_fn(|s| k[s].wrapping_sub(d[s]));
+            f &= f - 1;
+        }
     }
-    out
+    k
 }
 
 /// Dense key of the position itself.
@@ -318,12 +350,12 @@ mod tests {
     fn child_keys_by_addition_equal_packed_keys() {
         fn check<G: Keyed>(games: usize) {
             crate::board::random_games::<G>(games, 0x2545_F491_4F6C_DD1D, |p| {
-                let keys = image_keys(p).map(PackedKey::to_u128);
+                let keys = image_keys(p);
                 for sq in p.legal_moves() {
                     let c = p.play(sq);
                     let flipped = c.opponent().0 & p.opponent().0;
-                    let want = image_keys(&c).map(PackedKey::to_u128);
-                    assert_eq!(child_image_keys(p, &keys, sq, flipped), want, "{p:?} {sq}");
+                    let want = image_keys(&c);
+                    assert_eq!(child_image_keys(G::key_tables(), p, &keys, sq, flipped), want, "{p:?} {sq}");
                 }
             });
         }

@@ -22,7 +22,7 @@ use crate::board::cpu::{Avx2, CpuLevel, on_cpu};
 use crate::board::{Color, Position};
 use crate::census::{Counts, GameSpread, LayerBy, add_games};
 use crate::formats::framed::FrameError;
-use crate::key::dense::{child_image_keys, image_keys, side_weight, unpack};
+use crate::key::dense::{KeyTables, child_image_keys, image_keys, side_weight, unpack};
 use crate::key::occupancy::{canonical_occupancy, least_image, occupancy_images};
 use crate::key::{Keyed, PackedKey, canonical_key};
 
@@ -481,7 +481,8 @@ struct Worker<'a, G: Keyed> {
     /// The images of each square (of its bit) under the four symmetries,
     /// which make a child's occupancy images from its parent's.
     square_images: [[u64; 4]; 64],
-    geometry: std::marker::PhantomData<G>,
+    /// The board's key tables (fetched once, not at every child).
+    tables: &'static KeyTables<G::Key>,
 }
 
 impl<'a, G: Keyed> Worker<'a, G> {
@@ -524,7 +525,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
             square_images: std::array::from_fn(|sq| {
                 if sq < G::SQUARES as usize { occupancy_images::<G>(1 << sq) } else { [0; 4] }
             }),
-            geometry: std::marker::PhantomData,
+            tables: G::key_tables(),
         }
     }
 
@@ -679,7 +680,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
         // the parent's own key is the least of its images' keys, and the
         // images give every child's keys by additions (made once a child is
         // kept: a slice of the next layer keeps some partitions only)
-        let mut keys: Option<[u128; 4]> = None;
+        let mut keys: Option<[G::Key; 4]> = None;
         let mut left = legal;
         while left != 0 {
             let sq = left.trailing_zeros();
@@ -697,12 +698,13 @@ impl<'a, G: Keyed> Worker<'a, G> {
             if self.split[j].absent() {
                 continue;
             }
-            let keys = keys.get_or_insert_with(|| image_keys(p).map(PackedKey::to_u128));
+            let keys = keys.get_or_insert_with(|| image_keys(p));
             let flipped = flips::<G, FAST>(me, opp, sq);
-            let ck = child_image_keys(p, keys, sq, flipped);
+            let ck = child_image_keys(self.tables, p, keys, sq, flipped);
             let canon = ck[0].min(ck[1]).min(ck[2].min(ck[3]));
-            debug_assert_eq!(canon, canonical_key(&p.play(sq)).to_u128());
-            self.push(G::Key::from_u128(canon), m, j)?;
+            debug_assert_eq!(canon, canonical_key(&p.play(sq)));
+            self.push(canon, m, j)?;
+            let canon = canon.to_u128();
             if self.by == LayerBy::Discs {
                 let (c_me, c_opp) = crate::board::movegen::play(me, opp, sq, flipped);
                 if moves::<G, FAST>(c_me, c_opp) == 0 && moves::<G, FAST>(c_opp, c_me) != 0 {
