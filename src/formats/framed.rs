@@ -555,6 +555,26 @@ pub fn put_varint(out: &mut Vec<u8>, v: u128) {
     }
 }
 
+/// Appends `a` then `b` as unsigned LEB128 (a record's key delta and
+/// multiplicity): where both are below 2^56, the two words are written
+/// into sixteen bytes reserved at once and the unused bytes cut off.
+#[inline(always)]
+pub fn put_varint_pair(out: &mut Vec<u8>, a: u128, b: u128) {
+    if a < 1 << 56 && b < 1 << 56 {
+        let (wa, na) = spread_7bit_groups(a as u64);
+        let (wb, nb) = spread_7bit_groups(b as u64);
+        let at = out.len();
+        out.extend_from_slice(&[0; 16]);
+        out[at..at + 8].copy_from_slice(&wa.to_le_bytes());
+        let second = at + na as usize;
+        out[second..second + 8].copy_from_slice(&wb.to_le_bytes());
+        out.truncate(second + nb as usize);
+    } else {
+        put_varint(out, a);
+        put_varint(out, b);
+    }
+}
+
 /// [`put_varint`] of a number of 56 bits or more, byte by byte (out of
 /// line, so that the common case inlines small).
 #[inline(never)]
@@ -695,6 +715,23 @@ mod tests {
         let values: Vec<u128> =
             (0..200_000u32).map(|i| (u64::MAX >> (8 + (i * 7) % 57)) as u128 / (1 + i as u128 % 3)).collect();
         assert!(varints_read_back(&values) > 90_000);
+    }
+
+    /// A pair written at once is the two numbers written one after the
+    /// other, byte for byte, either side of 2^56 and at the extremes.
+    #[test]
+    fn varint_pairs_are_two_varints() {
+        let mut edges: Vec<u128> = vec![0, 1, 127, 128, (1 << 56) - 1, 1 << 56, u64::MAX as u128, u128::MAX];
+        edges.extend((0..128).map(|i| (u128::MAX >> i) ^ (i as u128 * 0x9E37_79B9)));
+        let (mut pairs, mut singles) = (Vec::new(), Vec::new());
+        for &a in &edges {
+            for &b in &edges {
+                put_varint_pair(&mut pairs, a, b);
+                put_varint(&mut singles, a);
+                put_varint(&mut singles, b);
+            }
+        }
+        assert_eq!(pairs, singles);
     }
 
     #[test]

@@ -26,7 +26,7 @@ use super::expand::Expansion;
 use crate::census::LayerCounts;
 use crate::formats::atomic::atomic_write_with;
 use crate::formats::framed::{
-    FileKind, FrameError, FramedReader, PayloadReader, encode, get_varint, put_varint, read_head_file, write_end,
+    FileKind, FrameError, FramedReader, PayloadReader, encode, get_varint, put_varint_pair, read_head_file, write_end,
     write_head_file, write_preamble, write_section, write_section_streaming,
 };
 
@@ -427,8 +427,7 @@ impl RunEncoder {
     #[inline(always)]
     pub fn push(&mut self, key: u128, m: u128) {
         debug_assert!(self.records == 0 || key > self.prev, "records out of order");
-        put_varint(&mut self.body, key - self.prev);
-        put_varint(&mut self.body, m);
+        put_varint_pair(&mut self.body, key - self.prev, m);
         self.prev = key;
         self.records += 1;
     }
@@ -465,8 +464,7 @@ pub fn write_part(
                 if prev.is_some_and(|p| k <= p) {
                     return Err(io::Error::other("records out of order"));
                 }
-                put_varint(&mut buf, k - prev.unwrap_or(0));
-                put_varint(&mut buf, m);
+                put_varint_pair(&mut buf, k - prev.unwrap_or(0), m);
                 prev = Some(k);
                 count += 1;
                 if buf.len() >= 1 << 16 {
@@ -961,8 +959,7 @@ fn write_merged_run<W: Write + io::Seek>(
         let mut buf = Vec::with_capacity(1 << 16);
         let mut prev = 0u128;
         if let Err(e) = merge_offsets(source, offsets, fan_in, &mut |(k, m)| {
-            put_varint(&mut buf, k - prev);
-            put_varint(&mut buf, m);
+            put_varint_pair(&mut buf, k - prev, m);
             prev = k;
             if buf.len() >= 1 << 16 {
                 h.put(&buf)?;

@@ -332,8 +332,7 @@ pub fn frame_run(partition: u32, run: &[Record]) -> Vec<u8> {
     let mut body = Vec::new();
     let mut prev = 0u128;
     for &(k, m) in run {
-        crate::formats::framed::put_varint(&mut body, k.wrapping_sub(prev));
-        crate::formats::framed::put_varint(&mut body, m);
+        crate::formats::framed::put_varint_pair(&mut body, k.wrapping_sub(prev), m);
         prev = k;
     }
     let mut out = Vec::new();
