@@ -126,6 +126,16 @@ impl Symmetry {
 }
 
 /// The images of `x` under the four symmetries of [`Symmetry::START`], in
+/// The size of an orbit under the four symmetries of the start, from the
+/// number of them that fix its members (1, 2 or 4; a group of four has no
+/// subgroup of three): `4 / fixed`, as a shift (the division it replaces
+/// was a tenth of classifying a class of the last layer).
+#[inline(always)]
+pub const fn orbit_size(fixed: u32) -> u32 {
+    debug_assert!(fixed == 1 || fixed == 2 || fixed == 4);
+    4 >> (fixed >> 1)
+}
+
 /// that order: one transposition and two turns.
 #[inline(always)]
 pub fn start_images<G: Geometry>(x: u64) -> [u64; 4] {
@@ -202,6 +212,15 @@ mod tests {
     use super::*;
     use crate::board::{B4, B6, B8};
     use proptest::prelude::*;
+
+    /// The orbit times its stabiliser is the group, for every stabiliser
+    /// a subgroup of four can have.
+    #[test]
+    fn orbit_sizes_divide_the_group() {
+        for fixed in [1, 2, 4] {
+            assert_eq!(orbit_size(fixed) * fixed, 4);
+        }
+    }
 
     /// Exactly the four of [`Symmetry::START`] fix the start position.
     #[test]

@@ -17,7 +17,7 @@ pub fn canonical_key<G: Keyed>(p: &Position<G>) -> G::Key {
 pub fn canonical_and_orbit<G: Keyed>(p: &Position<G>) -> (G::Key, u32) {
     let k = image_keys(p);
     let fixed = 1 + (k[1] == k[0]) as u32 + (k[2] == k[0]) as u32 + (k[3] == k[0]) as u32;
-    (k[0].min(k[1]).min(k[2].min(k[3])), 4 / fixed)
+    (k[0].min(k[1]).min(k[2].min(k[3])), crate::symmetry::orbit_size(fixed))
 }
 
 #[cfg(test)]

@@ -27,7 +27,7 @@ pub fn canonical_occupancy<G: Geometry>(occ: u64) -> (u64, u32) {
 #[inline(always)]
 pub fn least_image(i: &[u64; 4]) -> (u64, u32) {
     let fixed = 1 + (i[1] == i[0]) as u32 + (i[2] == i[0]) as u32 + (i[3] == i[0]) as u32;
-    (i[0].min(i[1]).min(i[2].min(i[3])), 4 / fixed)
+    (i[0].min(i[1]).min(i[2].min(i[3])), crate::symmetry::orbit_size(fixed))
 }
 
 #[cfg(test)]

@@ -640,8 +640,8 @@ impl<'a, G: Keyed> Worker<'a, G> {
         // fixes its occupancy and the mover's discs
         let occupancy = occupancy_images::<G>(me | opp);
         let movers = if occupancy[1..].contains(&occupancy[0]) { occupancy_images::<G>(me) } else { [0; 4] };
-        let fixed = 1 + (1..4).filter(|&s| occupancy[s] == occupancy[0] && movers[s] == me).count() as u64;
-        let orbit = 4 / fixed;
+        let fixed = 1 + (1..4).filter(|&s| occupancy[s] == occupancy[0] && movers[s] == me).count() as u32;
+        let orbit = crate::symmetry::orbit_size(fixed) as u64;
         let f = &mut self.found;
         f.counts.classes += 1;
         f.counts.positions += orbit;
