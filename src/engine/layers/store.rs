@@ -936,9 +936,12 @@ impl LoserTree {
         let mut win = l;
         let mut n = (self.size + l) / 2;
         while n >= 1 {
-            if self.beats(self.nodes[n], win) {
-                std::mem::swap(&mut self.nodes[n], &mut win);
-            }
+            // the loser stays at the node, the winner goes on up: selects,
+            // not a branch (which run wins is not predictable)
+            let other = self.nodes[n];
+            let beaten = self.beats(other, win);
+            self.nodes[n] = std::hint::select_unpredictable(beaten, win, other);
+            win = std::hint::select_unpredictable(beaten, other, win);
             n /= 2;
         }
         self.nodes[0] = win;
