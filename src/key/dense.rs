@@ -142,6 +142,11 @@ pub struct KeyTables<K> {
     /// Per square, for each image: what a white disc there turned black
     /// adds to the image's key (a black disc turned white subtracts it).
     flip: Box<[[K; 4]; 64]>,
+    /// What the discs of `groups[t][g]` add to the key of each symmetry
+    /// image, and likewise the centre's (`centre[c]`): unpacking a key
+    /// sums them into the keys of all four images at once.
+    group_images: Vec<[[K; 4]; 243]>,
+    centre_images: [[K; 4]; 16],
 }
 
 /// Digits per unpacking chunk: 3^20 < 2^32.
@@ -238,7 +243,17 @@ impl<K: PackedKey> KeyTables<K> {
                 flip[sq][s] = b.wrapping_sub(w);
             }
         }
-        KeyTables { black, white, side, groups, centre, place, flip }
+        // the key of image `s` of some discs, the side term left out
+        let partial = |b: u64, w: u64, s: usize| {
+            (0..8).fold(K::default(), |k, i| {
+                k.wrapping_add(black[s][i][(b >> (8 * i)) as usize & 0xff])
+                    .wrapping_add(white[s][i][(w >> (8 * i)) as usize & 0xff])
+            })
+        };
+        let images = |&(b, w): &(u64, u64)| -> [K; 4] { std::array::from_fn(|s| partial(b, w, s)) };
+        let group_images = groups.iter().map(|table| std::array::from_fn(|g| images(&table[g]))).collect();
+        let centre_images = std::array::from_fn(|c| images(&centre[c]));
+        KeyTables { black, white, side, groups, centre, place, flip, group_images, centre_images }
     }
 }
 
@@ -308,16 +323,45 @@ pub fn pack<G: Keyed>(p: &Position<G>) -> G::Key {
 /// The position of a dense key.
 #[inline]
 pub fn unpack<G: Keyed>(key: G::Key) -> Result<Position<G>, KeyError> {
+    walk_digits::<G, false>(G::key_tables(), key).map(|(p, _)| p)
+}
+
+/// The position of a dense key and the dense keys of its four symmetry
+/// images (as [`image_keys`] gives them), summed from tables as the digits
+/// are read: a parent's images for its children's keys, at a table lookup
+/// a group of five digits instead of a packing per image.
+#[inline]
+pub fn unpack_with_images<G: Keyed>(
+    tables: &KeyTables<G::Key>,
+    key: G::Key,
+) -> Result<(Position<G>, [G::Key; 4]), KeyError> {
+    walk_digits::<G, true>(tables, key)
+}
+
+/// Reads the digits of `key`: the position, and with `IMAGES` the keys of
+/// its images (zeros without).
+#[inline(always)]
+fn walk_digits<G: Keyed, const IMAGES: bool>(
+    t: &KeyTables<G::Key>,
+    key: G::Key,
+) -> Result<(Position<G>, [G::Key; 4]), KeyError> {
     let v = key.to_u128();
     if v >= const { max_dense(G::N) } {
         return Err(KeyError::OutOfRange);
     }
-    let t = G::key_tables();
+    let add = |keys: &mut [G::Key; 4], more: &[G::Key; 4]| {
+        if IMAGES {
+            *keys = std::array::from_fn(|s| keys[s].wrapping_add(more[s]));
+        }
+    };
     let (mut b, mut w) = t.centre[(v & 15) as usize];
+    let mut keys = [G::Key::default(); 4];
+    add(&mut keys, &t.centre_images[(v & 15) as usize]);
     let mut rest = v >> 4;
     let three_m = const { side_weight(G::N) / 16 };
     let side = if rest >= three_m {
         rest -= three_m;
+        add(&mut keys, &[t.side; 4]);
         Color::White
     } else {
         Color::Black
@@ -327,15 +371,17 @@ pub fn unpack<G: Keyed>(key: G::Key) -> Result<Position<G>, KeyError> {
         let (q, r) = divrem_chunk(rest);
         let mut c = r as u32;
         for _ in 0..CHUNK_DIGITS / GROUP_DIGITS {
-            let (bb, ww) = t.groups[group][(c % GROUP) as usize];
+            let g = (c % GROUP) as usize;
+            let (bb, ww) = t.groups[group][g];
             b |= bb;
             w |= ww;
+            add(&mut keys, &t.group_images[group][g]);
             c /= GROUP;
             group += 1;
         }
         rest = q;
     }
-    Ok(Position::from_colors_unchecked(b, w, side))
+    Ok((Position::from_colors_unchecked(b, w, side), keys))
 }
 
 #[cfg(test)]
@@ -356,6 +402,24 @@ mod tests {
                     let flipped = c.opponent().0 & p.opponent().0;
                     let want = image_keys(&c);
                     assert_eq!(child_image_keys(G::key_tables(), p, &keys, sq, flipped), want, "{p:?} {sq}");
+                }
+            });
+        }
+        check::<B4>(200);
+        check::<B6>(200);
+        check::<B8>(200);
+    }
+
+    /// Unpacking with the images gives the position unpacked alone and
+    /// the keys packed from its images, on every position of random games.
+    #[test]
+    fn images_summed_while_unpacking_equal_packed_images() {
+        fn check<G: Keyed>(games: usize) {
+            crate::board::random_games::<G>(games, 0x9E37_79B9_7F4A_7C15, |p| {
+                for q in [*p, p.pass()] {
+                    let (u, keys) = unpack_with_images::<G>(G::key_tables(), pack(&q)).unwrap();
+                    assert_eq!(u, q);
+                    assert_eq!(keys, image_keys(&q), "{q:?}");
                 }
             });
         }

@@ -22,7 +22,7 @@ use crate::board::cpu::{Avx2, CpuLevel, on_cpu};
 use crate::board::{Color, Position};
 use crate::census::{Counts, GameSpread, LayerBy, add_games};
 use crate::formats::framed::FrameError;
-use crate::key::dense::{KeyTables, child_image_keys, image_key, side_weight, unpack};
+use crate::key::dense::{KeyTables, child_image_keys, image_keys, side_weight, unpack, unpack_with_images};
 use crate::key::occupancy::{canonical_occupancy, least_image, occupancy_images};
 use crate::key::{Keyed, PackedKey, canonical_key};
 
@@ -594,7 +594,14 @@ impl<'a, G: Keyed> Worker<'a, G> {
         self.chunk_shapes.clear();
         for (i, &(stored, m)) in chunk.iter().enumerate() {
             let key = G::Key::from_u128(from_stored(stored, Self::SIDE));
-            let p = unpack::<G>(key).map_err(|e| {
+            // a parent's images' keys make its children's (read with its
+            // digits); a class of the last layer needs its position only
+            let unpacked = if self.generate {
+                unpack_with_images::<G>(self.tables, key)
+            } else {
+                unpack::<G>(key).map(|p| (p, [key; 4]))
+            };
+            let (p, keys) = unpacked.map_err(|e| {
                 LayersError::File(FrameError::Corrupt {
                     path: part.to_path_buf(),
                     kind: "layer file",
@@ -611,7 +618,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
                     m.checked_mul(legal.count_ones() as u128).expect("game count overflow (more than 2^128 games)");
                 self.found.entering.games = add_games(self.found.entering.games, games);
                 if self.generate {
-                    self.children::<FAST>(&p, key, m, legal, &occupancy)?;
+                    self.children::<FAST>(&p, &keys, m, legal, &occupancy)?;
                 }
             } else if moves::<G, FAST>(opp, me) != 0 {
                 self.passing(&p, stored, m, orbit, shape)?;
@@ -664,26 +671,23 @@ impl<'a, G: Keyed> Worker<'a, G> {
         (orbit, shape, occupancy)
     }
 
-    /// Buffers the children of parent `p` (its class's representative, of
-    /// dense key `key`, reached by `m` games), one for each move of
-    /// `legal`: by discs, a child that must pass is followed by the same
-    /// board with the other side to move.
+    /// Buffers the children of parent `p` (its class's representative,
+    /// whose images have the dense keys `keys`, reached by `m` games), one
+    /// for each move of `legal`: by discs, a child that must pass is
+    /// followed by the same board with the other side to move.
     #[inline(always)]
     fn children<const FAST: bool>(
         &mut self,
         p: &Position<G>,
-        key: G::Key,
+        keys: &[G::Key; 4],
         m: u128,
         legal: u64,
         occupancy: &[u64; 4],
     ) -> Result<(), LayersError> {
         let (me, opp) = (p.mover().0, p.opponent().0);
         let black = p.side_to_move() == Color::Black;
-        // the parent's own key is the least of its images' keys, the key of
-        // its first image (the identity), and the images give every child's
-        // keys by additions (made once a child is kept: a slice of the next
-        // layer keeps some partitions only)
-        let mut keys: Option<[G::Key; 4]> = None;
+        // the images' keys give every child's keys by additions
+        debug_assert_eq!(*keys, image_keys(p));
         let mut left = legal;
         while left != 0 {
             let sq = left.trailing_zeros();
@@ -701,10 +705,6 @@ impl<'a, G: Keyed> Worker<'a, G> {
             if self.split[j].absent() {
                 continue;
             }
-            let keys = keys.get_or_insert_with(|| {
-                debug_assert_eq!(image_key(p, 0), key);
-                [key, image_key(p, 1), image_key(p, 2), image_key(p, 3)]
-            });
             let flipped = flips::<G, FAST>(me, opp, sq);
             let ck = child_image_keys(self.tables, p, keys, sq, flipped);
             let canon = ck[0].min(ck[1]).min(ck[2].min(ck[3]));
