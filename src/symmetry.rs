@@ -136,6 +136,16 @@ pub const fn orbit_size(fixed: u32) -> u32 {
     4 >> (fixed >> 1)
 }
 
+/// The least of the four images of something under [`Symmetry::START`]
+/// (in that order, the first the thing itself: an occupancy, a key) and
+/// the size of its orbit: the images equal to the first are those of the
+/// symmetries that fix it.
+#[inline(always)]
+pub fn least_image<T: Ord + Copy>(i: &[T; 4]) -> (T, u32) {
+    let fixed = 1 + (i[1] == i[0]) as u32 + (i[2] == i[0]) as u32 + (i[3] == i[0]) as u32;
+    (i[0].min(i[1]).min(i[2].min(i[3])), orbit_size(fixed))
+}
+
 /// that order: one transposition and two turns.
 #[inline(always)]
 pub fn start_images<G: Geometry>(x: u64) -> [u64; 4] {

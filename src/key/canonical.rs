@@ -15,9 +15,7 @@ pub fn canonical_key<G: Keyed>(p: &Position<G>) -> G::Key {
 /// or 4: the number of distinct positions among the four images).
 #[inline(always)]
 pub fn canonical_and_orbit<G: Keyed>(p: &Position<G>) -> (G::Key, u32) {
-    let k = image_keys(p);
-    let fixed = 1 + (k[1] == k[0]) as u32 + (k[2] == k[0]) as u32 + (k[3] == k[0]) as u32;
-    (k[0].min(k[1]).min(k[2].min(k[3])), crate::symmetry::orbit_size(fixed))
+    crate::symmetry::least_image(&image_keys(p))
 }
 
 #[cfg(test)]

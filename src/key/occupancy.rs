@@ -22,13 +22,8 @@ pub fn canonical_occupancy<G: Geometry>(occ: u64) -> (u64, u32) {
     least_image(&occupancy_images::<G>(occ))
 }
 
-/// The least of four images (in the order of [`crate::symmetry::Symmetry::START`], the
-/// first the occupancy itself) and the size of its orbit.
-#[inline(always)]
-pub fn least_image(i: &[u64; 4]) -> (u64, u32) {
-    let fixed = 1 + (i[1] == i[0]) as u32 + (i[2] == i[0]) as u32 + (i[3] == i[0]) as u32;
-    (i[0].min(i[1]).min(i[2].min(i[3])), crate::symmetry::orbit_size(fixed))
-}
+/// The least of an occupancy's four images and the size of its orbit.
+pub use crate::symmetry::least_image;
 
 #[cfg(test)]
 mod tests {

@@ -596,6 +596,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
             let key = G::Key::from_u128(from_stored(stored, Self::SIDE));
             // a parent's images' keys make its children's (read with its
             // digits); a class of the last layer needs its position only
+            // (its own key stands in for the images' keys, never read)
             let unpacked = if self.generate {
                 unpack_with_images::<G>(self.tables, key)
             } else {
