@@ -543,7 +543,9 @@ pub fn census_with<G: Keyed>(
         wake: Condvar::new(),
         waiting: AtomicUsize::new(0),
         abort: AtomicBool::new(false),
-        pause: AtomicBool::new(false),
+        // A stop asked before the walkers start parks them at their first
+        // step, so that it is honoured however short the census would be.
+        pause: AtomicBool::new(control.stop.load(Ordering::SeqCst) && control.checkpoint.is_some()),
         parking: Mutex::new(Parking { snapshots: Vec::new(), exited: 0, epoch: 0 }),
         parked: Condvar::new(),
         threads,
@@ -615,10 +617,10 @@ fn supervise<G: Keyed>(
 ) -> Option<Result<PathBuf, String>> {
     let mut next_save = control.checkpoint.as_ref().map(|p| Instant::now() + p.every);
     while !finished() {
-        std::thread::sleep(Duration::from_millis(10));
         let stop = control.stop.load(Ordering::SeqCst);
         let due = next_save.is_some_and(|t| Instant::now() >= t);
         if !(stop || due) {
+            std::thread::sleep(Duration::from_millis(10));
             continue;
         }
         let Some(plan) = &control.checkpoint else {
