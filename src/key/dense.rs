@@ -124,14 +124,21 @@ keyed!(B8, u128);
 /// to the dense key of symmetry image `s` of black discs `value` in byte
 /// `byte` of the black bitboard; likewise `white`.
 ///
-/// For unpacking, `groups[t][g]` gives the black and white squares of the
-/// five base-3 digits `5t..5t+5` whose value is `g` (0..243), and
-/// `centre[c]` those of the four centre bits `c`.
+/// For unpacking with the images' keys, `groups[t][g]` gives the black
+/// and white squares of the five base-3 digits `5t..5t+5` whose value is
+/// `g` (0..243) (`group_images` their keys); for unpacking alone, `wide`
+/// does so for eight digits; `centre[c]` gives those of the four centre
+/// bits `c`.
 pub struct KeyTables<K> {
     black: Box<[[[K; 256]; 8]; 4]>,
     white: Box<[[[K; 256]; 8]; 4]>,
     side: K,
     groups: Vec<[(u64, u64); 243]>,
+    /// For unpacking without images: `wide[t][g]`, the black and white
+    /// squares of the eight digits `8t..8t+8` whose value is `g` (0..6561);
+    /// 105 KB a table, two for each half of sixteen digits (4 on 6x6, 8 on
+    /// 8x8).
+    wide: Vec<[(u64, u64); WIDE]>,
     centre: [(u64, u64); 16],
     /// Per square, for each symmetry image: what a disc placed there by
     /// Black (`[0]`) or by White (`[1]`) adds to the image's key, the
@@ -154,6 +161,11 @@ const CHUNK_DIGITS: u32 = 20;
 const CHUNK: u64 = 3u64.pow(CHUNK_DIGITS);
 const GROUP_DIGITS: u32 = 5;
 const GROUP: u32 = 243;
+/// Digits per wide group (unpacking without images) and their values;
+/// two wide groups make a half of sixteen digits, 3^16 < 2^26.
+const WIDE_DIGITS: u32 = 8;
+const WIDE: usize = 6561;
+const HALF: u64 = 3u64.pow(2 * WIDE_DIGITS);
 
 /// `(v / 3^20, v % 3^20)`: a u64 division by a constant where `v` fits,
 /// else one 128-by-64-bit division (on 8x8 keys 20.6 ns an unpacking
@@ -201,26 +213,34 @@ impl<K: PackedKey> KeyTables<K> {
         let order = spiral_order(n);
         let outer = n * n - 4;
         let chunks = outer.div_ceil(CHUNK_DIGITS);
+        // the black and white squares of the `digits` digits from `first`
+        // whose value is `g`
+        let squares = |first: u32, digits: u32, g: usize| {
+            let (mut b, mut w, mut rest) = (0u64, 0u64, g as u32);
+            for digit in first..first + digits {
+                let v = rest % 3;
+                rest /= 3;
+                if digit >= outer || v == 0 {
+                    continue;
+                }
+                let bit = 1u64 << order[(4 + digit) as usize];
+                if v == 1 {
+                    b |= bit;
+                } else {
+                    w |= bit;
+                }
+            }
+            (b, w)
+        };
         let mut groups = vec![[(0u64, 0u64); 243]; (chunks * CHUNK_DIGITS / GROUP_DIGITS) as usize];
         for (t, table) in groups.iter_mut().enumerate() {
             for (g, entry) in table.iter_mut().enumerate() {
-                let mut rest = g as u32;
-                for d in 0..GROUP_DIGITS {
-                    let digit = t as u32 * GROUP_DIGITS + d;
-                    let v = rest % 3;
-                    rest /= 3;
-                    if digit >= outer || v == 0 {
-                        continue;
-                    }
-                    let bit = 1u64 << order[(4 + digit) as usize];
-                    if v == 1 {
-                        entry.0 |= bit;
-                    } else {
-                        entry.1 |= bit;
-                    }
-                }
+                *entry = squares(t as u32 * GROUP_DIGITS, GROUP_DIGITS, g);
             }
         }
+        let wide = (0..Self::halves(n) * 2)
+            .map(|t| std::array::from_fn(|g| squares(t * WIDE_DIGITS, WIDE_DIGITS, g)))
+            .collect();
         let mut centre = [(0u64, 0u64); 16];
         for (c, entry) in centre.iter_mut().enumerate() {
             for (i, &sq) in order.iter().take(4).enumerate() {
@@ -253,7 +273,13 @@ impl<K: PackedKey> KeyTables<K> {
         let images = |&(b, w): &(u64, u64)| -> [K; 4] { std::array::from_fn(|s| partial(b, w, s)) };
         let group_images = groups.iter().map(|table| std::array::from_fn(|g| images(&table[g]))).collect();
         let centre_images = std::array::from_fn(|c| images(&centre[c]));
-        KeyTables { black, white, side, groups, centre, place, flip, group_images, centre_images }
+        KeyTables { black, white, side, groups, wide, centre, place, flip, group_images, centre_images }
+    }
+
+    /// Halves of sixteen digits that the outer squares of board side `n`
+    /// need: 1 on 4x4, 2 on 6x6, 4 on 8x8.
+    const fn halves(n: u32) -> u32 {
+        (n * n - 4).div_ceil(2 * WIDE_DIGITS)
     }
 }
 
@@ -320,10 +346,60 @@ pub fn pack<G: Keyed>(p: &Position<G>) -> G::Key {
     image_key(p, 0)
 }
 
+/// A dense key's parts: the index of its centre's four bits, the side to
+/// move and the value of its outer digits.
+#[inline(always)]
+fn split_key<G: Keyed>(key: G::Key) -> Result<(usize, Color, u128), KeyError> {
+    let v = key.to_u128();
+    if v >= const { max_dense(G::N) } {
+        return Err(KeyError::OutOfRange);
+    }
+    let outer = v >> 4;
+    let three_m = const { side_weight(G::N) / 16 };
+    Ok(if outer >= three_m {
+        ((v & 15) as usize, Color::White, outer - three_m)
+    } else {
+        ((v & 15) as usize, Color::Black, outer)
+    })
+}
+
 /// The position of a dense key.
 #[inline]
 pub fn unpack<G: Keyed>(key: G::Key) -> Result<Position<G>, KeyError> {
-    walk_digits::<G, false>(G::key_tables(), key).map(|(p, _)| p)
+    let t = G::key_tables();
+    let (centre, side, rest) = split_key::<G>(key)?;
+    let (mut b, mut w) = t.centre[centre];
+    // the outer digits as halves of sixteen, each two wide groups: a fixed
+    // number of lookups (no loop that ends with the digits), the halves
+    // independent of each other; 6x6 layer 17 in its order: 13.3 -> 4.1 ns
+    // a key, 8x8 ply 12: 17.0 -> 10.8 ns (`examples/unpack_probe`)
+    let mut half = |i: usize, h: u64| {
+        let h = h as u32;
+        let (lo, hi) = (t.wide[2 * i][(h % WIDE as u32) as usize], t.wide[2 * i + 1][(h / WIDE as u32) as usize]);
+        b |= lo.0 | hi.0;
+        w |= lo.1 | hi.1;
+    };
+    match const { KeyTables::<G::Key>::halves(G::N) } {
+        1 => half(0, rest as u64),
+        2 => {
+            let rest = rest as u64;
+            half(0, rest % HALF);
+            half(1, rest / HALF);
+        }
+        _ => {
+            // one 128-by-64-bit division (a library call; an x86 `div` or
+            // a floating-point estimate corrected measured no faster), then
+            // two of 64 bits
+            let high = rest / (HALF * HALF) as u128;
+            let low = (rest - high * (HALF * HALF) as u128) as u64;
+            let high = high as u64;
+            half(0, low % HALF);
+            half(1, low / HALF);
+            half(2, high % HALF);
+            half(3, high / HALF);
+        }
+    }
+    Ok(Position::from_colors_unchecked(b, w, side))
 }
 
 /// The position of a dense key and the dense keys of its four symmetry
@@ -332,40 +408,18 @@ pub fn unpack<G: Keyed>(key: G::Key) -> Result<Position<G>, KeyError> {
 /// a group of five digits instead of a packing per image.
 #[inline]
 pub fn unpack_with_images<G: Keyed>(
-    tables: &KeyTables<G::Key>,
-    key: G::Key,
-) -> Result<(Position<G>, [G::Key; 4]), KeyError> {
-    walk_digits::<G, true>(tables, key)
-}
-
-/// Reads the digits of `key`: the position, and with `IMAGES` the keys of
-/// its images (zeros without).
-#[inline(always)]
-fn walk_digits<G: Keyed, const IMAGES: bool>(
     t: &KeyTables<G::Key>,
     key: G::Key,
 ) -> Result<(Position<G>, [G::Key; 4]), KeyError> {
-    let v = key.to_u128();
-    if v >= const { max_dense(G::N) } {
-        return Err(KeyError::OutOfRange);
-    }
+    let (centre, side, mut rest) = split_key::<G>(key)?;
     let add = |keys: &mut [G::Key; 4], more: &[G::Key; 4]| {
-        if IMAGES {
-            *keys = std::array::from_fn(|s| keys[s].wrapping_add(more[s]));
-        }
+        *keys = std::array::from_fn(|s| keys[s].wrapping_add(more[s]));
     };
-    let (mut b, mut w) = t.centre[(v & 15) as usize];
-    let mut keys = [G::Key::default(); 4];
-    add(&mut keys, &t.centre_images[(v & 15) as usize]);
-    let mut rest = v >> 4;
-    let three_m = const { side_weight(G::N) / 16 };
-    let side = if rest >= three_m {
-        rest -= three_m;
+    let (mut b, mut w) = t.centre[centre];
+    let mut keys = t.centre_images[centre];
+    if side == Color::White {
         add(&mut keys, &[t.side; 4]);
-        Color::White
-    } else {
-        Color::Black
-    };
+    }
     let mut group = 0;
     while rest != 0 {
         let (q, r) = divrem_chunk(rest);
