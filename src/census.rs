@@ -146,7 +146,7 @@ impl GameSpread {
         assert!(games_each > 0, "a position of a layer is reached by a game");
         let b = (127 - games_each.leading_zeros()) as usize;
         self.positions[b] += positions;
-        self.games[b] = add_games(self.games[b], games_each * positions as u128);
+        self.games[b] = add_games(self.games[b], games_times(games_each, positions));
     }
 
     /// Adds `other`.
@@ -339,6 +339,18 @@ pub type GameCount = u128;
 #[inline(always)]
 pub fn add_games(a: GameCount, b: GameCount) -> GameCount {
     a.checked_add(b).expect("game count overflow (more than 2^128 games)")
+}
+
+/// `a` games times `k` (the moves or positions each goes on to), checked:
+/// one 64-by-64-bit multiplication where `a` fits 64 bits (the product
+/// then fits 128), a checked 128-bit one only beyond.
+#[inline(always)]
+pub fn games_times(a: GameCount, k: u64) -> GameCount {
+    if a >> 64 == 0 {
+        (a as u64 as u128) * k as u128
+    } else {
+        a.checked_mul(k as u128).expect("game count overflow (more than 2^128 games)")
+    }
 }
 
 /// Game counts of one layer, from engines that count paths (the layered
@@ -612,6 +624,18 @@ mod tests {
             counts: Counts { classes, terminal_classes: terminal, positions: classes * 2, ..Counts::default() },
             games: games.map(|(games, ended)| Games { games, ended, ..Games::default() }),
         }
+    }
+
+    /// A game count times a factor equals the 128-bit product on both
+    /// sides of 2^64, and a product beyond 2^128 is refused.
+    #[test]
+    fn games_times_is_the_checked_product() {
+        for a in [0u128, 1, 7, u64::MAX as u128, 1 << 64, (1 << 64) + 3, u128::MAX / 64] {
+            for k in [0u64, 1, 2, 4, 33, 64] {
+                assert_eq!(games_times(a, k), a.checked_mul(k as u128).unwrap(), "{a} {k}");
+            }
+        }
+        assert!(std::panic::catch_unwind(|| games_times(u128::MAX / 2, 3)).is_err());
     }
 
     #[test]

@@ -20,7 +20,7 @@ use super::store::{Entering, PartId, PartReader, Record, RunEncoder, from_stored
 use super::{LayersError, RunContext};
 use crate::board::cpu::{Avx2, CpuLevel, on_cpu};
 use crate::board::{Color, Position};
-use crate::census::{Counts, GameSpread, LayerBy, add_games};
+use crate::census::{Counts, GameSpread, LayerBy, add_games, games_times};
 use crate::formats::framed::FrameError;
 use crate::key::dense::{KeyTables, child_image_keys, image_keys, side_weight, unpack, unpack_with_images};
 use crate::key::occupancy::{canonical_occupancy, least_image, occupancy_images};
@@ -615,8 +615,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
             let (me, opp) = (p.mover().0, p.opponent().0);
             let legal = moves::<G, FAST>(me, opp);
             if legal != 0 {
-                let games =
-                    m.checked_mul(legal.count_ones() as u128).expect("game count overflow (more than 2^128 games)");
+                let games = games_times(m, legal.count_ones() as u64);
                 self.found.entering.games = add_games(self.found.entering.games, games);
                 if self.generate {
                     self.children::<FAST>(&p, &keys, m, legal, &occupancy)?;
