@@ -356,11 +356,8 @@ fn split_key<G: Keyed>(key: G::Key) -> Result<(usize, Color, u128), KeyError> {
     }
     let outer = v >> 4;
     let three_m = const { side_weight(G::N) / 16 };
-    Ok(if outer >= three_m {
-        ((v & 15) as usize, Color::White, outer - three_m)
-    } else {
-        ((v & 15) as usize, Color::Black, outer)
-    })
+    let (side, outer) = if outer >= three_m { (Color::White, outer - three_m) } else { (Color::Black, outer) };
+    Ok(((v & 15) as usize, side, outer))
 }
 
 /// The position of a dense key.
@@ -386,7 +383,7 @@ pub fn unpack<G: Keyed>(key: G::Key) -> Result<Position<G>, KeyError> {
             half(0, rest % HALF);
             half(1, rest / HALF);
         }
-        _ => {
+        4 => {
             // one 128-by-64-bit division (a library call; an x86 `div` or
             // a floating-point estimate corrected measured no faster), then
             // two of 64 bits
@@ -398,6 +395,7 @@ pub fn unpack<G: Keyed>(key: G::Key) -> Result<Position<G>, KeyError> {
             half(2, high % HALF);
             half(3, high / HALF);
         }
+        halves => unreachable!("a dense key of {halves} halves (boards of 4x4, 6x6 and 8x8 only)"),
     }
     Ok(Position::from_colors_unchecked(b, w, side))
 }
