@@ -264,7 +264,7 @@ fn drive<G: Keyed, T: Transport>(
                 watch.sample();
             }
         });
-        let out = Driver::<G, T> { t, root, mine, ctx, watch: &watch, geometry: std::marker::PhantomData }.run(m);
+        let out = Driver::<G, T> { t, root, mine, ctx, watch: &watch, buffers: BufferPool::default() }.run(m);
         done.store(true, Ordering::Relaxed);
         out
     })
@@ -320,7 +320,9 @@ struct Driver<'a, G: Keyed, T: Transport> {
     mine: &'a WorkDir,
     ctx: &'a RunContext<'a>,
     watch: &'a DiskWatch<'a>,
-    geometry: std::marker::PhantomData<G>,
+    /// The workers' child buffers, kept from one expansion to the next in
+    /// one process.
+    buffers: BufferPool<G::Key>,
 }
 
 /// What one expansion into buckets produced, summed over the ranks.
@@ -795,17 +797,17 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
         // the parents of the rounds resumed show as expanded from the start
         let skipped: u64 = inputs.iter().take(per_round * resumed as usize).map(|i| i.records).sum();
         self.show_expanding(m, here, slice, skipped);
-        // the workers' buffers, kept from round to round in one process;
-        // over ranks a round's children wait in messages for the exchange,
-        // and the buffers are not kept beside them
-        let pool = BufferPool::<G::Key>::default();
+        // the workers' buffers, kept from round to round and from one
+        // expansion to the next in one process; over ranks a round's
+        // children wait in messages for the exchange, and the buffers are
+        // not kept beside them
         let expanded = (|| {
             let mut sent = 0u64;
             for i in progress.done as usize..rounds {
                 let outbox = Outbox::new(&buckets, t.rank(), t.ranks(), keep);
                 let group = inputs.chunks(per_round).nth(i).unwrap_or(&[]);
                 let own = BufferPool::default();
-                let pool = if t.ranks() == 1 { &pool } else { &own };
+                let pool = if t.ranks() == 1 { &self.buffers } else { &own };
                 let part = expand::<G>(ctx, by, group, true, &outbox, pool);
                 progress.found.add(&t.agree(part, path)?);
                 let out = outbox.into_messages();
@@ -823,7 +825,11 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
             }
             Ok(sent)
         })();
-        drop(pool); // before the buckets' last compactions
+        if k + 1 >= m.run.limit && slice.is_none_or(|(no, n)| no + 1 >= n) {
+            // no expansion follows in this call: the count of the last
+            // layer goes on while the buffers are freed
+            self.buffers.release();
+        }
         let sent = match expanded {
             Ok(v) => v,
             Err(e) => {

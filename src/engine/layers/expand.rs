@@ -231,42 +231,92 @@ impl<A: Iterator<Item = Record>, B: Iterator<Item = Record>> Iterator for MergeS
     }
 }
 
-/// The workers' child buffers, kept from one round of an expansion for the
-/// next. A buffer is allocated once and spilled before it would grow, but
-/// a worker's buffers are freed when it ends, and the kernel hands the next
-/// round's fresh pages out cleared, one fault a page: half the pages that
-/// a round of two buffer fills writes (7.7% of an 8x8 a(12) run on one
-/// thread, `clear_page_erms` under `Worker::push`). In one process the
-/// driver keeps one pool for the rounds of an expansion and drops it
-/// before the merge; over ranks each round has its own, since a round's
-/// children wait in messages for the exchange.
-pub struct BufferPool<K>(Mutex<Vec<(Vec<Children<K>>, RunEncoder)>>);
+/// The workers' child buffers, kept from one expansion (or round of one)
+/// for the next. A buffer is allocated once and spilled before it would
+/// grow, but a worker's buffers are freed when it ends, and the kernel
+/// hands fresh pages out cleared, one fault a page (7.7% of an 8x8 a(12)
+/// run on one thread, `clear_page_erms` under `Worker::push`), and takes
+/// them back in one thread (the driver's, while every worker waits: 4 s
+/// of a 16-thread a(13) between its last expansion and its count). In one
+/// process the driver keeps one pool for all its expansions and frees it
+/// behind the last ([`BufferPool::release`]); over ranks each round has
+/// its own, since a round's children wait in messages for the exchange.
+///
+/// The pool never holds more than one set of buffers per worker: a set of
+/// another layout (another slice's partitions) is freed before a new one
+/// is allocated, and a release is finished first.
+pub struct BufferPool<K> {
+    held: Mutex<Vec<BufferSet<K>>>,
+    /// The thread freeing the sets released last, until it is joined.
+    freeing: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+/// One worker's buffers: its children per partition and its run encoder.
+type BufferSet<K> = (Vec<Children<K>>, RunEncoder);
 
 impl<K> Default for BufferPool<K> {
     fn default() -> Self {
-        BufferPool(Mutex::new(Vec::new()))
+        BufferPool { held: Mutex::new(Vec::new()), freeing: Mutex::new(None) }
+    }
+}
+
+impl<K> BufferPool<K> {
+    /// Waits until the sets released last are freed.
+    fn freed(&self) {
+        if let Some(h) = self.freeing.lock().expect("buffer pool lock").take() {
+            h.join().expect("the thread freeing buffers panicked");
+        }
     }
 }
 
 impl<K: PackedKey> BufferPool<K> {
     /// A worker's buffers of `capacities` (one per partition), taken from
     /// the pool where a set of that layout is there (emptied by its last
-    /// spill), or else allocated.
-    fn take(&self, capacities: &[usize]) -> (Vec<Children<K>>, RunEncoder) {
-        let mut held = self.0.lock().expect("buffer pool lock");
-        let fits = |(split, _): &(Vec<Children<K>>, RunEncoder)| {
+    /// spill), or else allocated (once the sets of other layouts and any
+    /// release are freed).
+    fn take(&self, capacities: &[usize]) -> BufferSet<K> {
+        let mut held = self.held.lock().expect("buffer pool lock");
+        let fits = |(split, _): &BufferSet<K>| {
             split.len() == capacities.len() && split.iter().zip(capacities).all(|(c, &n)| c.items.capacity() == n)
         };
-        match held.iter().position(fits) {
-            Some(i) => held.swap_remove(i),
-            None => (capacities.iter().map(|&n| Children::with_capacity(n)).collect(), RunEncoder::default()),
+        if let Some(i) = held.iter().position(fits) {
+            return held.swap_remove(i);
         }
+        held.retain(fits);
+        drop(held);
+        self.freed();
+        (capacities.iter().map(|&n| Children::with_capacity(n)).collect(), RunEncoder::default())
     }
 
     /// Returns a worker's buffers, empty.
     fn give(&self, split: Vec<Children<K>>, out: RunEncoder) {
         debug_assert!(split.iter().all(|c| c.is_empty()));
-        self.0.lock().expect("buffer pool lock").push((split, out));
+        self.held.lock().expect("buffer pool lock").push((split, out));
+    }
+}
+
+impl<K: Send + 'static> BufferPool<K> {
+    /// Frees the sets held, in a thread of its own, so that what follows
+    /// (the count of a last layer) need not wait for the kernel to take
+    /// the pages back; the next [`BufferPool::take`] that allocates, and
+    /// the pool's drop, wait for it.
+    pub fn release(&self) {
+        let sets = std::mem::take(&mut *self.held.lock().expect("buffer pool lock"));
+        if sets.is_empty() {
+            return;
+        }
+        self.freed();
+        let h = std::thread::Builder::new().name("free-buffers".into()).spawn(move || drop(sets));
+        // no thread to be had: free them here
+        if let Ok(h) = h {
+            *self.freeing.lock().expect("buffer pool lock") = Some(h);
+        }
+    }
+}
+
+impl<K> Drop for BufferPool<K> {
+    fn drop(&mut self) {
+        self.freed();
     }
 }
 
@@ -854,6 +904,29 @@ mod tests {
     use crate::engine::layers::store::EncodedRun;
     use crate::key::canonical_key;
 
+    /// The pool frees the sets of another layout before it allocates
+    /// (never two sets a worker), and allocates afresh after a release,
+    /// once the release is done (reuse: `pooled_buffers_are_reused_...`).
+    #[test]
+    fn the_buffer_pool_evicts_and_releases() {
+        let pool = BufferPool::<u64>::default();
+        let held = |p: &BufferPool<u64>| p.held.lock().unwrap().len();
+        let (a, b) = ([10usize, 20], [30usize, 0]);
+        let caps = |set: &BufferSet<u64>| set.0.iter().map(|c| c.items.capacity()).collect::<Vec<_>>();
+        let first = pool.take(&a);
+        pool.give(first.0, first.1);
+        assert_eq!(held(&pool), 1);
+        let other = pool.take(&b);
+        assert_eq!(caps(&other), b);
+        assert_eq!(held(&pool), 0, "the set of the other layout is freed first");
+        pool.give(other.0, other.1);
+        pool.release();
+        assert_eq!(held(&pool), 0);
+        let fresh = pool.take(&b);
+        assert_eq!(caps(&fresh), b);
+        assert!(pool.freeing.lock().unwrap().is_none(), "the release was waited for");
+    }
+
     proptest::proptest! {
         /// Packed children sum to what a map of the pairs sums to, with
         /// multiplicities on both sides of the payload's limit (those of
@@ -984,7 +1057,7 @@ mod tests {
             reused.push(at);
         }
         assert_eq!(reused[0], reused[1], "the second round reuses the first round's buffers");
-        assert_eq!(pool.0.lock().unwrap().len(), 1);
+        assert_eq!(pool.held.lock().unwrap().len(), 1);
     }
 
     /// The portable copy and the AVX2 copy (where the CPU has it) count the

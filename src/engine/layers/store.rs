@@ -24,7 +24,7 @@ use bincode::{Decode, Encode};
 
 use super::expand::Expansion;
 use crate::census::LayerCounts;
-use crate::formats::atomic::atomic_write_with;
+use crate::formats::atomic::{atomic_write_with, start_writeback};
 use crate::formats::framed::{
     FileKind, FrameError, FramedReader, PayloadReader, encode, get_varint, put_varint_pair, read_head_file, write_end,
     write_head_file, write_preamble, write_section, write_section_streaming,
@@ -719,8 +719,11 @@ impl BucketWriter {
         write_section(&mut w, TAG_RUN, payload.len() as u64, |h| h.put(payload))
             .and_then(|_| w.flush())
             .map_err(|e| io_err(path, e))?;
-        drop(w);
         let end = std::fs::metadata(path).map_err(|e| io_err(path, e))?.len();
+        // the run goes to the disk while the expansion goes on, not all
+        // at the bucket's closing fsync
+        start_writeback(w.get_ref(), at, end - at);
+        drop(w);
         st.offsets.push(at);
         st.appended += end - at;
         st.len = end;
