@@ -160,6 +160,11 @@ impl<K: PackedKey> Children<K> {
         self.items.is_empty() && self.big.is_empty()
     }
 
+    /// Children held (each key as often as it was pushed).
+    fn len(&self) -> usize {
+        self.items.len() + self.big.len()
+    }
+
     #[inline(always)]
     fn push(&mut self, stored: u128, m: u128, payload: u32) {
         if m >> payload == 0 {
@@ -360,7 +365,7 @@ pub fn expand<G: Keyed>(
     let rx = Mutex::new(rx);
     // Empty chunk buffers go back to the reader instead of being freed.
     let (back_tx, back_rx) = sync_channel::<Vec<Record>>(threads * 2 + 2);
-    let results: Vec<Expansion> = std::thread::scope(|s| {
+    let ended: Vec<(Expansion, Option<BufferSet<G::Key>>)> = std::thread::scope(|s| {
         let job = &job;
         s.spawn(move || job.read(tx, back_rx));
         let workers: Vec<_> = (0..threads)
@@ -371,6 +376,17 @@ pub fn expand<G: Keyed>(
             .collect();
         workers.into_iter().map(|h| h.join().expect("worker panicked")).collect()
     });
+    let (mut results, mut sets) = (Vec::with_capacity(threads), Vec::with_capacity(threads));
+    for (found, set) in ended {
+        results.push(found);
+        sets.extend(set);
+    }
+    if !job.failure.cancelled() {
+        match spill_together::<G>(&mut sets, sink, threads) {
+            Ok(()) => sets.into_iter().for_each(|(split, out)| pool.give(split, out)),
+            Err(e) => job.failure.fail(e),
+        }
+    }
     let Job { failure, shapes, .. } = job;
     if let Some(e) = failure.first.into_inner().expect("failure lock") {
         return Err(e);
@@ -470,9 +486,14 @@ impl<G: Keyed> Job<'_, G> {
         }
     }
 
-    /// A worker: expands the chunks it takes until the reader is done, then
-    /// spills what it holds; returns what it found.
-    fn work(&self, rx: &Mutex<Receiver<(usize, Vec<Record>)>>, back_tx: SyncSender<Vec<Record>>) -> Expansion {
+    /// A worker: expands the chunks it takes until the reader is done;
+    /// returns what it found and its buffers, with the children it holds
+    /// (none after a failure).
+    fn work(
+        &self,
+        rx: &Mutex<Receiver<(usize, Vec<Record>)>>,
+        back_tx: SyncSender<Vec<Record>>,
+    ) -> (Expansion, Option<BufferSet<G::Key>>) {
         let mut w = Worker::<G>::with_pool(self.by, self.generate, self.spill_cap, self.sink, self.pool);
         w.parts = Some(&self.shapes);
         loop {
@@ -492,15 +513,53 @@ impl<G: Keyed> Job<'_, G> {
             chunk.clear();
             let _ = back_tx.try_send(chunk);
         }
-        if !self.failure.cancelled()
-            && let Err(e) = w.spill()
-        {
-            self.failure.fail(e);
-        }
         w.flush_shapes();
-        w.return_buffers(self.pool);
-        w.found
+        let (found, set) = w.into_results();
+        (found, (!self.failure.cancelled()).then_some(set))
     }
+}
+
+/// The last spill of an expansion (or of a round of one): the children
+/// the workers still hold, each partition's buffer sorted, summed and sent
+/// by all the threads together, the largest first. A worker that spilled
+/// its own (up to a buffer of a seventh of the memory limit on 2 threads,
+/// seconds of sorting) would leave the others waiting for it.
+fn spill_together<G: Keyed>(
+    sets: &mut [BufferSet<G::Key>],
+    sink: &dyn ShuffleSink,
+    threads: usize,
+) -> Result<(), LayersError> {
+    let mut encoders = Vec::with_capacity(sets.len());
+    let mut cells = Vec::new();
+    for (split, out) in sets.iter_mut() {
+        encoders.push(out);
+        cells.extend(split.iter_mut().enumerate().filter(|(_, c)| !c.is_empty()));
+    }
+    // popped from the end: the largest first
+    cells.sort_unstable_by_key(|(_, c)| c.len());
+    let queue = Mutex::new(cells);
+    std::thread::scope(|s| {
+        let spillers: Vec<_> = encoders
+            .into_iter()
+            .take(threads.max(1))
+            .map(|out| {
+                let queue = &queue;
+                s.spawn(move || -> Result<(), LayersError> {
+                    loop {
+                        let Some((j, children)) = queue.lock().expect("spill queue lock").pop() else {
+                            return Ok(());
+                        };
+                        children.drain_sorted(Worker::<G>::PAYLOAD, out);
+                        if let Err(e) = sink.send(j as u32, out.run()) {
+                            queue.lock().expect("spill queue lock").clear();
+                            return Err(e);
+                        }
+                    }
+                })
+            })
+            .collect();
+        spillers.into_iter().try_for_each(|h| h.join().expect("spilling thread panicked"))
+    })
 }
 
 struct Worker<'a, G: Keyed> {
@@ -579,12 +638,11 @@ impl<'a, G: Keyed> Worker<'a, G> {
         }
     }
 
-    /// Hands its buffers to `pool` for the next round, where they are empty
-    /// (spilled; a worker stopped by a failure keeps them).
-    fn return_buffers(&mut self, pool: &BufferPool<G::Key>) {
-        if self.held == 0 {
-            pool.give(std::mem::take(&mut self.split), std::mem::take(&mut self.out));
-        }
+    /// What it found, and its buffers with the children it still holds
+    /// (for [`spill_together`]).
+    fn into_results(mut self) -> (Expansion, BufferSet<G::Key>) {
+        let set = (std::mem::take(&mut self.split), std::mem::take(&mut self.out));
+        (self.found, set)
     }
 
     /// Hands the tally of the current part on (or counts it, alone).
@@ -1030,6 +1088,35 @@ mod tests {
         all.into_iter().map(|s| (s, 12)).collect()
     }
 
+    /// The workers' last children spilled by several threads together are
+    /// the runs each worker would have sent alone (in another order), from
+    /// buffers that spilled before (small ones) and that did not.
+    #[test]
+    fn spilling_together_sends_what_each_worker_would() {
+        let records = layer::<B6>(7);
+        let halves = records.split_at(records.len() / 2);
+        for cap in [1 << 8, 1 << 20] {
+            let alone = Collect(Mutex::new(Vec::new()));
+            let together = Collect(Mutex::new(Vec::new()));
+            let mut sets = Vec::new();
+            for part in [halves.0, halves.1] {
+                let mut w = Worker::<B6>::new(LayerBy::Discs, true, cap, &alone);
+                w.chunk(part, 0, std::path::Path::new("test")).unwrap();
+                w.spill().unwrap();
+                let mut w = Worker::<B6>::new(LayerBy::Discs, true, cap, &together);
+                w.chunk(part, 0, std::path::Path::new("test")).unwrap();
+                sets.push(w.into_results().1);
+            }
+            spill_together::<B6>(&mut sets, &together, 3).unwrap();
+            assert!(sets.iter().all(|(split, _)| split.iter().all(|c| c.is_empty())), "every buffer spilled");
+            let (mut a, mut t) = (alone.0.into_inner().unwrap(), together.0.into_inner().unwrap());
+            assert!(!a.is_empty());
+            a.sort();
+            t.sort();
+            assert_eq!(a, t);
+        }
+    }
+
     /// Rounds through one pool: the second round's worker takes the first's
     /// buffers (the same allocation), and each round counts and sends what
     /// a worker with buffers of its own does.
@@ -1046,9 +1133,10 @@ mod tests {
                 let mut w = Worker::<B6>::with_pool(LayerBy::Ply, true, 1 << 12, &sink, pool.unwrap_or(&fresh));
                 let at = w.split.iter().map(|c| c.items.as_ptr() as usize).collect::<Vec<_>>();
                 w.chunk(round, 0, std::path::Path::new("test")).unwrap();
-                w.spill().unwrap();
-                w.return_buffers(pool.unwrap_or(&fresh));
-                (format!("{:?}", w.found), sink.0.into_inner().unwrap(), at)
+                let (found, mut set) = w.into_results();
+                spill_together::<B6>(std::slice::from_mut(&mut set), &sink, 1).unwrap();
+                pool.unwrap_or(&fresh).give(set.0, set.1);
+                (format!("{found:?}"), sink.0.into_inner().unwrap(), at)
             };
             let (found, sent, at) = run(Some(&pool));
             let own = run(None);
