@@ -335,10 +335,14 @@ bincode::impl_borrow_decode!(Counts);
 /// perft included, sums games in.
 pub type GameCount = u128;
 
+/// What a game count beyond 128 bits stops the run with: a defect of the
+/// run, never a wrap.
+pub const GAMES_OVERFLOW: &str = "game count overflow (more than 2^128 games)";
+
 /// Adds two game counts; an overflow is a defect of the run, never a wrap.
 #[inline(always)]
 pub fn add_games(a: GameCount, b: GameCount) -> GameCount {
-    a.checked_add(b).expect("game count overflow (more than 2^128 games)")
+    a.checked_add(b).expect(GAMES_OVERFLOW)
 }
 
 /// `a` games times `k` (the moves or positions each goes on to), checked:
@@ -349,7 +353,7 @@ pub fn games_times(a: GameCount, k: u64) -> GameCount {
     if a >> 64 == 0 {
         (a as u64 as u128) * k as u128
     } else {
-        a.checked_mul(k as u128).expect("game count overflow (more than 2^128 games)")
+        a.checked_mul(k as u128).expect(GAMES_OVERFLOW)
     }
 }
 

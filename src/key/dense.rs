@@ -168,9 +168,10 @@ const WIDE: usize = 6561;
 const HALF: u64 = 3u64.pow(2 * WIDE_DIGITS);
 
 /// `(v / 3^20, v % 3^20)`: a u64 division by a constant where `v` fits,
-/// else one 128-by-64-bit division (on 8x8 keys 20.6 ns an unpacking
-/// against 24.6 with the long division on 32-bit limbs it replaced, four
-/// dependent steps; `cargo bench --bench layers -- keys`).
+/// else one 128-by-64-bit division; the steps of [`unpack_with_images`]
+/// (on 8x8 keys 20.6 ns an unpacking against 24.6 with the long division
+/// on 32-bit limbs it replaced, four dependent steps, when `unpack` took
+/// them too; `cargo bench --bench layers -- keys`).
 #[inline(always)]
 fn divrem_chunk(v: u128) -> (u128, u64) {
     if v <= u64::MAX as u128 {

@@ -854,7 +854,7 @@ fn merge_runs(path: &Path, offsets: &[u64], emit: &mut dyn FnMut(Record) -> io::
     let mut current: Option<Record> = None;
     while let Some((i, (k, m))) = tree.winner() {
         match &mut current {
-            Some((ck, cm)) if *ck == k => *cm = cm.checked_add(m).expect("game count overflow"),
+            Some((ck, cm)) if *ck == k => *cm = crate::census::add_games(*cm, m),
             _ => {
                 if let Some(r) = current.take() {
                     emit(r).map_err(|e| io_err(path, e))?;

@@ -391,7 +391,7 @@ fn counted<G: Geometry>(
             progress.step();
             let mut t = Tally::new(depth);
             let s = split as usize;
-            let times = |c: GameCount| c.checked_mul(paths).expect("game count overflow (more than 2^128 games)");
+            let times = |c: GameCount| c.checked_mul(paths).expect(crate::census::GAMES_OVERFLOW);
             for k in 1..=r as usize {
                 t.nodes[s + k] = times(v[k - 1]);
                 t.passes[s + k] = times(v[r as usize + k - 1]);
