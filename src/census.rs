@@ -350,11 +350,7 @@ pub fn add_games(a: GameCount, b: GameCount) -> GameCount {
 /// then fits 128), a checked 128-bit one only beyond.
 #[inline(always)]
 pub fn games_times(a: GameCount, k: u64) -> GameCount {
-    if a >> 64 == 0 {
-        (a as u64 as u128) * k as u128
-    } else {
-        a.checked_mul(k as u128).expect(GAMES_OVERFLOW)
-    }
+    if a >> 64 == 0 { (a as u64 as u128) * k as u128 } else { a.checked_mul(k as u128).expect(GAMES_OVERFLOW) }
 }
 
 /// Game counts of one layer, from engines that count paths (the layered

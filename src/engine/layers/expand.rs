@@ -193,6 +193,19 @@ impl<K: PackedKey> Children<K> {
         self.items.clear();
         self.big.clear();
     }
+
+    /// Sorts and sums the children (of partition `j`), and sends them to
+    /// `sink` as one run, encoded in `out`.
+    fn spill(
+        &mut self,
+        payload: u32,
+        j: usize,
+        out: &mut RunEncoder,
+        sink: &dyn ShuffleSink,
+    ) -> Result<(), LayersError> {
+        self.drain_sorted(payload, out);
+        sink.send(j as u32, out.run())
+    }
 }
 
 /// Encodes records handed over in key order (equal keys together) into
@@ -549,8 +562,7 @@ fn spill_together<G: Keyed>(
                         let Some((j, children)) = queue.lock().expect("spill queue lock").pop() else {
                             return Ok(());
                         };
-                        children.drain_sorted(Worker::<G>::PAYLOAD, out);
-                        if let Err(e) = sink.send(j as u32, out.run()) {
+                        if let Err(e) = children.spill(Worker::<G>::PAYLOAD, j, out, sink) {
                             queue.lock().expect("spill queue lock").clear();
                             return Err(e);
                         }
@@ -871,8 +883,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
             if part.is_empty() {
                 continue;
             }
-            part.drain_sorted(Self::PAYLOAD, &mut self.out);
-            self.sink.send(j as u32, self.out.run())?;
+            part.spill(Self::PAYLOAD, j, &mut self.out, self.sink)?;
         }
         self.held = 0;
         Ok(())
