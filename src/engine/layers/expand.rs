@@ -300,16 +300,17 @@ impl<K: PackedKey> BufferPool<K> {
         if let Some(i) = held.iter().position(fits) {
             return held.swap_remove(i);
         }
-        held.retain(fits);
+        // none fits: the sets held are of another layout
+        held.clear();
         drop(held);
         self.freed();
         (capacities.iter().map(|&n| Children::with_capacity(n)).collect(), RunEncoder::default())
     }
 
     /// Returns a worker's buffers, empty.
-    fn give(&self, split: Vec<Children<K>>, out: RunEncoder) {
-        debug_assert!(split.iter().all(|c| c.is_empty()));
-        self.held.lock().expect("buffer pool lock").push((split, out));
+    fn give(&self, set: BufferSet<K>) {
+        debug_assert!(set.0.iter().all(|c| c.is_empty()));
+        self.held.lock().expect("buffer pool lock").push(set);
     }
 }
 
@@ -396,7 +397,7 @@ pub fn expand<G: Keyed>(
     }
     if !job.failure.cancelled() {
         match spill_together::<G>(&mut sets, sink, threads) {
-            Ok(()) => sets.into_iter().for_each(|(split, out)| pool.give(split, out)),
+            Ok(()) => sets.into_iter().for_each(|set| pool.give(set)),
             Err(e) => job.failure.fail(e),
         }
     }
@@ -982,13 +983,12 @@ mod tests {
         let held = |p: &BufferPool<u64>| p.held.lock().unwrap().len();
         let (a, b) = ([10usize, 20], [30usize, 0]);
         let caps = |set: &BufferSet<u64>| set.0.iter().map(|c| c.items.capacity()).collect::<Vec<_>>();
-        let first = pool.take(&a);
-        pool.give(first.0, first.1);
+        pool.give(pool.take(&a));
         assert_eq!(held(&pool), 1);
         let other = pool.take(&b);
         assert_eq!(caps(&other), b);
         assert_eq!(held(&pool), 0, "the set of the other layout is freed first");
-        pool.give(other.0, other.1);
+        pool.give(other);
         pool.release();
         assert_eq!(held(&pool), 0);
         let fresh = pool.take(&b);
@@ -1146,7 +1146,7 @@ mod tests {
                 w.chunk(round, 0, std::path::Path::new("test")).unwrap();
                 let (found, mut set) = w.into_results();
                 spill_together::<B6>(std::slice::from_mut(&mut set), &sink, 1).unwrap();
-                pool.unwrap_or(&fresh).give(set.0, set.1);
+                pool.unwrap_or(&fresh).give(set);
                 (format!("{found:?}"), sink.0.into_inner().unwrap(), at)
             };
             let (found, sent, at) = run(Some(&pool));
