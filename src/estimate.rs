@@ -405,20 +405,22 @@ impl<G: Keyed> CensusLayerSource<G> {
             keys.reserve_exact(self.stored.classes as usize);
         }
         let (mut bad_key, mut over) = (None, false);
-        crate::engine::layers::inspect::for_each_class(&self.dir, &mut |k| match crate::key::dense::unpack::<G>(
-            G::Key::from_u128(k),
-        ) {
-            Ok(p) if p.discs() != layer => bad_key = Some(k),
-            Ok(p) if held.answers(&p) => {
-                if keys.len() as u64 >= fits {
-                    over = true;
-                } else {
-                    keys.push(G::Key::from_u128(k));
+        let mut unpacker = crate::key::dense::Unpacker::<G>::new();
+        crate::engine::layers::inspect::for_each_class(
+            &self.dir,
+            &mut |k| match unpacker.unpack(G::Key::from_u128(k)) {
+                Ok(p) if p.discs() != layer => bad_key = Some(k),
+                Ok(p) if held.answers(&p) => {
+                    if keys.len() as u64 >= fits {
+                        over = true;
+                    } else {
+                        keys.push(G::Key::from_u128(k));
+                    }
                 }
-            }
-            Ok(_) => {}
-            Err(_) => bad_key = Some(k),
-        })?;
+                Ok(_) => {}
+                Err(_) => bad_key = Some(k),
+            },
+        )?;
         if let Some(k) = bad_key {
             return Err(self.unsuitable(format!("holds key {k}, which is no {0}x{0} position of {layer} discs", G::N)));
         }

@@ -40,6 +40,8 @@ pub trait PackedKey:
 {
     /// Width in bytes in memory.
     const BYTES: usize;
+    /// Zero.
+    const ZERO: Self;
     /// Conversion from a `u128` known to fit.
     fn from_u128(v: u128) -> Self;
     /// Widening conversion.
@@ -54,6 +56,7 @@ macro_rules! packed_key {
     ($t:ty) => {
         impl PackedKey for $t {
             const BYTES: usize = std::mem::size_of::<$t>();
+            const ZERO: Self = 0;
             #[inline(always)]
             fn from_u128(v: u128) -> Self {
                 debug_assert!(v <= <$t>::MAX as u128);
@@ -361,44 +364,142 @@ fn split_key<G: Keyed>(key: G::Key) -> Result<(usize, Color, u128), KeyError> {
     Ok(((v & 15) as usize, side, outer))
 }
 
+/// The black and white squares of half `i` (sixteen digits, value `h`)
+/// of the outer digits: two lookups in the wide tables.
+#[inline(always)]
+fn half_squares<K>(t: &KeyTables<K>, i: usize, h: u64) -> (u64, u64) {
+    let h = h as u32;
+    let (lo, hi) = (t.wide[2 * i][(h % WIDE as u32) as usize], t.wide[2 * i + 1][(h / WIDE as u32) as usize]);
+    (lo.0 | hi.0, lo.1 | hi.1)
+}
+
 /// The position of a dense key.
 #[inline]
 pub fn unpack<G: Keyed>(key: G::Key) -> Result<Position<G>, KeyError> {
-    let t = G::key_tables();
-    let (centre, side, rest) = split_key::<G>(key)?;
-    let (mut b, mut w) = t.centre[centre];
-    // the outer digits as halves of sixteen, each two wide groups: a fixed
-    // number of lookups (no loop that ends with the digits), the halves
-    // independent of each other; 6x6 layer 17 in its order: 13.3 -> 4.1 ns
-    // a key, 8x8 ply 12: 17.0 -> 10.8 ns (`examples/unpack_probe`)
-    let mut half = |i: usize, h: u64| {
-        let h = h as u32;
-        let (lo, hi) = (t.wide[2 * i][(h % WIDE as u32) as usize], t.wide[2 * i + 1][(h / WIDE as u32) as usize]);
-        b |= lo.0 | hi.0;
-        w |= lo.1 | hi.1;
-    };
-    match const { KeyTables::<G::Key>::halves(G::N) } {
-        1 => half(0, rest as u64),
-        2 => {
-            let rest = rest as u64;
-            half(0, rest % HALF);
-            half(1, rest / HALF);
-        }
-        4 => {
-            // one 128-by-64-bit division (a library call; an x86 `div` or
-            // a floating-point estimate corrected measured no faster), then
-            // two of 64 bits
-            let high = rest / (HALF * HALF) as u128;
-            let low = (rest - high * (HALF * HALF) as u128) as u64;
-            let high = high as u64;
-            half(0, low % HALF);
-            half(1, low / HALF);
-            half(2, high % HALF);
-            half(3, high / HALF);
-        }
-        halves => unreachable!("a dense key of {halves} halves (boards of 4x4, 6x6 and 8x8 only)"),
+    Unpacker::<G>::new().unpack(key)
+}
+
+/// Unpacks dense keys one after another, keeping the squares of the last
+/// key's outer digits: keys read in order (a layer's classes) mostly
+/// differ in their sixteen innermost digits only (the squares nearest the
+/// centre), which then cost two lookups, and where the rest changes, the
+/// 128-bit division that splits an 8x8 key is needed only where its outer
+/// half (the 28 edge squares) changes too. The same positions as
+/// [`unpack`].
+pub struct Unpacker<G: Keyed> {
+    tables: &'static KeyTables<G::Key>,
+    /// The last key's outer digits but the innermost sixteen, as their
+    /// value times their weight, and their squares; a key `r` of outer
+    /// digits shares them when `r - inner.0 < 3^16`.
+    inner: (u128, (u64, u64)),
+    /// Likewise its outer half, on 8x8 (`r - outer.0 < 3^32`).
+    outer: (u128, (u64, u64)),
+    /// For [`Unpacker::unpack_with_images`]: the last key's digits but
+    /// the innermost chunk of twenty, as their value times their weight,
+    /// with their squares and images' keys (`r - upper.0 < 3^20`).
+    upper: (u128, Digits<G::Key>),
+}
+
+impl<G: Keyed> Default for Unpacker<G> {
+    fn default() -> Self {
+        Self::new()
     }
-    Ok(Position::from_colors_unchecked(b, w, side))
+}
+
+impl<G: Keyed> Unpacker<G> {
+    /// Weight of the outer half of a key of four halves (3^32).
+    const OUTER: u128 = (HALF * HALF) as u128;
+
+    /// An unpacker holding no key yet (2^127 as the weighted digits held:
+    /// no key is within 3^32 above it).
+    pub fn new() -> Self {
+        Unpacker {
+            tables: G::key_tables(),
+            inner: (1 << 127, (0, 0)),
+            outer: (1 << 127, (0, 0)),
+            upper: (1 << 127, Digits::NONE),
+        }
+    }
+
+    /// The position of a dense key.
+    #[inline]
+    pub fn unpack(&mut self, key: G::Key) -> Result<Position<G>, KeyError> {
+        let t = self.tables;
+        let (centre, side, rest) = split_key::<G>(key)?;
+        // the outer digits as halves of sixteen, each two wide groups of
+        // eight (`examples/unpack_probe`: 6x6 layer 17 in its order 13.3
+        // -> 4.1 ns a key, 8x8 ply 12 17.0 -> 10.8 ns, before the halves
+        // were kept from one key to the next)
+        let low = rest.wrapping_sub(self.inner.0);
+        let low = if low < HALF as u128 { low as u64 } else { self.refill(rest) };
+        let (cb, cw) = t.centre[centre];
+        let (lb, lw) = half_squares(t, 0, low);
+        let (ib, iw) = self.inner.1;
+        Ok(Position::from_colors_unchecked(cb | lb | ib, cw | lw | iw, side))
+    }
+
+    /// The position of a dense key and the dense keys of its four
+    /// symmetry images: [`unpack_with_images`], the digits above the
+    /// innermost twenty kept from the last key where they are the same.
+    #[inline]
+    pub fn unpack_with_images(&mut self, key: G::Key) -> Result<(Position<G>, [G::Key; 4]), KeyError> {
+        let t = self.tables;
+        let (centre, side, rest) = split_key::<G>(key)?;
+        let low = rest.wrapping_sub(self.upper.0);
+        let low = if low < CHUNK as u128 { low } else { self.refill_upper(rest) };
+        let mut d = Digits::centre(t, centre, side);
+        d.add(&self.upper.1);
+        d.add_chunks(t, 0, low);
+        Ok((Position::from_colors_unchecked(d.black, d.white, side), d.keys))
+    }
+
+    /// Reads the digits of `rest` above the innermost twenty into `upper`;
+    /// returns the innermost twenty.
+    #[cold]
+    fn refill_upper(&mut self, rest: u128) -> u128 {
+        let (q, r) = divrem_chunk(rest);
+        let mut upper = Digits::NONE;
+        upper.add_chunks(self.tables, 1, q);
+        self.upper = (q * CHUNK as u128, upper);
+        r as u128
+    }
+
+    /// Reads the digits of `rest` but the innermost sixteen into `inner`
+    /// (and `outer`); returns the innermost sixteen.
+    #[cold]
+    fn refill(&mut self, rest: u128) -> u64 {
+        let t = self.tables;
+        match const { KeyTables::<G::Key>::halves(G::N) } {
+            1 => {
+                self.inner = (0, (0, 0));
+                rest as u64
+            }
+            2 => {
+                let rest = rest as u64;
+                let h = rest / HALF;
+                self.inner = ((h * HALF) as u128, half_squares(t, 1, h));
+                rest % HALF
+            }
+            4 => {
+                if rest.wrapping_sub(self.outer.0) >= Self::OUTER {
+                    // one 128-by-64-bit division (a library call; an x86
+                    // `div` or a floating-point estimate corrected measured
+                    // no faster)
+                    let h = (rest / Self::OUTER) as u64;
+                    let (ab, aw) = half_squares(t, 2, h % HALF);
+                    let (bb, bw) = half_squares(t, 3, h / HALF);
+                    self.outer = (h as u128 * Self::OUTER, (ab | bb, aw | bw));
+                }
+                let low = (rest - self.outer.0) as u64;
+                let h = low / HALF;
+                let (hb, hw) = half_squares(t, 1, h);
+                let (ob, ow) = self.outer.1;
+                self.inner = (self.outer.0 + (h * HALF) as u128, (hb | ob, hw | ow));
+                low % HALF
+            }
+            halves => unreachable!("a dense key of {halves} halves (boards of 4x4, 6x6 and 8x8 only)"),
+        }
+    }
 }
 
 /// The position of a dense key and the dense keys of its four symmetry
@@ -410,31 +511,70 @@ pub fn unpack_with_images<G: Keyed>(
     t: &KeyTables<G::Key>,
     key: G::Key,
 ) -> Result<(Position<G>, [G::Key; 4]), KeyError> {
-    let (centre, side, mut rest) = split_key::<G>(key)?;
-    let add = |keys: &mut [G::Key; 4], more: &[G::Key; 4]| {
-        *keys = std::array::from_fn(|s| keys[s].wrapping_add(more[s]));
-    };
-    let (mut b, mut w) = t.centre[centre];
-    let mut keys = t.centre_images[centre];
-    if side == Color::White {
-        add(&mut keys, &[t.side; 4]);
-    }
-    let mut group = 0;
-    while rest != 0 {
-        let (q, r) = divrem_chunk(rest);
-        let mut c = r as u32;
-        for _ in 0..CHUNK_DIGITS / GROUP_DIGITS {
-            let g = (c % GROUP) as usize;
-            let (bb, ww) = t.groups[group][g];
-            b |= bb;
-            w |= ww;
-            add(&mut keys, &t.group_images[group][g]);
-            c /= GROUP;
-            group += 1;
+    let (centre, side, rest) = split_key::<G>(key)?;
+    let mut d = Digits::centre(t, centre, side);
+    d.add_chunks(t, 0, rest);
+    Ok((Position::from_colors_unchecked(d.black, d.white, side), d.keys))
+}
+
+/// Squares and images' keys summed from digits (a part of a key).
+#[derive(Clone, Copy)]
+struct Digits<K> {
+    black: u64,
+    white: u64,
+    keys: [K; 4],
+}
+
+impl<K: PackedKey> Digits<K> {
+    const NONE: Digits<K> = Digits { black: 0, white: 0, keys: [K::ZERO; 4] };
+
+    /// The centre's squares and keys, and the side's term.
+    #[inline(always)]
+    fn centre(t: &KeyTables<K>, centre: usize, side: Color) -> Self {
+        let (black, white) = t.centre[centre];
+        let mut d = Digits { black, white, keys: t.centre_images[centre] };
+        if side == Color::White {
+            d.add_keys(&[t.side; 4]);
         }
-        rest = q;
+        d
     }
-    Ok((Position::from_colors_unchecked(b, w, side), keys))
+
+    #[inline(always)]
+    fn add_keys(&mut self, more: &[K; 4]) {
+        self.keys = std::array::from_fn(|s| self.keys[s].wrapping_add(more[s]));
+    }
+
+    /// Adds the digits of `rest`, the first of which is digit `20 * chunk`
+    /// of a key: a chunk of twenty digits (four groups of five) at a time.
+    #[inline(always)]
+    fn add_chunks(&mut self, t: &KeyTables<K>, chunk: usize, mut rest: u128) {
+        let mut group = chunk * (CHUNK_DIGITS / GROUP_DIGITS) as usize;
+        let (mut b, mut w, mut keys) = (self.black, self.white, self.keys);
+        while rest != 0 {
+            let (q, r) = divrem_chunk(rest);
+            let mut c = r as u32;
+            for _ in 0..CHUNK_DIGITS / GROUP_DIGITS {
+                let g = (c % GROUP) as usize;
+                let (bb, ww) = t.groups[group][g];
+                b |= bb;
+                w |= ww;
+                let more = &t.group_images[group][g];
+                keys = std::array::from_fn(|s| keys[s].wrapping_add(more[s]));
+                c /= GROUP;
+                group += 1;
+            }
+            rest = q;
+        }
+        *self = Digits { black: b, white: w, keys };
+    }
+
+    /// Adds the squares and keys of `o`.
+    #[inline(always)]
+    fn add(&mut self, o: &Digits<K>) {
+        self.black |= o.black;
+        self.white |= o.white;
+        self.add_keys(&o.keys);
+    }
 }
 
 #[cfg(test)]
@@ -479,6 +619,40 @@ mod tests {
         check::<B4>(200);
         check::<B6>(200);
         check::<B8>(200);
+    }
+
+    /// One unpacker reading keys one after another (in key order, in
+    /// random order, and on both sides of each change of the outer half)
+    /// gives every key's position (the one that packs to it again) and its
+    /// images' keys (packed from the images).
+    #[test]
+    fn an_unpacker_kept_between_keys_unpacks_each() {
+        fn check<G: Keyed>() {
+            let max = max_dense(G::N);
+            let outer = 16 * (HALF as u128 * HALF as u128);
+            let mut x = 0x9E37_79B9_7F4A_7C15_2545_F491_4F6C_DD1Du128;
+            let mut keys = vec![0, 1, max - 1];
+            for _ in 0..5_000 {
+                x = x.wrapping_mul(0x2360_ED05_1FC6_5DA4_4385_DF64_9FCC_F645).wrapping_add(1442695040888963407);
+                let k = (x >> (x as u32 % 100)) % max;
+                for w in [outer, 16 * HALF as u128, 16 * CHUNK as u128] {
+                    let edge = (k / w) * w;
+                    keys.extend([k, edge, edge.wrapping_sub(1), edge + 17, edge + w - 1]);
+                }
+            }
+            keys.retain(|&k| k < max);
+            let mut sorted = keys.clone();
+            sorted.sort_unstable();
+            let (mut u, mut v) = (Unpacker::<G>::new(), Unpacker::<G>::new());
+            for k in keys.into_iter().chain(sorted) {
+                let p = u.unpack(G::Key::from_u128(k)).unwrap();
+                assert_eq!(pack(&p).to_u128(), k, "{k}");
+                assert_eq!(v.unpack_with_images(G::Key::from_u128(k)).unwrap(), (p, image_keys(&p)), "{k}");
+            }
+        }
+        check::<B4>();
+        check::<B6>();
+        check::<B8>();
     }
 
     #[test]

@@ -22,7 +22,7 @@ use crate::board::cpu::{Avx2, CpuLevel, on_cpu};
 use crate::board::{Color, Position};
 use crate::census::{Counts, GameSpread, LayerBy, add_games, games_times};
 use crate::formats::framed::FrameError;
-use crate::key::dense::{KeyTables, child_image_keys, image_keys, side_weight, unpack, unpack_with_images};
+use crate::key::dense::{KeyTables, Unpacker, child_image_keys, image_keys, side_weight};
 use crate::key::occupancy::{canonical_occupancy, least_image, occupancy_images};
 use crate::key::{Keyed, PackedKey, canonical_key};
 
@@ -605,6 +605,9 @@ struct Worker<'a, G: Keyed> {
     square_images: [[u64; 4]; 64],
     /// The board's key tables (fetched once, not at every child).
     tables: &'static KeyTables<G::Key>,
+    /// Unpacks the records, read in key order (with their images' keys
+    /// where children are made).
+    unpacker: Unpacker<G>,
 }
 
 impl<'a, G: Keyed> Worker<'a, G> {
@@ -648,6 +651,7 @@ impl<'a, G: Keyed> Worker<'a, G> {
                 if sq < G::SQUARES as usize { occupancy_images::<G>(1 << sq) } else { [0; 4] }
             }),
             tables: G::key_tables(),
+            unpacker: Unpacker::new(),
         }
     }
 
@@ -719,9 +723,9 @@ impl<'a, G: Keyed> Worker<'a, G> {
             // digits); a class of the last layer needs its position only
             // (its own key stands in for the images' keys, never read)
             let unpacked = if self.generate {
-                unpack_with_images::<G>(self.tables, key)
+                self.unpacker.unpack_with_images(key)
             } else {
-                unpack::<G>(key).map(|p| (p, [key; 4]))
+                self.unpacker.unpack(key).map(|p| (p, [key; 4]))
             };
             let (p, keys) = unpacked.map_err(|e| {
                 LayersError::File(FrameError::Corrupt {
@@ -973,6 +977,7 @@ mod tests {
     use crate::board::{B4, B6, B8, Position};
     use crate::engine::layers::store::EncodedRun;
     use crate::key::canonical_key;
+    use crate::key::dense::unpack;
 
     /// The pool frees the sets of another layout before it allocates
     /// (never two sets a worker), and allocates afresh after a release,
