@@ -421,8 +421,9 @@ impl<G: Keyed> Unpacker<G> {
         }
     }
 
-    /// The position of a dense key.
-    #[inline]
+    /// The position of a dense key (inlined always: a result handed back
+    /// through memory cost the last layer's count a stall at every class).
+    #[inline(always)]
     pub fn unpack(&mut self, key: G::Key) -> Result<Position<G>, KeyError> {
         let t = self.tables;
         let (centre, side, rest) = split_key::<G>(key)?;
@@ -440,8 +441,9 @@ impl<G: Keyed> Unpacker<G> {
 
     /// The position of a dense key and the dense keys of its four
     /// symmetry images: [`unpack_with_images`], the digits above the
-    /// innermost twenty kept from the last key where they are the same.
-    #[inline]
+    /// innermost twenty kept from the last key where they are the same
+    /// (inlined always, as [`Unpacker::unpack`]).
+    #[inline(always)]
     pub fn unpack_with_images(&mut self, key: G::Key) -> Result<(Position<G>, [G::Key; 4]), KeyError> {
         let t = self.tables;
         let (centre, side, rest) = split_key::<G>(key)?;
