@@ -37,13 +37,18 @@ fn main() {
     let n: usize = a.get(2).map(|s| s.parse().unwrap()).unwrap_or(1_400_000);
     let m = read_state(&work).unwrap();
     let side = othello_census::key::dense::side_weight(8);
-    let (mut keys, mut mults) = (Vec::new(), Vec::new());
-    let mut seen = 0u64;
+    // the children of this layer are at ply `layer + 1`: the bits an
+    // enumerative code of that ply needs, and those it leaves
+    let p = m.layer + 1;
+    let bits = log2_choose(60, p) + (p + 4) as f64 + 1.0;
+    let free = (64.0 - bits).floor().max(0.0) as u32;
+    let mut keys = Vec::new();
+    let (mut seen, mut fits) = (0u64, 0u64);
     for j in 0..m.run.partitions {
         let mut r = PartReader::open(&work.part(m.layer, j), &m.run.part(m.layer, j)).unwrap();
         while let Some((k, mult)) = r.next_record().unwrap() {
             seen += 1;
-            mults.push(mult);
+            fits += u64::from(mult >> free == 0);
             if seen.is_multiple_of(40) && keys.len() < 3 * n {
                 keys.push(to_stored(k, side));
             }
@@ -63,7 +68,7 @@ fn main() {
     println!(
         "layer {}: {} classes; {n} items, {:.1}% with a zero high word, {} distinct high words",
         m.layer,
-        mults.len(),
+        seen,
         100.0 * zero_high as f64 / n as f64,
         highs.len()
     );
@@ -87,13 +92,8 @@ fn main() {
             ns(small, n)
         );
     }
-    // the children of this layer are at ply `layer + 1`
-    let p = m.layer + 1;
-    let bits = log2_choose(60, p) + (p + 4) as f64 + 1.0;
-    let free = (64.0 - bits).floor().max(0.0) as u32;
-    let fits = mults.iter().filter(|&&x| x >> free == 0).count();
     println!(
         "ply {p}: an enumerative code needs {bits:.1} bits, leaving {free} for a multiplicity; {:.1}% of this layer's classes (the parents) fit",
-        100.0 * fits as f64 / mults.len() as f64
+        100.0 * fits as f64 / seen as f64
     );
 }
