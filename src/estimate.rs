@@ -9,18 +9,18 @@
 //! of `k` discs is one of them (the start occupies the centre and nothing
 //! is ever removed).
 //!
-//! **Estimators.** With `n` samples of which `r` are reachable, the
-//! positions of the layer are estimated as `C · r / n` (unbiased for a
-//! fixed `n`; the rounds below adapt `n`, an O(1/n) effect), the
-//! terminal positions likewise, the classes as `C / n` times the sum over
-//! reachable samples of `1 / orbit` (a class of orbit size `o` holds `o`
-//! positions). The 95% interval of positions and terminal positions is
-//! Wilson's score interval of the proportion, scaled by `C`; a sample
-//! whose search ran out of budget (undecided) counts as reachable for the
-//! upper end and unreachable for the lower end and the point. The class
-//! interval is the position interval times the sampled classes per
-//! position. The total over layers adds the points; its interval is
-//! normal, from the per-layer variances (each from its Wilson centre).
+//! **Estimators.** With `n` samples of which `r` are reachable and `u`
+//! undecided (their search ran out of budget), each figure has two
+//! points: undecided as unreachable, `C · r / n`, and as reachable,
+//! `C · (r + u) / n`; the point given is their middle, which assumes no
+//! share of the undecided samples reachable (unbiased for a fixed `n`
+//! where `u = 0`; the rounds below adapt `n`, an O(1/n) effect). Terminal
+//! positions likewise; classes weigh each reachable sample by `1 /
+//! orbit`. The 95% interval of a layer runs from Wilson's lower end of
+//! `r / n` to Wilson's upper end of `(r + u) / n`, scaled by `C`; the
+//! class interval is the position interval times the sampled classes per
+//! position. The total over layers combines the layers' Wilson intervals
+//! by MOVER ([`totals`]). docs/estimate.md gives the measured coverage.
 //!
 //! **Allocation.** Samples are drawn in rounds of doubling size; each
 //! round's work is shared among the layers as Neyman's allocation does
@@ -226,38 +226,87 @@ pub struct LayerEstimate {
 
 impl LayerEstimate {
     /// The estimates of layer `discs` from what its samples found.
+    ///
+    /// Each figure has two points: the lower counts the undecided samples
+    /// as unreachable, the upper as reachable; the truth's expectation
+    /// lies between them whatever share of the undecided samples is
+    /// reachable. The point given is their middle (off the truth by at
+    /// most half the undecided share, whatever that share is; no share is
+    /// assumed), and the interval runs from Wilson's lower end of the
+    /// lower point's proportion to Wilson's upper end of the upper one's.
     pub fn new(discs: u32, candidates: u128, t: Tally) -> LayerEstimate {
         let c = candidates as f64;
         let n = t.samples;
-        let scaled = |x: u64, lo_x: u64, hi_x: u64| {
-            let point = if n == 0 { 0.0 } else { c * x as f64 / n as f64 };
+        let scaled = |lo_x: u64, hi_x: u64| {
+            let point = if n == 0 { 0.0 } else { c * (lo_x + hi_x) as f64 / 2.0 / n as f64 };
             let (lo, _) = wilson(lo_x, n);
             let (_, hi) = wilson(hi_x, n);
             Interval { estimate: point, low: c * lo, high: c * hi }
         };
-        let positions = scaled(t.reachable, t.reachable, t.reachable + t.undecided);
-        let terminal_positions = scaled(t.terminal, t.terminal, t.terminal + t.undecided_terminal);
-        let weight = t.by_orbit[0] as f64 + t.by_orbit[1] as f64 / 2.0 + t.by_orbit[2] as f64 / 4.0;
-        let per = if t.reachable == 0 { 0.25 } else { weight / t.reachable as f64 };
+        let positions = scaled(t.reachable, t.reachable + t.undecided);
+        let terminal_positions = scaled(t.terminal, t.terminal + t.undecided_terminal);
+        let per = Self::classes_per_position(&t);
+        let (lo_w, hi_w) = Self::class_weights(&t);
         let classes = Interval {
-            estimate: if n == 0 { 0.0 } else { c * weight / n as f64 },
+            estimate: if n == 0 { 0.0 } else { c * (lo_w + hi_w) / 2.0 / n as f64 },
             low: positions.low * per,
             high: positions.high * per,
         };
         LayerEstimate { discs, candidates, tally: t, positions, terminal_positions, classes }
     }
 
-    /// The variance of the position estimate, from the Wilson centre of
-    /// the proportion (never zero, even when nothing was found).
-    fn variance(&self, optimistic: bool) -> f64 {
-        let t = &self.tally;
-        let x = if optimistic { t.reachable + t.undecided } else { t.reachable };
-        let n = t.samples.max(1) as f64;
-        let z2 = Z95 * Z95;
-        let p = (x as f64 + z2 / 2.0) / (n + z2);
-        let c = self.candidates as f64;
-        c * c * p * (1.0 - p) / n
+    /// Classes per reachable position among the samples (a quarter when
+    /// none was reachable: most classes have four positions).
+    fn classes_per_position(t: &Tally) -> f64 {
+        let weight = t.by_orbit[0] as f64 + t.by_orbit[1] as f64 / 2.0 + t.by_orbit[2] as f64 / 4.0;
+        if t.reachable == 0 { 0.25 } else { weight / t.reachable as f64 }
     }
+
+    /// The classes the samples stand for, in samples: the reachable ones'
+    /// `1 / orbit`, and that plus the undecided ones at the sampled
+    /// classes per position.
+    fn class_weights(t: &Tally) -> (f64, f64) {
+        let weight = t.by_orbit[0] as f64 + t.by_orbit[1] as f64 / 2.0 + t.by_orbit[2] as f64 / 4.0;
+        (weight, weight + t.undecided as f64 * Self::classes_per_position(t))
+    }
+
+    /// The lower and upper points of a figure (undecided samples as
+    /// unreachable, and as reachable).
+    pub fn points(&self, figure: Figure) -> (f64, f64) {
+        let t = &self.tally;
+        let per = self.candidates as f64 / t.samples.max(1) as f64;
+        let (lo, hi) = match figure {
+            Figure::Positions => (t.reachable as f64, (t.reachable + t.undecided) as f64),
+            Figure::TerminalPositions => (t.terminal as f64, (t.terminal + t.undecided_terminal) as f64),
+            Figure::Classes => Self::class_weights(t),
+        };
+        (lo * per, hi * per)
+    }
+
+    /// A figure's interval.
+    pub fn interval(&self, figure: Figure) -> Interval {
+        match figure {
+            Figure::Positions => self.positions,
+            Figure::TerminalPositions => self.terminal_positions,
+            Figure::Classes => self.classes,
+        }
+    }
+}
+
+/// The three figures an estimate gives of a layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Figure {
+    /// Reachable positions.
+    Positions,
+    /// Reachable terminal positions.
+    TerminalPositions,
+    /// Classes under the start's four symmetries.
+    Classes,
+}
+
+impl Figure {
+    /// All three, in the order [`totals`] gives them.
+    pub const ALL: [Figure; 3] = [Figure::Positions, Figure::TerminalPositions, Figure::Classes];
 }
 
 /// Settings of an estimate.
@@ -819,6 +868,20 @@ pub fn estimate<G: Keyed>(cfg: &EstimateConfig, layer: Option<CensusLayer<G>>, l
     let read = Duration::from_secs_f64(layer.as_ref().map_or(0.0, |l| l.read_seconds));
     let started = Instant::now().checked_sub(read).unwrap_or_else(Instant::now);
     let (frontier, used) = with_census_layer(Frontier::<G>::build(cfg.frontier_discs), layer);
+    estimate_on(cfg, &frontier, used, started, live)
+}
+
+/// Runs an estimate on board `G` with a frontier built already (and the
+/// census layer it holds, `used`), its clock started at `started`: many
+/// estimates can share one frontier (the coverage tests run hundreds of
+/// seeds over one census layer). `cfg.frontier_discs` is not read.
+pub fn estimate_on<G: Keyed>(
+    cfg: &EstimateConfig,
+    frontier: &Frontier<G>,
+    used: Option<CensusLayerUsed>,
+    started: Instant,
+    live: &EstimateLive,
+) -> Estimate {
     let frontier_seconds = started.elapsed().as_secs_f64();
     let cands: Vec<u128> = cfg.layers.iter().map(|&k| candidates(G::N, k)).collect();
     let mut tallies = vec![Tally::default(); cfg.layers.len()];
@@ -827,7 +890,7 @@ pub fn estimate<G: Keyed>(cfg: &EstimateConfig, layer: Option<CensusLayer<G>>, l
     let mut rounds = 0;
     let mut interrupted = false;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(cfg.threads.max(1)).build().expect("thread pool");
-    let searches = Searches::new(&frontier, cfg.budget);
+    let searches = Searches::new(frontier, cfg.budget);
     if let Some(s) = cfg.samples {
         live.planned.store(s, Ordering::Relaxed);
     }
@@ -1066,32 +1129,35 @@ fn sample_round<G: Keyed>(
 }
 
 /// The totals over the layers of positions, terminal positions and
-/// classes, with their intervals: the undecided samples counted as
-/// reachable at the upper end. Terminal positions and classes scale each
-/// layer's variance by their share of its positions.
+/// classes, with their 95% intervals.
+///
+/// The point is the middle of the sums of the layers' lower and upper
+/// points ([`LayerEstimate::new`]). The interval is the MOVER combination
+/// of the layers' Wilson intervals (Zou and Donner's method of variance
+/// estimates recovery): the lower end is the sum of the lower points less
+/// the root of the summed squares of each layer's distance from its lower
+/// point to its lower end, the upper end likewise above the upper points.
+/// Unlike a normal interval from variances taken at each layer's Wilson
+/// centre, it keeps the skew of layers with few reachable samples (where
+/// that interval held the exact sum about 91% of the time instead of 95%:
+/// docs/estimate.md, "Coverage").
 pub fn totals(layers: &[LayerEstimate]) -> [Interval; 3] {
-    let total = |f: &dyn Fn(&LayerEstimate) -> Interval, scale: &dyn Fn(&LayerEstimate) -> f64| {
-        let point: f64 = layers.iter().map(|l| f(l).estimate).sum();
-        let lo_var: f64 = layers.iter().map(|l| l.variance(false) * scale(l) * scale(l)).sum();
-        let hi_var: f64 = layers.iter().map(|l| l.variance(true) * scale(l) * scale(l)).sum();
-        let hi_point: f64 = point
-            + layers
-                .iter()
-                .map(|l| l.candidates as f64 * l.tally.undecided as f64 / l.tally.samples.max(1) as f64 * scale(l))
-                .sum::<f64>();
-        Interval { estimate: point, low: (point - Z95 * lo_var.sqrt()).max(0.0), high: hi_point + Z95 * hi_var.sqrt() }
-    };
-    let per_class = |l: &LayerEstimate| {
-        if l.positions.estimate > 0.0 { l.classes.estimate / l.positions.estimate } else { 0.25 }
-    };
-    let per_terminal = |l: &LayerEstimate| {
-        if l.positions.estimate > 0.0 { l.terminal_positions.estimate / l.positions.estimate } else { 0.0 }
-    };
-    [
-        total(&|l| l.positions, &|_| 1.0),
-        total(&|l| l.terminal_positions, &per_terminal),
-        total(&|l| l.classes, &per_class),
-    ]
+    Figure::ALL.map(|figure| {
+        let (mut lo_point, mut hi_point, mut below, mut above) = (0.0, 0.0, 0.0, 0.0);
+        for l in layers {
+            let (lo, hi) = l.points(figure);
+            let i = l.interval(figure);
+            lo_point += lo;
+            hi_point += hi;
+            below += (lo - i.low).max(0.0).powi(2);
+            above += (i.high - hi).max(0.0).powi(2);
+        }
+        Interval {
+            estimate: (lo_point + hi_point) / 2.0,
+            low: (lo_point - below.sqrt()).max(0.0),
+            high: hi_point + above.sqrt(),
+        }
+    })
 }
 
 #[cfg(test)]

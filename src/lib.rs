@@ -18,6 +18,8 @@
 //!   [`published`]: the values from OEIS and others that results are held
 //!   to.
 //!
+//! [`stats`]: the replication check of estimates pooled over seeds.
+//!
 //! [`legacy`] reproduces the published 4x4 totals of older rules; [`slots`]
 //! and [`text`] are small helpers.
 
@@ -32,6 +34,7 @@ pub mod published;
 pub mod report;
 pub mod search;
 pub mod slots;
+pub mod stats;
 pub mod symmetry;
 pub mod text;
 

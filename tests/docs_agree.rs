@@ -47,3 +47,20 @@ fn readme_defaults_are_the_codes() {
         assert!((share - 0.6).abs() < 0.01, "{share}");
     }
 }
+
+/// README's 6x6 answer is the catalogue's whole-board figure (point and
+/// 95% interval, to three significant digits), as `results/README.md`
+/// states it.
+#[test]
+fn readme_gives_the_catalogues_6x6_figure() {
+    let results = read("results/README.md");
+    let line = results.lines().find(|l| l.starts_with("**The whole 6x6 board**")).expect("a 6x6 whole-board line");
+    let after = line.split("positions ").nth(1).unwrap();
+    let numbers: Vec<f64> = after.split([' ', '(', ')', ',']).filter_map(|w| w.parse::<f64>().ok()).take(3).collect();
+    let readme = read("README.md");
+    let row = readme.lines().find(|l| l.starts_with("| 6x6 |")).expect("README's 6x6 row");
+    for x in numbers {
+        let three = format!("{x:.2e}");
+        assert!(row.contains(&three), "README's 6x6 row lacks {three}: {row}");
+    }
+}

@@ -18,6 +18,7 @@ use super::estimate;
 use crate::census::{COLUMNS, LayerBy, columns};
 use crate::formats::atomic::atomic_write;
 use crate::published;
+use crate::stats::{Replicate, Replication};
 
 /// The catalogue file inside the catalogue directory.
 pub const CATALOG_FILE: &str = "catalog.json";
@@ -215,6 +216,28 @@ impl Catalog {
     /// samples the layer (older conditions left several times more
     /// samples undecided at the same budget).
     pub fn pooled_estimates(&self) -> BTreeMap<u32, BTreeMap<u32, (crate::estimate::Tally, Vec<String>)>> {
+        let mut out: BTreeMap<u32, BTreeMap<u32, (crate::estimate::Tally, Vec<String>)>> = BTreeMap::new();
+        for c in self.chosen_estimates() {
+            let slot = out.entry(c.n).or_default().entry(c.discs).or_default();
+            slot.0 = slot.0.plus(c.tally);
+            slot.1.push(c.id);
+        }
+        out
+    }
+
+    /// Board `n`'s pooled layers apart by seed: seed → layer → the tally
+    /// of the document [`Catalog::pooled_estimates`] takes for that seed.
+    pub fn seed_estimates(&self, n: u32) -> BTreeMap<u64, BTreeMap<u32, crate::estimate::Tally>> {
+        let mut out: BTreeMap<u64, BTreeMap<u32, crate::estimate::Tally>> = BTreeMap::new();
+        for c in self.chosen_estimates().into_iter().filter(|c| c.n == n) {
+            out.entry(c.seed).or_default().insert(c.discs, c.tally);
+        }
+        out
+    }
+
+    /// The layers of the documents that pool (see
+    /// [`Catalog::pooled_estimates`]), in the catalogue's order.
+    fn chosen_estimates(&self) -> Vec<ChosenLayer> {
         let checked: Vec<_> = self
             .estimates
             .iter()
@@ -240,18 +263,71 @@ impl Catalog {
                 }
             }
         }
-        let mut out: BTreeMap<u32, BTreeMap<u32, (crate::estimate::Tally, Vec<String>)>> = BTreeMap::new();
+        let mut out = Vec::new();
         for (i, (c, id)) in checked.iter().enumerate() {
             for (k, t) in &c.layers {
-                if chosen.get(&(c.n, *k, c.seed)).map(|&(_, j)| j) != Some(i) {
-                    continue;
+                if chosen.get(&(c.n, *k, c.seed)).map(|&(_, j)| j) == Some(i) {
+                    out.push(ChosenLayer { n: c.n, discs: *k, seed: c.seed, tally: *t, id: id.clone() });
                 }
-                let slot = out.entry(c.n).or_default().entry(*k).or_default();
-                slot.0 = slot.0.plus(*t);
-                slot.1.push(id.clone());
             }
         }
         out
+    }
+
+    /// The replication check of board `n`'s estimates (see
+    /// [`WholeBoard`]); None while a layer is neither counted nor sampled.
+    pub fn whole_board_estimate(&self, n: u32) -> Option<WholeBoard> {
+        let sampled = self.pooled_estimates().remove(&n)?;
+        let exact = self.exact_layers(n);
+        let estimated: Vec<u32> = sampled.keys().copied().filter(|k| !exact.contains_key(k)).collect();
+        if (4..=n * n).any(|k| !exact.contains_key(&k) && !sampled.contains_key(&k)) || estimated.is_empty() {
+            return None;
+        }
+        let layer = |k: u32, t: crate::estimate::Tally| {
+            crate::estimate::LayerEstimate::new(k, crate::estimate::candidates(n, k), t)
+        };
+        let pooled: Vec<_> = estimated.iter().map(|&k| layer(k, sampled[&k].0)).collect();
+        let pooled_totals = crate::estimate::totals(&pooled);
+        // the seeds that sample every estimated layer, each a replicate
+        let seeds = self.seed_estimates(n);
+        let replicates: Vec<(u64, [crate::estimate::Interval; 3])> = seeds
+            .iter()
+            .filter(|(_, ls)| estimated.iter().all(|k| ls.contains_key(k)))
+            .map(|(&seed, ls)| {
+                let mine: Vec<_> = estimated.iter().map(|&k| layer(k, ls[&k])).collect();
+                (seed, crate::estimate::totals(&mine))
+            })
+            .collect();
+        let as_replicate = |i: &crate::estimate::Interval| Replicate { point: i.estimate, low: i.low, high: i.high };
+        let replication: [Option<Replication>; 3] = [0, 1, 2].map(|f| {
+            let reps: Vec<Replicate> = replicates.iter().map(|(_, t)| as_replicate(&t[f])).collect();
+            Replication::of(&reps, as_replicate(&pooled_totals[f]))
+        });
+        // layer by layer: each layer's positions over the seeds that sample it
+        let (mut layer_q, mut layer_df) = (0.0, 0u32);
+        for &k in &estimated {
+            let reps: Vec<Replicate> =
+                seeds.values().filter_map(|ls| ls.get(&k)).map(|&t| as_replicate(&layer(k, t).positions)).collect();
+            let p = layer(k, sampled[&k].0).positions;
+            if let Some(r) = Replication::of(&reps, as_replicate(&p)) {
+                layer_q += r.q;
+                layer_df += r.m as u32 - 1;
+            }
+        }
+        let sum = |f: &dyn Fn(&estimate::ExactLayer) -> u64| exact.values().map(|e| f(e) as f64).sum::<f64>();
+        Some(WholeBoard {
+            n,
+            exact_layers: exact.len(),
+            exact_to: exact.keys().max().copied().unwrap_or(0),
+            estimated_from: estimated[0],
+            exact: [sum(&|e| e.positions), sum(&|e| e.terminal_positions), sum(&|e| e.classes)],
+            pooled: pooled_totals,
+            replicate_seeds: replicates.iter().map(|(s, _)| *s).collect(),
+            replicate_totals: replicates.iter().map(|(_, t)| t[0]).collect(),
+            replication,
+            layer_q,
+            layer_df,
+        })
     }
 
     /// The exact layers of a board's by-discs table (those with positions,
@@ -323,7 +399,9 @@ impl Catalog {
         }
         for (n, pooled) in self.pooled_estimates() {
             let p = dir.join(format!("{n}x{n}-estimate.csv"));
-            atomic_write(&p, estimate::estimate_csv(n, &pooled, &self.exact_layers(n)).as_bytes()).map_err(io(&p))?;
+            let whole = self.whole_board_estimate(n).map(|w| w.csv_note());
+            let csv = estimate::estimate_csv(n, &pooled, &self.exact_layers(n), whole.as_deref());
+            atomic_write(&p, csv.as_bytes()).map_err(io(&p))?;
             written.push(p);
         }
         let p = dir.join("README.md");
@@ -404,8 +482,8 @@ impl Catalog {
         for name in self.tables.keys() {
             self.readme_exact(&mut out, name);
         }
-        for (n, sampled) in self.pooled_estimates() {
-            self.readme_estimate(&mut out, n, &sampled);
+        for n in self.pooled_estimates().into_keys() {
+            self.readme_estimate(&mut out, n);
         }
         out
     }
@@ -436,12 +514,7 @@ impl Catalog {
     }
 
     /// The README section of board `n`'s estimates: its runs.
-    fn readme_estimate(
-        &self,
-        out: &mut String,
-        n: u32,
-        sampled: &BTreeMap<u32, (crate::estimate::Tally, Vec<String>)>,
-    ) {
+    fn readme_estimate(&self, out: &mut String, n: u32) {
         let name = format!("{n}x{n}-estimate");
         out.push_str(&format!(
             "## {name}\n\nTable: [{name}.csv]({name}.csv). Estimates, not counts: uniform samples per disc \
@@ -476,49 +549,150 @@ impl Catalog {
             ));
         }
         out.push('\n');
-        if let Some(line) = self.whole_board(n, sampled) {
+        if let Some(line) = self.whole_board(n) {
             out.push_str(&line);
             out.push_str("\n\n");
         }
     }
 
     /// The answer for the whole board: every layer, exact where the
-    /// census has counted it, estimated elsewhere (`sampled`: the board's
-    /// pooled layers), with the estimated layers' interval (exact layers
-    /// add no variance). None while a layer is neither counted nor sampled.
-    fn whole_board(&self, n: u32, sampled: &BTreeMap<u32, (crate::estimate::Tally, Vec<String>)>) -> Option<String> {
-        let exact = self.exact_layers(n);
-        let estimated: Vec<crate::estimate::LayerEstimate> = sampled
-            .iter()
-            .filter(|(k, _)| !exact.contains_key(k))
-            .map(|(&k, (t, _))| crate::estimate::LayerEstimate::new(k, crate::estimate::candidates(n, k), *t))
-            .collect();
-        if (4..=n * n).any(|k| !exact.contains_key(&k) && !sampled.contains_key(&k)) || estimated.is_empty() {
-            return None;
-        }
-        let [p, t, c] = crate::estimate::totals(&estimated);
-        let sum = |f: &dyn Fn(&estimate::ExactLayer) -> u64| exact.values().map(|e| f(e) as f64).sum::<f64>();
-        let (ep, et, ec) = (sum(&|e| e.positions), sum(&|e| e.terminal_positions), sum(&|e| e.classes));
-        let show = |x: f64, i: &crate::estimate::Interval| {
-            format!(
-                "{} (95%: {} to {})",
-                estimate::sci(x + i.estimate),
-                estimate::sci(x + i.low),
-                estimate::sci(x + i.high)
-            )
+    /// census has counted it, estimated elsewhere, with the interval that
+    /// replication supports ([`WholeBoard`]). None while a layer is
+    /// neither counted nor sampled.
+    fn whole_board(&self, n: u32) -> Option<String> {
+        let w = self.whole_board_estimate(n)?;
+        let show = |f: usize| {
+            let (p, lo, hi) = w.published(f);
+            format!("{} (95%: {} to {})", estimate::sci(p), estimate::sci(lo), estimate::sci(hi))
         };
-        let first = estimated.first().map_or(0, |l| l.discs);
         Some(format!(
             "**The whole {n}x{n} board**, every layer exact where the census has counted it ({} layers, to {} \
-             discs) and estimated beyond (layers {first}-{}; interval from the per-layer variances, undecided \
-             samples counted as reachable at the upper end): positions {}, terminal positions {}, classes {}.",
-            exact.len(),
-            exact.keys().max().copied().unwrap_or(0),
+             discs) and estimated beyond (layers {}-{}): positions {}, terminal positions {}, classes {}. {}",
+            w.exact_layers,
+            w.exact_to,
+            w.estimated_from,
             n * n,
-            show(ep, &p),
-            show(et, &t),
-            show(ec, &c),
+            show(0),
+            show(1),
+            show(2),
+            w.method(),
         ))
+    }
+}
+
+/// One layer of a document that pools.
+struct ChosenLayer {
+    n: u32,
+    discs: u32,
+    seed: u64,
+    tally: crate::estimate::Tally,
+    id: String,
+}
+
+/// The answer for a whole board from the catalogue: the exact layers'
+/// sums, the estimated layers pooled over every seed, and whether the
+/// seeds that sample every estimated layer agree (each seed's totals a
+/// replicate, [`Replication`]).
+#[derive(Clone, Debug)]
+pub struct WholeBoard {
+    /// Board side.
+    pub n: u32,
+    /// Exact layers, and the largest.
+    pub exact_layers: usize,
+    pub exact_to: u32,
+    /// The first estimated layer (all above it are estimated).
+    pub estimated_from: u32,
+    /// The exact layers' positions, terminal positions and classes.
+    pub exact: [f64; 3],
+    /// The estimated layers pooled: positions, terminal positions, classes.
+    pub pooled: [crate::estimate::Interval; 3],
+    /// The replicate seeds, and their position totals.
+    pub replicate_seeds: Vec<u64>,
+    pub replicate_totals: Vec<crate::estimate::Interval>,
+    /// The replication check of each figure (three or more replicates).
+    pub replication: [Option<Replication>; 3],
+    /// Layer by layer: the summed Cochran Q of the layers' positions over
+    /// the seeds that sample them, and its degrees of freedom.
+    pub layer_q: f64,
+    pub layer_df: u32,
+}
+
+impl WholeBoard {
+    /// Figure `f`'s point and published interval, exact layers added: the
+    /// replication interval where there is one, else the pooled one.
+    pub fn published(&self, f: usize) -> (f64, f64, f64) {
+        let x = self.exact[f];
+        let p = &self.pooled[f];
+        match &self.replication[f] {
+            Some(r) => (x + p.estimate, x + r.low, x + r.high),
+            None => (x + p.estimate, x + p.low, x + p.high),
+        }
+    }
+
+    /// The estimate table's comment line on the whole board.
+    pub fn csv_note(&self) -> String {
+        let (p, lo, hi) = self.published(0);
+        let agreement = match &self.replication[0] {
+            Some(r) if r.disagree() => format!(
+                "the {} seeds that sample every estimated layer DISAGREE beyond chance (Cochran's Q {:.1} on {} \
+                 degrees of freedom, p {:.3}); the interval is widened to hold under it",
+                r.m,
+                r.q,
+                r.m - 1,
+                r.p
+            ),
+            Some(r) => format!(
+                "the {} seeds that sample every estimated layer agree (Cochran's Q {:.1} on {} degrees of \
+                 freedom, p {:.3})",
+                r.m,
+                r.q,
+                r.m - 1,
+                r.p
+            ),
+            None => "fewer than three seeds sample every estimated layer: their agreement is not checked".into(),
+        };
+        format!(
+            "# whole board: {} positions (95%: {} to {}), exact layers to {} discs added; {agreement}; \
+             method in README.md and docs/estimate.md\n",
+            estimate::sci(p),
+            estimate::sci(lo),
+            estimate::sci(hi),
+            self.exact_to
+        )
+    }
+
+    /// How the positions' interval was made, and what replication found,
+    /// in a sentence or two.
+    pub fn method(&self) -> String {
+        let base = "The point is the middle of the two points the undecided samples allow (all unreachable, \
+                    all reachable); the pooled interval combines the layers' Wilson intervals (MOVER).";
+        match &self.replication[0] {
+            None => format!(
+                "{base} Fewer than {} seeds sample every estimated layer ({}): the seeds' agreement is not checked.",
+                crate::stats::MIN_REPLICATES,
+                self.replicate_seeds.len()
+            ),
+            Some(r) => format!(
+                "{base} Replication: {} seeds sample every estimated layer ({}); their position totals give \
+                 Cochran's Q = {:.1} on {} degrees of freedom (p = {:.3}){}; layer by layer Q = {:.1} on {} \
+                 (p = {:.2}). The interval given is the union of the pooled interval widened by the Birge ratio \
+                 {:.2} ({} to {}) and Student's t interval of the seeds' totals ({} to {}).",
+                r.m,
+                self.replicate_seeds.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
+                r.q,
+                r.m - 1,
+                r.p,
+                if r.disagree() { ": **the seeds disagree beyond chance**" } else { ": they agree" },
+                self.layer_q,
+                self.layer_df,
+                crate::stats::chi_square_tail(self.layer_q, self.layer_df),
+                r.birge.max(1.0),
+                estimate::sci(self.exact[0] + r.widened_low),
+                estimate::sci(self.exact[0] + r.widened_high),
+                estimate::sci(self.exact[0] + r.t_low),
+                estimate::sci(self.exact[0] + r.t_high),
+            ),
+        }
     }
 }
 

@@ -11,8 +11,12 @@ use crate::search::reachable::LayerHeld;
 
 /// The schema name of an estimate's JSON document.
 pub const ESTIMATE_SCHEMA: &str = "othello-census-estimate";
-/// Its version.
-pub const ESTIMATE_SCHEMA_VERSION: u32 = 1;
+/// Its version. Version 2 (2026-11-27): each figure's point is the middle
+/// of the two its undecided samples allow (all unreachable, all
+/// reachable), and the totals' intervals combine the layers' Wilson
+/// intervals (MOVER); version 1 documents (the point with every undecided
+/// sample unreachable, normal totals) are read and checked as written.
+pub const ESTIMATE_SCHEMA_VERSION: u32 = 2;
 
 /// The exact figures of a layer counted by the census.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -161,9 +165,12 @@ pub fn estimate_table(e: &Estimate, exact: &BTreeMap<u32, ExactLayer>) -> String
 /// intervals equal to the ones its tallies give (a document edited by hand
 /// is refused).
 pub fn validate_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
-    if doc["schema"] != ESTIMATE_SCHEMA || doc["schema_version"] != ESTIMATE_SCHEMA_VERSION {
-        return Err(format!("not an {ESTIMATE_SCHEMA} document of version {ESTIMATE_SCHEMA_VERSION}"));
-    }
+    let version = match doc["schema_version"].as_u64() {
+        Some(v) if doc["schema"] == ESTIMATE_SCHEMA && (1..=u64::from(ESTIMATE_SCHEMA_VERSION)).contains(&v) => v,
+        _ => {
+            return Err(format!("not an {ESTIMATE_SCHEMA} document of version 1 to {ESTIMATE_SCHEMA_VERSION}"));
+        }
+    };
     let n = doc["size"].as_u64().filter(|n| [4, 6, 8].contains(n)).ok_or("no board size 4, 6 or 8")? as u32;
     let seed = doc["seed"].as_u64().ok_or("no seed")?;
     let budget = doc["budget"].as_u64().filter(|&b| b > 0).ok_or("no search budget")?;
@@ -196,8 +203,14 @@ pub fn validate_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
         {
             return Err(format!("layer {k}: the tally does not add up"));
         }
-        let again = LayerEstimate::new(k, c, t);
-        if interval_json(&again.positions) != l["positions"] || interval_json(&again.classes) != l["classes"] {
+        let (positions, classes) = match version {
+            1 => version_1_intervals(c, &t),
+            _ => {
+                let again = LayerEstimate::new(k, c, t);
+                (again.positions, again.classes)
+            }
+        };
+        if interval_json(&positions) != l["positions"] || interval_json(&classes) != l["classes"] {
             return Err(format!("layer {k}: the intervals are not those of its tally"));
         }
         if out.iter().any(|(d, _)| *d == k) {
@@ -226,6 +239,28 @@ pub fn validate_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
         _ => return Err("the undecided samples are not a list".into()),
     }
     Ok(CheckedEstimate { n, seed, budget, search_generation, census_layer, layers: out })
+}
+
+/// The positions' and classes' intervals a version 1 document gives of a
+/// layer: the same ends as today's, but the point counts the undecided
+/// samples as unreachable (today it is the middle of that and of all of
+/// them reachable). Read only to check such a document; the catalogue
+/// computes every figure anew from the tallies.
+fn version_1_intervals(candidates: u128, t: &Tally) -> (Interval, Interval) {
+    let c = candidates as f64;
+    let n = t.samples;
+    let (lo, _) = crate::estimate::wilson(t.reachable, n);
+    let (_, hi) = crate::estimate::wilson(t.reachable + t.undecided, n);
+    let point = if n == 0 { 0.0 } else { c * t.reachable as f64 / n as f64 };
+    let positions = Interval { estimate: point, low: c * lo, high: c * hi };
+    let weight = t.by_orbit[0] as f64 + t.by_orbit[1] as f64 / 2.0 + t.by_orbit[2] as f64 / 4.0;
+    let per = if t.reachable == 0 { 0.25 } else { weight / t.reachable as f64 };
+    let classes = Interval {
+        estimate: if n == 0 { 0.0 } else { c * weight / n as f64 },
+        low: positions.low * per,
+        high: positions.high * per,
+    };
+    (positions, classes)
 }
 
 /// The census layer an estimate document's searches stopped at, if any:
@@ -292,15 +327,23 @@ pub struct CheckedEstimate {
 /// runs of the newest search generation, one per seed, see
 /// `Catalog::pooled_estimates`):
 /// CSV with the exact count beside each layer the census has counted.
-pub fn estimate_csv(n: u32, pooled: &BTreeMap<u32, (Tally, Vec<String>)>, exact: &BTreeMap<u32, ExactLayer>) -> String {
+/// `whole`, where given, is a comment line on the whole board's figure
+/// (`WholeBoard::csv_note`).
+pub fn estimate_csv(
+    n: u32,
+    pooled: &BTreeMap<u32, (Tally, Vec<String>)>,
+    exact: &BTreeMap<u32, ExactLayer>,
+    whole: Option<&str>,
+) -> String {
     let mut out = format!(
         "# schema: {ESTIMATE_SCHEMA} {ESTIMATE_SCHEMA_VERSION}\n\
          # table: {n}x{n}-estimate; estimates with 95% intervals, pooled per layer over the runs of the newest search \
-         conditions that sample it, one per seed (its strongest searches); generated by `othello-census \
-         catalog add`; provenance in README.md\n\
-         discs,candidates,samples,reachable,unreachable,undecided,positions,positions_low,positions_high,\
+         conditions that sample it, one per seed (its strongest searches); the point is the middle of the two the \
+         undecided samples allow; generated by `othello-census catalog add`; provenance in README.md\n\
+         {}discs,candidates,samples,reachable,unreachable,undecided,positions,positions_low,positions_high,\
          terminal_positions,terminal_low,terminal_high,classes,classes_low,classes_high,exact_positions,\
-         exact_inside,runs\n"
+         exact_inside,runs\n",
+        whole.unwrap_or("")
     );
     for (&k, (t, runs)) in pooled {
         let e = LayerEstimate::new(k, candidates(n, k), *t);

@@ -2,7 +2,9 @@
 //! positions per layer on a log scale, as an SVG (plotters' SVG backend;
 //! no system libraries). Exact layers are lines (by discs solid, by ply
 //! dashed at 4 + ply); estimated layers (`results/<N>x<N>-estimate.csv`)
-//! are points with their 95% interval as a bar, never joined to the lines.
+//! that no census has counted are points with their 95% interval as a
+//! bar, never joined to the lines; a panel's title gives the whole
+//! board's positions where every layer is counted or estimated.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -10,6 +12,7 @@ use std::path::Path;
 use plotters::prelude::*;
 
 use super::catalog::Catalog;
+use super::estimate::sci;
 use crate::estimate::{LayerEstimate, Tally, candidates};
 
 /// One line of the plot: label, points, quantity index, dashed.
@@ -42,9 +45,18 @@ pub fn plot(catalog: &Catalog, path: &Path) -> Result<usize, String> {
     let panels = root.split_evenly((1, boards.len()));
     let mut drawn = 0;
     for (panel, &n) in panels.iter().zip(&boards) {
-        let bars = estimate_bars(&pooled, n);
-        drawn +=
-            draw_panel(panel, n, &exact_series(catalog, n), &bars).map_err(|e| format!("{}: {e}", path.display()))?;
+        let exact = catalog.exact_layers(n);
+        let bars: Vec<Bar> =
+            estimate_bars(&pooled, n).into_iter().filter(|b| !exact.contains_key(&(b.0 as u32))).collect();
+        let caption = match catalog.whole_board_estimate(n) {
+            Some(w) => {
+                let (p, lo, hi) = w.published(0);
+                format!("{n}x{n}: {} positions in all (95%: {} to {})", sci(p), sci(lo), sci(hi))
+            }
+            None => format!("{n}x{n}"),
+        };
+        drawn += draw_panel(panel, &caption, n, &exact_series(catalog, n), &bars)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
     }
     root.present().map_err(err)?;
     Ok(drawn)
@@ -91,6 +103,7 @@ fn estimate_bars(pooled: &BTreeMap<u32, BTreeMap<u32, (Tally, Vec<String>)>>, n:
 /// Draws the panel of board `n`; returns the number of series drawn.
 fn draw_panel(
     panel: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    caption: &str,
     n: u32,
     series: &[Series],
     bars: &[Bar],
@@ -103,7 +116,7 @@ fn draw_panel(
     let y_max =
         series.iter().flat_map(|s| s.1.iter().map(|p| p.1)).chain(bars.iter().map(|b| b.3)).fold(10.0, f64::max);
     let mut chart = ChartBuilder::on(panel)
-        .caption(format!("{n}x{n}"), ("sans-serif", 22))
+        .caption(caption, ("sans-serif", 18))
         .margin(15)
         .x_label_area_size(40)
         .y_label_area_size(70)
