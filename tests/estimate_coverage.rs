@@ -23,7 +23,7 @@ use othello_census::estimate::{
     EstimateConfig, EstimateLive, Figure, LayerEstimate, census_layer, estimate_on, totals, with_census_layer,
 };
 use othello_census::key::Keyed;
-use othello_census::search::reachable::{Frontier, LayerHeld};
+use othello_census::search::reachable::{Frontier, LayerHeld, RELAXATION_CONFLICTS};
 
 /// The exact positions per layer of the catalogue's by-discs table of an
 /// `n x n` board.
@@ -147,6 +147,7 @@ fn coverage<G: Keyed>(
             budget,
             frontier_discs,
             threads: 2,
+            relaxation_conflicts: RELAXATION_CONFLICTS,
         };
         let e = estimate_on(&cfg, &frontier, used.clone(), Instant::now(), &EstimateLive::default());
         let [t, _, _] = totals(&e.layers);

@@ -171,6 +171,11 @@ pub struct EstimateArgs {
     /// counted undecided (it then widens the interval).
     #[arg(long, value_name = "NODES", default_value = "1000000")]
     pub budget: u64,
+    /// Conflicts the flip-history relaxation (a SAT proof that no flip
+    /// history makes the board) may spend on a position before the
+    /// backward search takes it; 0 skips it. Verdicts stay exact.
+    #[arg(long, value_name = "N", default_value_t = othello_census::search::reachable::RELAXATION_CONFLICTS)]
+    pub sat_conflicts: u64,
     /// Enumerate every reachable position up to this many discs first; the
     /// backward searches stop there (default: 8 on 4x4, 14 on 6x6, 13 on
     /// 8x8).
@@ -228,6 +233,11 @@ pub struct ReachableArgs {
     /// "undecided".
     #[arg(long, value_name = "NODES", default_value = "100000000")]
     pub budget: u64,
+    /// Conflicts the flip-history relaxation (a SAT proof that no flip
+    /// history makes the board) may spend on a position before the
+    /// backward search takes it; 0 skips it. Verdicts stay exact.
+    #[arg(long, value_name = "N", default_value_t = othello_census::search::reachable::RELAXATION_CONFLICTS)]
+    pub sat_conflicts: u64,
     /// Enumerate every reachable position up to this many discs first
     /// (default: 8 on 4x4, 14 on 6x6, 13 on 8x8).
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(4..=64))]

@@ -15,7 +15,7 @@ use othello_census::estimate::{
 use othello_census::key::Keyed;
 use othello_census::report::catalog::Catalog;
 use othello_census::report::estimate::{estimate_json, estimate_table};
-use othello_census::search::reachable::{Frontier, LayerHeld, Search, Verdict, default_frontier_discs};
+use othello_census::search::reachable::{Frontier, LayerHeld, Search, Stage, Verdict, default_frontier_discs};
 
 use othello_census::with_geometry;
 
@@ -176,7 +176,13 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
         let searching = std::time::Instant::now();
         let stop = super::signals::stop_flag();
         let r = othello_census::estimate::resolve::<G>(
-            &frontier, checked.seed, a.budget, threads, &checked.layers, &listed, stop,
+            &frontier,
+            checked.seed,
+            othello_census::estimate::SearchLimits { budget: a.budget, relaxation_conflicts: a.sat_conflicts },
+            threads,
+            &checked.layers,
+            &listed,
+            stop,
         )
         .map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
         let Some((layers, still)) = r else {
@@ -199,6 +205,7 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
             rounds: doc["rounds"].as_u64().unwrap_or(0) as u32,
             seed: checked.seed,
             budget: a.budget,
+            relaxation_conflicts: a.sat_conflicts,
             frontier_discs,
             frontier_classes: frontier.classes() as u64,
             frontier_seconds,
@@ -238,7 +245,16 @@ fn config(a: &EstimateArgs) -> anyhow::Result<(EstimateConfig, u64)> {
         bail!("--samples {s} is fewer than the {} layers asked; give at least one sample per layer", layers.len());
     }
     Ok((
-        EstimateConfig { layers, samples, time: a.time, seed: a.seed, budget: a.budget, frontier_discs, threads },
+        EstimateConfig {
+            layers,
+            samples,
+            time: a.time,
+            seed: a.seed,
+            budget: a.budget,
+            frontier_discs,
+            threads,
+            relaxation_conflicts: a.sat_conflicts,
+        },
         reserved,
     ))
 }
@@ -387,7 +403,7 @@ pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
         let p = othello_census::board::Position::<G>::parse(&a.position).map_err(|e| anyhow::anyhow!("--position: {e}"))?;
         let layer = read_census_layer::<G>(a.census_layer.as_deref(), None, frontier_discs, reserved, a.json)?;
         let (frontier, used) = with_census_layer(Frontier::<G>::build(frontier_discs), layer);
-        let mut search = Search::new(&frontier, a.budget);
+        let mut search = Search::new(&frontier, a.budget).with_relaxation(a.sat_conflicts);
         let verdict = if used.is_some() { search.decide_with_layer(&p) } else { search.decide(&p) };
         let (word, game) = match &verdict {
             Verdict::Reachable(g) => {
@@ -407,7 +423,9 @@ pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
                 "verdict": word,
                 "game": game,
                 "nodes": search.nodes(),
+                "stage": search.decided_by().name(),
                 "budget": a.budget,
+                "sat_conflicts": a.sat_conflicts,
                 "frontier_discs": frontier.discs(),
                 "census_layer": used,
             });
@@ -416,7 +434,13 @@ pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
             crate::out!("{p}")?;
             match &game {
                 Some(g) => crate::outln!("reachable, by the game (replayed): {}", g.join(" "))?,
-                None if word == "unreachable" => crate::outln!("unreachable (proven: every backward line ends)")?,
+                None if word == "unreachable" => match search.decided_by() {
+                    Stage::Search => crate::outln!(
+                        "unreachable (proven by the backward search: every line ends, {} positions)",
+                        search.nodes()
+                    )?,
+                    stage => crate::outln!("unreachable (proven by the {})", stage.name())?,
+                },
                 None => crate::outln!(
                     "undecided: the search visited its budget of {} positions (raise --budget)",
                     a.budget

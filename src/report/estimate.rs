@@ -87,6 +87,7 @@ pub fn estimate_json(e: &Estimate, command: &str, exact: &BTreeMap<u32, ExactLay
         "samples": e.samples,
         "rounds": e.rounds,
         "budget": e.budget,
+        "sat_conflicts": e.relaxation_conflicts,
         "search_generation": e.search_generation,
         "frontier_discs": e.frontier_discs,
         "frontier_classes": e.frontier_classes,

@@ -4,6 +4,7 @@
 //! symmetries that perft's and the solver's tables key on.
 
 pub mod class_set;
+pub mod flip_history;
 pub mod perft;
 pub mod reachable;
 pub mod shape;

@@ -41,6 +41,7 @@ use rustc_hash::FxHashSet;
 use crate::board::{Color, Geometry, Position, Status};
 use crate::key::{Keyed, canonical_key};
 use crate::search::class_set::ClassSet;
+use crate::search::flip_history::{Relaxation, flip_history};
 use crate::search::sorted_keys::SortedKeys;
 use crate::symmetry::start_images;
 
@@ -120,8 +121,12 @@ pub fn placeable<G: Geometry>(occ: u64) -> bool {
 /// of newer searches, which leave fewer samples undecided at a budget:
 /// 1, documents without the field (before 2026-11-25): [`placeable`] and
 /// [`edges_possible`], or part of [`unflipped_consistent`]; 2: all three
-/// of [`cheap_conditions`]. Raise it when a condition is added.
-pub const SEARCH_GENERATION: u32 = 2;
+/// of [`cheap_conditions`]; 3 (2026-11-27): and the flip-history
+/// relaxation ([`crate::search::flip_history`]) with a budget of
+/// [`RELAXATION_CONFLICTS`] conflicts, on positions [`RELAXATION_ABOVE`]
+/// discs or more above the layer answered from. Raise it when a condition
+/// is added.
+pub const SEARCH_GENERATION: u32 = 3;
 
 /// The conditions every reachable position meets that the search tests on
 /// each position before it searches below it: [`placeable`],
@@ -528,7 +533,47 @@ pub struct Search<'f, G: Keyed> {
     /// Every position of at most this many discs is answered without a
     /// search (by the frontier, or its whole census layer when used).
     answered_to: u32,
+    /// The conflict budget of the flip-history relaxation tried before a
+    /// search (0: not tried).
+    relaxation_conflicts: u64,
+    /// What decided the last position asked.
+    decided_by: Stage,
 }
+
+/// What decided a position ([`Search::decided_by`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// The frontier (or the census layer) holds it, or not.
+    Frontier,
+    /// A cheap condition ([`cheap_conditions`]) fails: unreachable.
+    Conditions,
+    /// The flip-history relaxation is unsatisfiable: unreachable
+    /// ([`crate::search::flip_history`]).
+    FlipHistory,
+    /// The backward search: a line to the frontier, or every line
+    /// exhausted (or, undecided, the budget spent).
+    Search,
+}
+
+impl Stage {
+    /// Its name in `reachable`'s output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Frontier => "frontier",
+            Stage::Conditions => "cheap conditions",
+            Stage::FlipHistory => "flip-history relaxation (SAT: unsatisfiable)",
+            Stage::Search => "backward search",
+        }
+    }
+}
+
+/// The flip-history relaxation's default conflict budget: enough for the
+/// dense 8x8 boards it refutes (docs/estimate.md), small beside a search.
+pub const RELAXATION_CONFLICTS: u64 = 20_000;
+
+/// The relaxation is tried on positions at least this many discs above
+/// the layer the searches answer from: below, a search is cheaper.
+pub const RELAXATION_ABOVE: u32 = 6;
 
 impl<'f, G: Keyed> Search<'f, G> {
     /// A search down to `frontier`, giving up after `budget` positions.
@@ -542,7 +587,22 @@ impl<'f, G: Keyed> Search<'f, G> {
             line: Vec::new(),
             use_layer: false,
             answered_to: frontier.discs,
+            relaxation_conflicts: RELAXATION_CONFLICTS,
+            decided_by: Stage::Search,
         }
+    }
+
+    /// The same search with the flip-history relaxation given `conflicts`
+    /// conflicts (0: never tried).
+    pub fn with_relaxation(mut self, conflicts: u64) -> Self {
+        self.relaxation_conflicts = conflicts;
+        self
+    }
+
+    /// What decided the last position asked (or, when it was left
+    /// undecided, the stage that ran out: the search).
+    pub fn decided_by(&self) -> Stage {
+        self.decided_by
     }
 
     /// The most memory one search of `budget` positions holds at once:
@@ -622,8 +682,18 @@ impl<'f, G: Keyed> Search<'f, G> {
         // generated passing them
         if p.discs() > self.frontier.discs && !cheap_conditions::<G>(p.black().0, p.white().0) {
             self.nodes = 1;
+            self.decided_by = Stage::Conditions;
             return Ok(false);
         }
+        if self.relaxation_conflicts > 0
+            && p.discs() >= self.answered_to + RELAXATION_ABOVE
+            && flip_history::<G>(p.black().0, p.white().0, self.relaxation_conflicts) == Relaxation::Infeasible
+        {
+            self.nodes = 1;
+            self.decided_by = Stage::FlipHistory;
+            return Ok(false);
+        }
+        self.decided_by = if p.discs() <= self.answered_to { Stage::Frontier } else { Stage::Search };
         self.visit(*p, 0)
     }
 
@@ -719,19 +789,34 @@ impl<'f, G: Keyed> Search<'f, G> {
 pub struct Searches<'f, G: Keyed> {
     frontier: &'f Frontier<G>,
     budget: u64,
+    relaxation_conflicts: u64,
     held: std::sync::Mutex<Vec<Search<'f, G>>>,
 }
 
 impl<'f, G: Keyed> Searches<'f, G> {
     /// None yet, of searches down to `frontier` of `budget` positions.
     pub fn new(frontier: &'f Frontier<G>, budget: u64) -> Self {
-        Searches { frontier, budget, held: std::sync::Mutex::new(Vec::new()) }
+        Searches {
+            frontier,
+            budget,
+            relaxation_conflicts: RELAXATION_CONFLICTS,
+            held: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The same, their flip-history relaxation given `conflicts`
+    /// conflicts (0: never tried).
+    pub fn with_relaxation(mut self, conflicts: u64) -> Self {
+        self.relaxation_conflicts = conflicts;
+        self
     }
 
     /// A search, kept or new, until the guard is dropped.
     pub fn take(&self) -> LentSearch<'_, 'f, G> {
         let kept = self.held.lock().expect("searches lock").pop();
-        LentSearch { search: Some(kept.unwrap_or_else(|| Search::new(self.frontier, self.budget))), from: self }
+        let search =
+            kept.unwrap_or_else(|| Search::new(self.frontier, self.budget).with_relaxation(self.relaxation_conflicts));
+        LentSearch { search: Some(search), from: self }
     }
 }
 

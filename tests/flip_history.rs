@@ -1,0 +1,194 @@
+//! The flip-history relaxation (`search::flip_history`) against positions
+//! known to be reachable: every reachable 4x4 position (the naive oracle,
+//! which shares no code with the engine), the positions of 6x6 and 8x8
+//! games played under several move policies, and the FFO endgame
+//! positions of real games. A relaxation that called one of them
+//! infeasible would be unsound. Also: that it does refute boards the cheap
+//! conditions pass, so the tests above are not vacuous.
+
+mod oracle;
+
+use othello_census::board::{B4, B6, B8, Geometry, Position};
+use othello_census::search::flip_history::{Relaxation, flip_history};
+use othello_census::search::reachable::cheap_conditions;
+
+const CONFLICTS: u64 = 100_000;
+
+fn bits(p: &oracle::Naive) -> (u64, u64) {
+    let (mut b, mut w) = (0u64, 0u64);
+    for (i, &c) in p.cells.iter().enumerate() {
+        match c {
+            oracle::BLACK => b |= 1 << i,
+            oracle::WHITE => w |= 1 << i,
+            _ => {}
+        }
+    }
+    (b, w)
+}
+
+/// Every reachable 4x4 position is feasible; of the boards of 12 discs
+/// the cheap conditions pass that are not reachable (every `stride`-th
+/// colouring of each occupancy), the relaxation refutes some.
+fn reachable_4x4_positions_are_feasible(stride: u32) {
+    let reachable: std::collections::HashSet<(u64, u64)> =
+        oracle::reachable(4, 16).into_iter().map(|p| bits(&p)).collect();
+    for &(b, w) in &reachable {
+        assert_ne!(flip_history::<B4>(b, w, CONFLICTS), Relaxation::Infeasible, "reachable: {b:#x} {w:#x}");
+    }
+    // boards of 12 discs: the centre and 8 of the 12 other squares, each
+    // colouring; those the cheap conditions pass and the oracle does not reach
+    let centre = 0x0660u64;
+    let others: Vec<u32> = (0..16).filter(|s| centre >> s & 1 == 0).collect();
+    let (mut passed, mut unreachable, mut refuted) = (0u64, 0u64, 0u64);
+    for pick in 0u32..1 << 12 {
+        if pick.count_ones() != 8 {
+            continue;
+        }
+        let occ =
+            centre | others.iter().enumerate().filter(|(i, _)| pick >> i & 1 == 1).map(|(_, s)| 1u64 << s).sum::<u64>();
+        let squares: Vec<u32> = (0..16).filter(|s| occ >> s & 1 == 1).collect();
+        for colours in (0u32..1 << 12).step_by(stride as usize) {
+            let b: u64 =
+                squares.iter().enumerate().filter(|(i, _)| colours >> i & 1 == 1).map(|(_, s)| 1u64 << s).sum();
+            let w = occ & !b;
+            if !cheap_conditions::<B4>(b, w) {
+                continue;
+            }
+            passed += 1;
+            let infeasible = flip_history::<B4>(b, w, CONFLICTS) == Relaxation::Infeasible;
+            if !reachable.contains(&(b, w)) {
+                unreachable += 1;
+                refuted += u64::from(infeasible);
+            } else {
+                assert!(!infeasible);
+            }
+        }
+    }
+    eprintln!("4x4, 12 discs: {passed} boards pass the cheap conditions, {unreachable} unreachable, {refuted} refuted");
+    assert!(refuted > 0, "the relaxation refuted nothing the cheap conditions pass");
+}
+
+#[test]
+fn every_reachable_4x4_position_is_feasible() {
+    reachable_4x4_positions_are_feasible(13);
+}
+
+/// Every board of 12 discs (about 3 minutes on 2 cores): 1,712,768 pass
+/// the cheap conditions, 1,706,698 of them unreachable, 1,485,710 refuted.
+#[test]
+#[ignore = "about 3 minutes"]
+fn every_4x4_board_of_12_discs() {
+    reachable_4x4_positions_are_feasible(1);
+}
+
+/// Plays `games` games of board `G` from the start, each move chosen by
+/// `policy` among the legal ones (with a generator for ties), and checks
+/// every position on the way.
+/// A move policy: the position, its legal moves, a random number for ties.
+type Policy<'a, G> = &'a dyn Fn(&Position<G>, &[u32], u64) -> u32;
+
+fn games<G: Geometry>(games: u64, seed: u64, policy: Policy<'_, G>) -> u64 {
+    let mut state = seed;
+    let mut next = move || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let mut checked = 0;
+    for _ in 0..games {
+        let mut p = Position::<G>::start();
+        loop {
+            let moves: Vec<u32> = p.legal_moves().iter().collect();
+            if moves.is_empty() {
+                if !p.opponent_can_move() {
+                    break;
+                }
+                p = p.pass();
+            } else {
+                p = p.play(policy(&p, &moves, next()));
+            }
+            checked += 1;
+            let r = flip_history::<G>(p.black().0, p.white().0, CONFLICTS);
+            assert_ne!(r, Relaxation::Infeasible, "a position of a game: {}", p.line());
+        }
+    }
+    checked
+}
+
+fn uniform<G: Geometry>(_: &Position<G>, moves: &[u32], r: u64) -> u32 {
+    moves[(r % moves.len() as u64) as usize]
+}
+
+/// The move that flips most (`most`) or fewest discs, ties by `r`.
+fn by_flips<G: Geometry>(p: &Position<G>, moves: &[u32], r: u64, most: bool) -> u32 {
+    let key = |m: &u32| {
+        let f = p.flips(*m).0.count_ones() as i64;
+        if most { -f } else { f }
+    };
+    let best = moves.iter().map(key).min().unwrap();
+    let tied: Vec<u32> = moves.iter().copied().filter(|m| key(m) == best).collect();
+    tied[(r % tied.len() as u64) as usize]
+}
+
+/// Corners first, then edges, then anything; ties by `r`.
+fn corners_and_edges<G: Geometry>(_: &Position<G>, moves: &[u32], r: u64) -> u32 {
+    let n = G::N;
+    let rank = |m: &u32| {
+        let (row, col) = (m / n, m % n);
+        let edge_row = row == 0 || row == n - 1;
+        let edge_col = col == 0 || col == n - 1;
+        match (edge_row, edge_col) {
+            (true, true) => 0,
+            (true, false) | (false, true) => 1,
+            _ => 2,
+        }
+    };
+    let best = moves.iter().map(rank).min().unwrap();
+    let tied: Vec<u32> = moves.iter().copied().filter(|m| rank(m) == best).collect();
+    tied[(r % tied.len() as u64) as usize]
+}
+
+/// The move that leaves the opponent fewest replies; ties by `r`.
+fn fewest_replies<G: Geometry>(p: &Position<G>, moves: &[u32], r: u64) -> u32 {
+    let key = |m: &u32| p.play(*m).legal_moves().0.count_ones();
+    let best = moves.iter().map(key).min().unwrap();
+    let tied: Vec<u32> = moves.iter().copied().filter(|m| key(m) == best).collect();
+    tied[(r % tied.len() as u64) as usize]
+}
+
+#[test]
+fn positions_of_6x6_games_are_feasible() {
+    let mut n = games::<B6>(40, 1, &uniform::<B6>);
+    n += games::<B6>(15, 2, &|p, m, r| by_flips(p, m, r, true));
+    n += games::<B6>(15, 3, &|p, m, r| by_flips(p, m, r, false));
+    n += games::<B6>(15, 4, &corners_and_edges::<B6>);
+    n += games::<B6>(15, 5, &fewest_replies::<B6>);
+    assert!(n > 3_000, "{n} positions");
+}
+
+#[test]
+fn positions_of_8x8_games_are_feasible() {
+    let mut n = games::<B8>(4, 11, &uniform::<B8>);
+    n += games::<B8>(2, 12, &|p, m, r| by_flips(p, m, r, true));
+    n += games::<B8>(2, 13, &|p, m, r| by_flips(p, m, r, false));
+    n += games::<B8>(2, 14, &corners_and_edges::<B8>);
+    n += games::<B8>(2, 15, &fewest_replies::<B8>);
+    assert!(n > 500, "{n} positions");
+}
+
+/// The FFO endgame positions (tests/data/ffo-40-49.obf) come from real
+/// games.
+#[test]
+fn ffo_positions_are_feasible() {
+    let data = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/ffo-40-49.obf")).unwrap();
+    let mut n = 0;
+    for line in data.lines().filter(|l| !l.trim().is_empty()) {
+        let text = line.split(';').next().unwrap().trim();
+        let p = Position::<B8>::parse(text).unwrap();
+        assert_ne!(flip_history::<B8>(p.black().0, p.white().0, CONFLICTS), Relaxation::Infeasible, "{text}");
+        n += 1;
+    }
+    assert_eq!(n, 10);
+}
