@@ -206,6 +206,18 @@ impl Replication {
     pub fn disagree(&self) -> bool {
         self.p < DISAGREE_BELOW
     }
+
+    /// What the test says, in words: disagree (p below 0.05), at the edge
+    /// of chance (below 0.10), or agree.
+    pub fn verdict(&self) -> &'static str {
+        if self.disagree() {
+            "disagree beyond chance"
+        } else if self.p < 2.0 * DISAGREE_BELOW {
+            "scatter at the edge of chance"
+        } else {
+            "agree"
+        }
+    }
 }
 
 #[cfg(test)]

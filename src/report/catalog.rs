@@ -633,18 +633,12 @@ impl WholeBoard {
     pub fn csv_note(&self) -> String {
         let (p, lo, hi) = self.published(0);
         let agreement = match &self.replication[0] {
-            Some(r) if r.disagree() => format!(
-                "the {} seeds that sample every estimated layer DISAGREE beyond chance (Cochran's Q {:.1} on {} \
-                 degrees of freedom, p {:.3}); the interval is widened to hold under it",
-                r.m,
-                r.q,
-                r.m - 1,
-                r.p
-            ),
             Some(r) => format!(
-                "the {} seeds that sample every estimated layer agree (Cochran's Q {:.1} on {} degrees of \
-                 freedom, p {:.3})",
+                "the {} seeds that sample every estimated layer {} (Cochran's Q {:.1} on {} degrees of freedom, p \
+                 {:.3}); the interval holds under their scatter (the union of the pooled interval widened by the \
+                 Birge ratio and the t interval of their totals)",
                 r.m,
+                r.verdict(),
                 r.q,
                 r.m - 1,
                 r.p
@@ -665,7 +659,7 @@ impl WholeBoard {
     /// in a sentence or two.
     pub fn method(&self) -> String {
         let base = "The point is the middle of the two points the undecided samples allow (all unreachable, \
-                    all reachable); the pooled interval combines the layers' Wilson intervals (MOVER).";
+                    all reachable); the pooled interval combines the layers' Wilson intervals with continuity correction (MOVER).";
         match &self.replication[0] {
             None => format!(
                 "{base} Fewer than {} seeds sample every estimated layer ({}): the seeds' agreement is not checked.",
@@ -682,7 +676,11 @@ impl WholeBoard {
                 r.q,
                 r.m - 1,
                 r.p,
-                if r.disagree() { ": **the seeds disagree beyond chance**" } else { ": they agree" },
+                if r.disagree() {
+                    ": **the seeds disagree beyond chance**".to_string()
+                } else {
+                    format!(": they {}", r.verdict())
+                },
                 self.layer_q,
                 self.layer_df,
                 crate::stats::chi_square_tail(self.layer_q, self.layer_df),
