@@ -174,6 +174,23 @@ pub fn try_lock(lock_file: &Path, run: &Path, what: &'static str) -> Result<File
     }
 }
 
+/// Takes the lock of directory `dir` itself (`flock` on the directory,
+/// so that no lock file is left in it), waiting while another process
+/// holds it; `waiting` is called once first when it must wait. For a
+/// short read-modify-replace of files in `dir` that every writer of them
+/// does under this lock: the second writer then reads what the first
+/// wrote instead of replacing it with what it read before.
+pub fn lock_dir_wait(dir: &Path, waiting: impl FnOnce()) -> io::Result<FileLock> {
+    let file = File::open(dir)?;
+    match file.try_lock() {
+        Ok(()) => return Ok(FileLock { _file: file }),
+        Err(fs::TryLockError::WouldBlock) => waiting(),
+        Err(fs::TryLockError::Error(e)) => return Err(e),
+    }
+    file.lock()?;
+    Ok(FileLock { _file: file })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
