@@ -106,20 +106,27 @@ where
     }
     let name = path.file_name().ok_or_else(|| io::Error::other("path has no file name"))?;
     let tmp = dir.join(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
-    let result = (|| {
-        let f = OpenOptions::new().write(true).create(true).truncate(true).open(&tmp)?;
-        let mut w = BufWriter::with_capacity(1 << 20, Writeback::new(f));
-        fill(&mut w)?;
-        let f = w.into_inner().map_err(|e| e.into_error())?.into_inner();
-        f.sync_all()?;
-        drop(f);
-        fs::rename(&tmp, path)?;
-        File::open(&dir)?.sync_all()
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+    /// Removes the temporary unless it was renamed: on an error, and also
+    /// when `fill` panics (a bug), so that a file as large as the target
+    /// is not left behind.
+    struct Unfinished<'a>(&'a Path, bool);
+    impl Drop for Unfinished<'_> {
+        fn drop(&mut self) {
+            if !self.1 {
+                let _ = fs::remove_file(self.0);
+            }
+        }
     }
-    result
+    let mut unfinished = Unfinished(&tmp, false);
+    let f = OpenOptions::new().write(true).create(true).truncate(true).open(&tmp)?;
+    let mut w = BufWriter::with_capacity(1 << 20, Writeback::new(f));
+    fill(&mut w)?;
+    let f = w.into_inner().map_err(|e| e.into_error())?.into_inner();
+    f.sync_all()?;
+    drop(f);
+    fs::rename(&tmp, path)?;
+    unfinished.1 = true;
+    File::open(&dir)?.sync_all()
 }
 
 /// Replaces `path` with `bytes`, atomically.

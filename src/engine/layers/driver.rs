@@ -22,7 +22,7 @@ use super::progress::{ExpandProgress, ExpansionId};
 use super::shuffle::{LocalBuckets, NoChildren, ShuffleSink};
 use super::store::{
     Compaction, Entering, MIN_COMPACT_RATIO, Manifest, Phase, RunConfig, Slicing, merge_bucket, partition_of,
-    to_stored, write_part,
+    to_stored, verify_bucket, write_part,
 };
 use super::transport::{Outbox, Transport, decode_message};
 use super::workdir::{RunLock, WorkDir};
@@ -256,6 +256,21 @@ fn drive<G: Keyed, T: Transport>(
     m: Manifest,
 ) -> Result<LayersOutcome, LayersError> {
     let watch = DiskWatch::new(mine);
+    sampling(&watch, || Driver::<G, T> { t, root, mine, ctx, watch: &watch, buffers: BufferPool::default() }.run(m))
+}
+
+/// Runs `work` while a thread samples the disk into `watch`. The sampler
+/// is told to stop however `work` ends: the scope waits for it before it
+/// returns, or before a panic of `work` goes on, and a flag set only on a
+/// normal return left a panicking run waiting for it forever.
+pub(super) fn sampling<R>(watch: &DiskWatch<'_>, work: impl FnOnce() -> R) -> R {
+    /// Sets the flag when dropped, also while a panic unwinds.
+    struct Done<'a>(&'a AtomicBool);
+    impl Drop for Done<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
     let done = AtomicBool::new(false);
     std::thread::scope(|s| {
         s.spawn(|| {
@@ -264,9 +279,8 @@ fn drive<G: Keyed, T: Transport>(
                 watch.sample();
             }
         });
-        let out = Driver::<G, T> { t, root, mine, ctx, watch: &watch, buffers: BufferPool::default() }.run(m);
-        done.store(true, Ordering::Relaxed);
-        out
+        let _done = Done(&done);
+        work()
     })
 }
 
@@ -353,6 +367,9 @@ struct Session {
     /// (bytes, classes) of the largest layer met.
     largest: (u64, u64),
     phases: Vec<PhaseStat>,
+    /// The layer whose buckets this session checked whole before its
+    /// parent was deleted ([`Driver::verify_buckets`]).
+    verified: Option<u32>,
 }
 
 impl Session {
@@ -446,6 +463,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
             owned,
             largest: (0, 0),
             phases: Vec::new(),
+            verified: None,
         })
     }
 
@@ -544,12 +562,38 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
             m.elapsed_seconds = s.elapsed();
             return Ok(Step::Done);
         }
+        self.verify_buckets(k + 1, &s.owned, &ex.runs, s)?;
+        s.verified = Some(k + 1);
         m.phase = Phase::Expanded;
         m.part_records = ex.runs;
         m.entering = ex.found.entering;
         m.elapsed_seconds = s.elapsed();
         self.commit(m)?;
         Ok(Step::Continue)
+    }
+
+    /// Checks every bucket of layer `next` here (`runs` per partition)
+    /// before the commit that deletes the parent layer they came from:
+    /// damage found now costs the expansion, which the parent can redo;
+    /// found in the merge, after the parent is gone, it costs the run. The
+    /// damaged buckets are deleted, so that a resume expands again.
+    fn verify_buckets(&self, next: u32, owned: &[u32], runs: &[u64], s: &Session) -> Result<(), LayersError> {
+        let mine = self.mine;
+        let checked: Result<(), LayersError> = s.pool.install(|| {
+            owned.par_iter().try_for_each(|&j| Ok(verify_bucket(&mine.bucket(next, j), runs[j as usize])?))
+        });
+        let checked = checked.map_err(|e| {
+            super::workdir::remove_run_dir(&mine.bucket_dir(next));
+            self.bad(format!(
+                "{e}; found before layer {} was deleted, which is kept: the buckets of layer {next} were deleted, \
+                 continue with `{}othello-census resume {}` to expand layer {} again",
+                next - 1,
+                launcher(self.t),
+                crate::text::shell_path(self.path()),
+                next - 1
+            ))
+        });
+        self.t.agree(checked, self.path())
     }
 
     /// The children of layer `m.layer` are in buckets: merge them into the
@@ -575,6 +619,9 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
         // the last layer is counted while it is written
         let last = next >= m.run.limit;
         let (by, fan_in) = (s.by, s.fan_in);
+        // buckets this session checked before the commit are read once;
+        // others (a resume) checked before their records are used
+        let verify = s.verified != Some(next);
         let merged: Result<Vec<(u32, u64, Expansion)>, LayersError> = (|| {
             let dir = mine.create_layer_dir(next)?;
             let counts: Result<Vec<(u32, u64, Expansion)>, LayersError> = s.pool.install(|| {
@@ -586,9 +633,9 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
                         }
                         let id = m.run.part(next, j);
                         let (n, ex) = if last {
-                            merge_and_count::<G>(mine, by, &id, runs[j as usize], fan_in)?
+                            merge_and_count::<G>(mine, by, &id, runs[j as usize], fan_in, verify)?
                         } else {
-                            (merge_partition(mine, &id, runs[j as usize], fan_in)?, Expansion::default())
+                            (merge_partition(mine, &id, runs[j as usize], fan_in, verify)?, Expansion::default())
                         };
                         ctx.live.parts_done.fetch_add(1, Ordering::Relaxed);
                         Ok((j, n, ex))
@@ -962,7 +1009,8 @@ pub(super) fn count_partition<G: Keyed>(
     let bucket = work.bucket(k, j);
     let mut counter = Counter::<G>::new(by, bucket.clone());
     let mut failure: Option<LayersError> = None;
-    let merged = merge_bucket(&bucket, runs, fan_in, &mut |r| {
+    // (slices' buckets are not checked before: the parent stays)
+    let merged = merge_bucket(&bucket, runs, fan_in, true, &mut |r| {
         counter.push(r).map_err(|e| {
             failure = Some(e);
             std::io::Error::other("count failed")
@@ -1121,6 +1169,21 @@ mod tests {
             elapsed_seconds: 0.0,
             slicing: Slicing::default(),
         }
+    }
+
+    /// A panic of the work the disk is sampled around goes on to the
+    /// caller at once instead of leaving it waiting for the sampler.
+    #[test]
+    fn a_panic_while_the_disk_is_sampled_ends_the_sampling() {
+        let dir = tempfile::tempdir().unwrap();
+        let work = WorkDir::new(dir.path());
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let watch = DiskWatch::new(&work);
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sampling(&watch, || panic!("a bug"))));
+            tx.send(r.is_err()).unwrap();
+        });
+        assert!(rx.recv_timeout(Duration::from_secs(30)).expect("the panic came back"));
     }
 
     #[test]

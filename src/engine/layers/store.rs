@@ -816,8 +816,11 @@ fn open_run(path: &Path, offset: u64) -> Result<RecordStream, FrameError> {
     Ok(RecordStream::new(r.into_payload(TAG_RUN, len)))
 }
 
-/// Offsets of the runs of a complete bucket file (checked for END.).
-fn run_offsets(path: &Path, expected_runs: u64) -> Result<Vec<u64>, FrameError> {
+/// Offsets of the runs of a complete bucket file (checked for END.);
+/// `verify`: every run's checksum checked too, before any of its records
+/// is used (a merge reads several runs at once and would otherwise count
+/// the records of a damaged run before reaching its checksum).
+fn run_offsets(path: &Path, expected_runs: u64, verify: bool) -> Result<Vec<u64>, FrameError> {
     let mut r = FramedReader::open(path, BUCKET_KIND)?;
     let mut offsets = Vec::new();
     loop {
@@ -825,7 +828,11 @@ fn run_offsets(path: &Path, expected_runs: u64) -> Result<Vec<u64>, FrameError> 
         let (tag, len) = r.next_section()?;
         if tag == TAG_RUN {
             offsets.push(at);
-            r.skip(len)?;
+            if verify {
+                r.stream(TAG_RUN, len, |_| Ok(()))?;
+            } else {
+                r.skip(len)?;
+            }
         } else if tag == crate::formats::framed::TAG_END {
             r.seek_to(at)?;
             r.end()?;
@@ -982,14 +989,23 @@ fn write_merged_run<W: Write + io::Seek>(
     .map_err(|e| failure.take().unwrap_or_else(|| io_err(dest, e)))
 }
 
-/// Merges a whole complete bucket (`runs` runs) into sorted unique records.
+/// Checks a complete bucket (`runs` runs): its frame, its runs and every
+/// run's checksum.
+pub fn verify_bucket(path: &Path, runs: u64) -> Result<(), FrameError> {
+    run_offsets(path, runs, true).map(|_| ())
+}
+
+/// Merges a whole complete bucket (`runs` runs) into sorted unique
+/// records; `verify`: every run's checksum checked first (unless the
+/// bucket was checked just before, [`verify_bucket`]).
 pub fn merge_bucket(
     path: &Path,
     runs: u64,
     fan_in: usize,
+    verify: bool,
     emit: &mut dyn FnMut(Record) -> io::Result<()>,
 ) -> Result<(), FrameError> {
-    let offsets = run_offsets(path, runs)?;
+    let offsets = run_offsets(path, runs, verify)?;
     merge_offsets(path, &offsets, fan_in, emit)
 }
 
@@ -1025,7 +1041,8 @@ fn merge_offsets(
             w.flush().map_err(|e| io_err(&next, e))?;
             drop(w);
             source = next;
-            offsets = run_offsets(&source, n)?;
+            // (written just now from checked runs)
+            offsets = run_offsets(&source, n, false)?;
         }
         merge_runs(&source, &offsets, emit)
     })();
@@ -1170,7 +1187,7 @@ mod tests {
         assert!(!staged.exists());
         assert_eq!(w.finish().unwrap(), 1);
         let mut got = Vec::new();
-        merge_bucket(&path, 1, 8, &mut |r| {
+        merge_bucket(&path, 1, 8, true, &mut |r| {
             got.push(r);
             Ok(())
         })

@@ -1,0 +1,191 @@
+//! Faults of issue 52 that lost work or hung, each driven to happen: a
+//! damaged bucket found only after the layer it came from was deleted, a
+//! panic in the layered driver that left the process waiting forever.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use common::bin;
+use othello_census::board::B6;
+use othello_census::census::LayerBy;
+use othello_census::engine::layers::{LayersError, LayersLive, LayersPlan, LayersSettings, progress, resume, start};
+use othello_census::formats::framed::{get_varint, put_varint};
+
+fn plan(limit: u32, dir: &Path) -> LayersPlan {
+    LayersPlan {
+        by: LayerBy::Discs,
+        limit,
+        partitions: 8,
+        work_dir: dir.join("work"),
+        command: "test".into(),
+        started_unix: 0,
+    }
+}
+
+/// One thread and 1 MiB: a round per parent part, many runs per bucket.
+fn settings() -> LayersSettings {
+    LayersSettings { threads: 1, ..LayersSettings::new(1, 1 << 20) }
+}
+
+/// Starts a run of `p` and stops it once `at` says so; the run must have
+/// been stopped.
+fn stop_when(p: &LayersPlan, at: impl Fn(&LayersLive) -> bool) {
+    let stop = AtomicBool::new(false);
+    let live = LayersLive::default();
+    let first = std::thread::scope(|s| {
+        let h = s.spawn(|| start::<B6>(p, &settings(), &stop, &live));
+        let t0 = Instant::now();
+        while !h.is_finished() && t0.elapsed() < Duration::from_secs(120) {
+            if at(&live) {
+                stop.store(true, Ordering::SeqCst);
+                break;
+            }
+            std::hint::spin_loop();
+        }
+        h.join().unwrap()
+    });
+    assert!(matches!(first, Err(LayersError::Interrupted(_))), "the run was not stopped: {first:?}");
+}
+
+/// The sections of a framed file after its 16-byte preamble: (tag, payload
+/// start, payload length).
+fn sections(bytes: &[u8]) -> Vec<([u8; 4], usize, usize)> {
+    let mut out = Vec::new();
+    let mut at = 16;
+    while at < bytes.len() {
+        let tag: [u8; 4] = bytes[at..at + 4].try_into().unwrap();
+        let len = u64::from_le_bytes(bytes[at + 4..at + 12].try_into().unwrap()) as usize;
+        out.push((tag, at + 12, len));
+        at += 12 + len + 8;
+    }
+    out
+}
+
+/// Issue 52, item 2: a bucket damaged while its layer is expanded is found
+/// before the commit that deletes the parent layer: the parent stays, the
+/// buckets go, and a resume expands it again to the right counts. It was
+/// found only in the merge, after the parent was deleted, and the run was
+/// lost.
+#[test]
+fn a_damaged_bucket_is_found_before_its_parent_layer_is_deleted() {
+    let want = {
+        let dir = tempfile::tempdir().unwrap();
+        let never = AtomicBool::new(false);
+        start::<B6>(&plan(13, dir.path()), &settings(), &never, &LayersLive::default()).unwrap().census.layers
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let p = plan(13, dir.path());
+    let buckets = p.work_dir.join("buckets-013");
+    let file = progress::path_in(&buckets);
+    stop_when(&p, |_| progress::read(&file).ok().flatten().is_some_and(|r| r.id.layer == 12 && r.done >= 2));
+    // one bit of a run the progress file records as written
+    let at = progress::read(&file).unwrap().unwrap();
+    let j = at.buckets.iter().position(|b| b.as_ref().is_some_and(|b| b.len > 1000)).unwrap();
+    let bucket = buckets.join(format!("part-{j:04}.bkt"));
+    let mut bytes = std::fs::read(&bucket).unwrap();
+    let (_, start, len) = sections(&bytes)[0];
+    bytes[start + len / 2] ^= 0x10;
+    std::fs::write(&bucket, bytes).unwrap();
+    let never = AtomicBool::new(false);
+    let e = resume::<B6>(&p.work_dir, None, &settings(), &never, &LayersLive::default()).unwrap_err().to_string();
+    assert!(!e.contains('\n'), "{e}");
+    assert!(e.contains(&format!("part-{j:04}.bkt")) && e.contains("found before layer 12 was deleted"), "{e}");
+    assert!(p.work_dir.join("layer-012/part-0000.lyr").is_file(), "the parent layer is kept");
+    assert!(!buckets.exists(), "the damaged buckets are deleted");
+    // the resume the message names expands layer 12 again
+    let done = resume::<B6>(&p.work_dir, None, &settings(), &never, &LayersLive::default()).unwrap();
+    assert_eq!(done.census.layers, want);
+}
+
+/// Rewrites the runs of a bucket so that every key of its first run is
+/// reached by an odd number of games (2m + 1; the others' 2m): impossible
+/// for a class of 2 or 4 positions, whose games are shared equally. The
+/// checksums are right: only the counting can notice.
+fn forge_odd_games(bucket: &Path) {
+    let bytes = std::fs::read(bucket).unwrap();
+    let mut out = bytes[..16].to_vec();
+    for (i, (tag, start, len)) in sections(&bytes).into_iter().enumerate() {
+        let mut payload = bytes[start..start + len].to_vec();
+        if &tag == b"RUN " {
+            let (old, mut new, mut pos) = (payload, Vec::new(), 0);
+            while pos < old.len() {
+                let key = get_varint(&old, &mut pos).unwrap();
+                let m = get_varint(&old, &mut pos).unwrap();
+                put_varint(&mut new, key);
+                put_varint(&mut new, 2 * m + (i == 0) as u128);
+            }
+            payload = new;
+        }
+        out.extend_from_slice(&tag);
+        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        out.extend_from_slice(&payload);
+        out.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(&payload).to_le_bytes());
+    }
+    std::fs::write(bucket, out).unwrap();
+}
+
+/// Issue 52, item 2 (item 6 of the issue): a panic in the layered driver
+/// (here an assertion on games that cannot be, in a bucket forged with
+/// right checksums) ends the process with one line and a non-zero exit.
+/// The thread that samples the disk stopped only on a normal return, and
+/// the process waited for it forever.
+#[test]
+fn a_panic_in_the_layered_driver_ends_the_process_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = plan(12, dir.path());
+    // stopped while the last layer is merged and counted: its buckets are
+    // complete and committed (phase 1)
+    stop_when(&p, |l| l.layer.load(Ordering::Relaxed) == 12 && l.phase.load(Ordering::Relaxed) == 1);
+    let buckets = p.work_dir.join("buckets-012");
+    let last = std::fs::read_dir(&buckets)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|f| f.extension().is_some_and(|e| e == "bkt"))
+        .max()
+        .expect("a bucket not merged yet");
+    forge_odd_games(&last);
+    let manifest = std::fs::read(p.work_dir.join("run.manifest")).unwrap();
+    let child = Command::new(bin())
+        .args(["resume", "work", "-q"])
+        .env_remove("RUST_BACKTRACE")
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    let mut child = child;
+    while child.try_wait().unwrap().is_none() {
+        if t0.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("the process did not end after the panic");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(101), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: internal error at ") && err.contains("do not divide over"), "{err}");
+    // what was committed stays, and no temporary is left
+    assert_eq!(std::fs::read(p.work_dir.join("run.manifest")).unwrap(), manifest);
+    let tmp = walk(&p.work_dir).into_iter().filter(|f| f.contains(".tmp-")).collect::<Vec<_>>();
+    assert!(tmp.is_empty(), "{tmp:?}");
+}
+
+/// Every file below `dir`, as paths.
+fn walk(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        if e.file_type().unwrap().is_dir() {
+            out.extend(walk(&e.path()));
+        } else {
+            out.push(e.path().display().to_string());
+        }
+    }
+    out
+}
