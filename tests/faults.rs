@@ -189,3 +189,83 @@ fn walk(dir: &Path) -> Vec<String> {
     }
     out
 }
+
+/// Runs the binary in `dir`, `RUST_BACKTRACE` unset.
+fn run_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(bin()).args(args).env_remove("RUST_BACKTRACE").current_dir(dir).output().unwrap()
+}
+
+/// The names of the entries of `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}
+
+/// Issue 52, item 3: a DFS run removes the temporaries that killed saves
+/// of its checkpoint left (each as large as a checkpoint; 47 files and 9.2
+/// GB after 126 kills), keeps another checkpoint's, and leaves no lock
+/// file behind, neither when it finishes nor when it is refused after
+/// taking the lock.
+#[test]
+fn a_dfs_run_leaves_no_temporary_or_lock_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ck = d.join("checkpoints");
+    std::fs::create_dir(&ck).unwrap();
+    std::fs::write(ck.join(".a.ckpt.tmp-999999"), vec![7u8; 1 << 20]).unwrap();
+    std::fs::write(ck.join(".a.ckpt.tmp-1"), b"x").unwrap();
+    std::fs::write(ck.join(".b.ckpt.tmp-999998"), b"another run's").unwrap();
+    let out = run_in(d, &["count", "--size", "4", "--checkpoint", "checkpoints/a.ckpt", "--out", "o", "-q"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(names(&ck), [".b.ckpt.tmp-999998"]);
+    // refused after the lock was taken: one line, and no lock file left
+    let out = run_in(d, &["count", "--size", "8", "--checkpoint", "checkpoints/d.ckpt", "-q"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.starts_with("error: a DFS census of 8x8") && err.trim_end().lines().count() == 1, "{err}");
+    assert_eq!(names(&ck), [".b.ckpt.tmp-999998"]);
+}
+
+/// Issue 52, item 3: a layered run that resumes removes the temporaries of
+/// atomic writes that killed sessions left (a manifest's, a part's), so
+/// that they neither take its disk nor count in the size of the last
+/// layer it reports, and it leaves no run.lock when it ends.
+#[test]
+fn a_layered_run_removes_stale_temporaries_when_it_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let base = ["--engine", "layers", "--size", "6", "--work-dir", "w", "--out", "o"];
+    let out = run_in(d, &[&["count", "-q", "--max-discs", "8"][..], &base].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stale = [d.join("w/.run.manifest.tmp-999999"), d.join("w/layer-008/.part-0003.lyr.tmp-999999")];
+    for f in &stale {
+        std::fs::write(f, vec![7u8; 4 << 20]).unwrap();
+    }
+    let out = run_in(d, &["resume", "w", "--max-discs", "9", "--out", "o"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    for f in &stale {
+        assert!(!f.exists(), "{} is left", f.display());
+    }
+    assert!(!d.join("w/run.lock").exists(), "the lock file is removed when the run ends");
+    // the size it reports is the last layer's (a few kB), not 8 MiB more
+    let said = err.lines().find(|l| l.starts_with("the last layer stays")).expect(&err);
+    assert!(said.contains("KiB") || said.contains(" B)"), "{said}");
+}
+
+/// Issue 52, item 3: the probe that checks that `--out` can be written is
+/// removed also when writing it fails (here a file size limit of 0, as on
+/// a full disk); it was left as `.probe-PID`.
+#[test]
+fn an_out_check_that_fails_leaves_no_probe() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cmd = format!("ulimit -f 0 && trap '' XFSZ && exec {} count --size 4 --out o -q", bin().display());
+    let out = Command::new("sh").args(["-c", &cmd]).env_remove("RUST_BACKTRACE").current_dir(d).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.starts_with("error: ") && err.trim_end().lines().count() == 1, "{err}");
+    assert!(names(d).iter().all(|n| !n.starts_with(".probe-")), "{:?}", names(d));
+}

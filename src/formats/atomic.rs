@@ -147,15 +147,72 @@ pub fn check_writable_dir(path: &Path) -> io::Result<()> {
         return Err(io::Error::new(io::ErrorKind::NotADirectory, format!("{} is not a directory", dir.display())));
     }
     let probe = dir.join(format!(".probe-{}", std::process::id()));
-    File::create(&probe)?.write_all(b"probe")?;
-    fs::remove_file(&probe)
+    let written = File::create(&probe).and_then(|mut f| f.write_all(b"probe"));
+    // removed also when the write failed (a full disk): created, it stays
+    // otherwise
+    let removed = fs::remove_file(&probe);
+    written?;
+    removed
+}
+
+/// Whether `file` (a file name) is the temporary of an atomic write of
+/// `target` ([`atomic_write_with`]: `.<target>.tmp-<pid>`), or of any
+/// file when `target` is `None`.
+pub fn is_temporary(file: &str, target: Option<&str>) -> bool {
+    let Some((stem, pid)) = file.strip_prefix('.').and_then(|f| f.rsplit_once(".tmp-")) else { return false };
+    !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()) && target.is_none_or(|t| t == stem)
+}
+
+/// Removes from `dir` the temporaries of atomic writes of `target` (of
+/// any file: `None`) that a process killed while it wrote left behind;
+/// returns how many. Only for a caller that holds the lock under which
+/// every such write is made, before it writes any: then none of them can
+/// still be written. Each is as large as the file it was to replace.
+pub fn remove_temporaries(dir: &Path, target: Option<&str>) -> usize {
+    let Ok(entries) = fs::read_dir(dir) else { return 0 };
+    entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter(|e| is_temporary(&e.file_name().to_string_lossy(), target))
+        .filter(|e| fs::remove_file(e.path()).is_ok())
+        .count()
 }
 
 /// An advisory lock (`flock`) on a file, held while this value lives; the
 /// operating system releases it when the process ends, however it ends.
+/// A lock file of [`try_lock`] is removed when the lock is dropped (a kill
+/// leaves it, empty, for the next holder).
 #[derive(Debug)]
 pub struct FileLock {
     _file: File,
+    /// The lock file, removed (still locked) on drop.
+    remove: Option<PathBuf>,
+}
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        // unlinked while held: a process that opened it and locks it after
+        // this one sees that it is no longer the file at the path, and
+        // takes the one there ([`try_lock`])
+        if let Some(p) = &self.remove {
+            let _ = fs::remove_file(p);
+        }
+    }
+}
+
+/// Whether `file` is (still) the file at `path`.
+#[cfg(unix)]
+fn is_at(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), fs::metadata(path)) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn is_at(_: &File, _: &Path) -> bool {
+    true
 }
 
 /// Why a lock was not taken.
@@ -171,13 +228,19 @@ pub enum LockError {
 /// Takes the lock of `lock_file` (created if missing) for the run at
 /// `run` (named in the error, a `what`: `work directory`, `checkpoint`),
 /// without waiting.
+/// The lock file is removed when the lock is dropped.
 pub fn try_lock(lock_file: &Path, run: &Path, what: &'static str) -> Result<FileLock, LockError> {
     let io = |error| LockError::Io { path: lock_file.to_path_buf(), error };
-    let file = File::create(lock_file).map_err(io)?;
-    match file.try_lock() {
-        Ok(()) => Ok(FileLock { _file: file }),
-        Err(fs::TryLockError::WouldBlock) => Err(LockError::Busy { path: run.to_path_buf(), what }),
-        Err(fs::TryLockError::Error(e)) => Err(io(e)),
+    loop {
+        let file = OpenOptions::new().write(true).create(true).truncate(false).open(lock_file).map_err(io)?;
+        match file.try_lock() {
+            // the holder before may have removed it between the open and
+            // the lock: then lock the file at the path now
+            Ok(()) if !is_at(&file, lock_file) => continue,
+            Ok(()) => return Ok(FileLock { _file: file, remove: Some(lock_file.to_path_buf()) }),
+            Err(fs::TryLockError::WouldBlock) => return Err(LockError::Busy { path: run.to_path_buf(), what }),
+            Err(fs::TryLockError::Error(e)) => return Err(io(e)),
+        }
     }
 }
 
@@ -190,12 +253,12 @@ pub fn try_lock(lock_file: &Path, run: &Path, what: &'static str) -> Result<File
 pub fn lock_dir_wait(dir: &Path, waiting: impl FnOnce()) -> io::Result<FileLock> {
     let file = File::open(dir)?;
     match file.try_lock() {
-        Ok(()) => return Ok(FileLock { _file: file }),
+        Ok(()) => return Ok(FileLock { _file: file, remove: None }),
         Err(fs::TryLockError::WouldBlock) => waiting(),
         Err(fs::TryLockError::Error(e)) => return Err(e),
     }
     file.lock()?;
-    Ok(FileLock { _file: file })
+    Ok(FileLock { _file: file, remove: None })
 }
 
 #[cfg(test)]
@@ -259,6 +322,24 @@ mod tests {
         assert!(matches!(e, LockError::Busy { .. }), "{e}");
         assert!(e.to_string().contains("another othello-census process is running this checkpoint"));
         drop(held);
+        assert!(!file.exists(), "the lock file is removed with the lock");
         try_lock(&file, &run, "checkpoint").unwrap();
+    }
+
+    #[test]
+    fn temporaries_are_told_apart_and_removed() {
+        assert!(is_temporary(".a.ckpt.tmp-123", Some("a.ckpt")) && is_temporary(".a.ckpt.tmp-123", None));
+        assert!(!is_temporary(".a.ckpt.tmp-123", Some("b.ckpt")) && !is_temporary("a.ckpt.tmp-1", None));
+        assert!(!is_temporary(".a.ckpt.tmp-", None) && !is_temporary(".a.ckpt.tmp-1x", None));
+        let dir = tempfile::tempdir().unwrap();
+        for f in [".a.ckpt.tmp-1", ".a.ckpt.tmp-2", ".b.ckpt.tmp-3", "a.ckpt", ".a.ckpt.lock"] {
+            fs::write(dir.path().join(f), b"x").unwrap();
+        }
+        assert_eq!(remove_temporaries(dir.path(), Some("a.ckpt")), 2);
+        assert_eq!(remove_temporaries(dir.path(), None), 1);
+        let mut left: Vec<String> =
+            fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
+        left.sort();
+        assert_eq!(left, [".a.ckpt.lock", "a.ckpt"]);
     }
 }
