@@ -269,3 +269,47 @@ fn an_out_check_that_fails_leaves_no_probe() {
     assert!(err.starts_with("error: ") && err.trim_end().lines().count() == 1, "{err}");
     assert!(names(d).iter().all(|n| !n.starts_with(".probe-")), "{:?}", names(d));
 }
+
+/// Issue 52, item 5: `resume DIR`, the command a stopped layered run
+/// prints, keeps the --slices, --compact-buckets and --disk the run was
+/// started with (manifest version 7): it dropped them, and the run took
+/// about three times the disk it was planned with.
+#[test]
+fn a_layered_resume_keeps_the_settings_the_run_was_started_with() {
+    use othello_census::engine::layers::CompactionMode;
+    use othello_census::engine::layers::store::{RunSettings, read_manifest};
+    let dir = tempfile::tempdir().unwrap();
+    let p = plan(14, dir.path());
+    let given = LayersSettings {
+        store_last: false,
+        slices: Some(4),
+        compaction: CompactionMode::Always,
+        disk_limit: Some(10 << 30),
+        ..settings()
+    };
+    let stop = AtomicBool::new(false);
+    let live = LayersLive::default();
+    let first = std::thread::scope(|s| {
+        let h = s.spawn(|| start::<B6>(&p, &given, &stop, &live));
+        while !h.is_finished() && live.layer.load(Ordering::Relaxed) < 10 {
+            std::hint::spin_loop();
+        }
+        stop.store(true, Ordering::SeqCst);
+        h.join().unwrap()
+    });
+    assert!(matches!(first, Err(LayersError::Interrupted(_))), "the run was not stopped: {first:?}");
+    let out = run_in(dir.path(), &["resume", "work", "--json", "-q", "--out", "o"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let slices: Vec<&serde_json::Value> = doc["engine_stats"]["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["phase"] == "merge and count")
+        .map(|p| &p["slice"])
+        .collect();
+    assert_eq!(slices.len(), 4, "{slices:?}");
+    assert!(slices.iter().all(|s| s["of"] == 4), "{slices:?}");
+    let m = read_manifest(&p.work_dir.join("run.manifest")).unwrap();
+    assert_eq!(m.settings, RunSettings { slices: Some(4), compact_always: true, disk_limit: Some(10 << 30) });
+}

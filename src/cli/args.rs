@@ -513,7 +513,8 @@ pub struct ResumeArgs {
     /// Memory the run may use (default: the limit saved with the run).
     #[arg(long, value_name = "LIMIT", value_parser = parse_bytes)]
     pub memory: Option<u64>,
-    /// Layered engine: most bytes of disk the work directory may hold.
+    /// Layered engine: most bytes of disk the work directory may hold
+    /// (default: the limit the run was last given, if any).
     #[arg(long, value_name = "LIMIT", value_parser = parse_bytes)]
     pub disk: Option<u64>,
     /// Layered engine: count the last layer while merging it, without
@@ -521,14 +522,16 @@ pub struct ResumeArgs {
     #[arg(long)]
     pub no_store_last: bool,
     /// Layered engine, with --no-store-last: count the last layer in K
-    /// slices (see `count --slices`); a run already counting its last layer
-    /// in slices keeps its own number.
+    /// slices (see `count --slices`; default: the number the run was last
+    /// given, if any); a run already counting its last layer in slices
+    /// keeps its own number.
     #[arg(long, value_name = "K", requires = "no_store_last", value_parser = clap::value_parser!(u32).range(1..))]
     pub slices: Option<u32>,
     /// Layered engine: compact every layer's buckets while they grow, so
     /// the sorted runs stay within about 1.65 times the layer (by default
     /// only layers whose uncompacted runs, about 3 times the layer, would
-    /// not fit on the disk are compacted; compaction costs time).
+    /// not fit on the disk are compacted; compaction costs time). A run
+    /// started or resumed with it keeps it.
     #[arg(long)]
     pub compact_buckets: bool,
     /// Layered run by discs: take it to K discs (a finished run goes on

@@ -142,11 +142,21 @@ pub fn resume_dir(a: &ResumeArgs, ranks: &Ranks) -> anyhow::Result<ExitCode> {
         let mut b = m.run.size.to_le_bytes().to_vec();
         b.push(m.run.by);
         b.extend_from_slice(&m.run.memory_limit.to_le_bytes());
+        let s = &m.settings;
+        b.extend_from_slice(&s.slices.unwrap_or(0).to_le_bytes());
+        b.push(s.compact_always as u8);
+        b.extend_from_slice(&s.disk_limit.unwrap_or(0).to_le_bytes());
         b
     }));
     let run_size = u32::from_le_bytes(head[0..4].try_into()?);
     let by = LayerBy::from_code(head[4]).unwrap_or(LayerBy::Discs);
     let saved_memory = u64::from_le_bytes(head[5..13].try_into()?);
+    // the disk settings the run was given (manifest version 7), kept
+    // where this resume gives none: a resume as the stop message words it
+    // runs as the run was started
+    let saved_slices = Some(u32::from_le_bytes(head[13..17].try_into()?)).filter(|&k| k > 0);
+    let saved_compact = head[17] != 0;
+    let saved_disk = Some(u64::from_le_bytes(head[18..26].try_into()?)).filter(|&d| d > 0);
     let limit = match (by, a.max_discs, a.plies) {
         (_, Some(_), Some(_)) => bail!("give --max-discs (a run by discs) or --plies (a run by ply), not both"),
         (LayerBy::Discs, _, Some(_)) => bail!("{} is a run by discs: extend it with --max-discs", a.file.display()),
@@ -179,10 +189,10 @@ pub fn resume_dir(a: &ResumeArgs, ranks: &Ranks) -> anyhow::Result<ExitCode> {
         check_out_dir(&a.output.out)?;
     }
     let settings = LayersSettings {
-        disk_limit: a.disk,
+        disk_limit: a.disk.or(saved_disk),
         store_last: !a.no_store_last,
-        compaction: if a.compact_buckets { CompactionMode::Always } else { CompactionMode::Auto },
-        slices: a.slices,
+        compaction: if a.compact_buckets || saved_compact { CompactionMode::Always } else { CompactionMode::Auto },
+        slices: a.slices.or(saved_slices),
         ..LayersSettings::new(
             othello_census::engine::resources::threads(a.threads),
             memory_limit(Some(a.memory.unwrap_or(saved_memory)), default_layers_memory, "", true)?,

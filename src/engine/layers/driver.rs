@@ -21,8 +21,8 @@ use super::merge::{merge_and_count, merge_partition};
 use super::progress::{ExpandProgress, ExpansionId};
 use super::shuffle::{LocalBuckets, NoChildren, ShuffleSink};
 use super::store::{
-    Compaction, Entering, MIN_COMPACT_RATIO, Manifest, Phase, RunConfig, Slicing, merge_bucket, partition_of,
-    to_stored, verify_bucket, write_part,
+    Compaction, Entering, MIN_COMPACT_RATIO, Manifest, Phase, RunConfig, RunSettings, Slicing, merge_bucket,
+    partition_of, to_stored, verify_bucket, write_part,
 };
 use super::transport::{Outbox, Transport, decode_message};
 use super::workdir::{RunLock, WorkDir};
@@ -240,10 +240,16 @@ fn begin<G: Keyed, T: Transport>(
         entering: Entering { games: 1, passes: 0 },
         elapsed_seconds: 0.0,
         slicing: Slicing::default(),
+        settings: run_settings(settings),
     };
     let committed = if t.rank() == 0 { commit(root, &mut m) } else { Ok(()) };
     t.agree(committed, root.root())?;
     Ok(m)
+}
+
+/// The settings of `s` a manifest keeps.
+fn run_settings(s: &LayersSettings) -> RunSettings {
+    RunSettings { slices: s.slices, compact_always: s.compaction == CompactionMode::Always, disk_limit: s.disk_limit }
 }
 
 /// Runs the census from manifest `m` (the same on every rank) to the end,
@@ -398,6 +404,8 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
     /// Commits `m` on rank 0 once every rank is ready, then sweeps each
     /// rank's directory.
     fn commit(&self, m: &mut Manifest) -> Result<(), LayersError> {
+        // (those of this session: a resume that gave none was given the run's)
+        m.settings = run_settings(self.ctx.settings);
         let r = if self.t.rank() == 0 { commit(self.root, m) } else { Ok(()) };
         self.t.agree(r, self.path())?;
         if self.t.separate_dirs() {
@@ -1168,6 +1176,7 @@ mod tests {
             entering: Entering::default(),
             elapsed_seconds: 0.0,
             slicing: Slicing::default(),
+            settings: RunSettings::default(),
         }
     }
 
