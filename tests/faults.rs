@@ -313,3 +313,40 @@ fn a_layered_resume_keeps_the_settings_the_run_was_started_with() {
     let m = read_manifest(&p.work_dir.join("run.manifest")).unwrap();
     assert_eq!(m.settings, RunSettings { slices: Some(4), compact_always: true, disk_limit: Some(10 << 30) });
 }
+
+/// Issue 52, item 5: `resume FILE` of a DFS checkpoint writes its result
+/// into the run's --out (checkpoint version 4 keeps it, absolute), from
+/// whatever directory it runs in; it wrote into results/runs/ under the
+/// current directory. The finished run's checkpoint is removed once its
+/// result is written, so a second resume neither counts again nor writes a
+/// second result.
+#[test]
+fn a_dfs_resume_writes_into_the_runs_out_and_only_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let args = ["count", "--size", "6", "--max-discs", "14", "--threads", "1", "-q", "--out", "sub/res"];
+    let child = Command::new(bin())
+        .args(args)
+        .args(["--checkpoint", "c.ckpt"])
+        .current_dir(d)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(150));
+    common::signal(&child, "TERM");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    let elsewhere = d.join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let out = run_in(&elsewhere, &["resume", "../c.ckpt", "-q", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let results = |p: &Path| names(p).into_iter().filter(|n| n.ends_with(".json")).count();
+    assert_eq!(results(&d.join("sub/res")), 1, "the result is in the run's --out");
+    assert_eq!(names(&elsewhere), Vec::<String>::new(), "nothing under the current directory");
+    assert!(!d.join("c.ckpt").exists(), "the finished run's checkpoint is removed");
+    let again = run_in(&elsewhere, &["resume", "../c.ckpt", "-q"]);
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(!again.status.success() && err.trim_end().lines().count() == 1 && err.contains("does not exist"), "{err}");
+    assert_eq!(results(&d.join("sub/res")), 1, "no second result");
+}

@@ -485,9 +485,11 @@ pub struct OutputArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub checkpoint_every: Option<std::time::Duration>,
     /// Directory for the JSON and CSV result files of this run (add them
-    /// to the committed catalogue with `othello-census catalog add`).
-    #[arg(long, value_name = "DIR", default_value = "results/runs")]
-    pub out: PathBuf,
+    /// to the committed catalogue with `othello-census catalog add`)
+    /// [default: results/runs; for `resume` of a DFS checkpoint, the
+    /// directory its run was given].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
     /// Print one JSON document on stdout instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -500,6 +502,16 @@ pub struct OutputArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub progress_every: Option<std::time::Duration>,
 }
+
+impl OutputArgs {
+    /// The directory given with `--out`, or the default.
+    pub fn out_dir(&self) -> PathBuf {
+        self.out.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_OUT))
+    }
+}
+
+/// Where result files go when no `--out` is given.
+pub const DEFAULT_OUT: &str = "results/runs";
 
 #[derive(Debug, Args)]
 pub struct ResumeArgs {

@@ -52,7 +52,7 @@ pub fn count(a: &LayersCount, command_line: &str, ranks: &Ranks) -> anyhow::Resu
                 shell_path(&work_dir)
             );
         }
-        check_out_dir(&a.output.out)?;
+        check_out_dir(&a.output.out_dir())?;
         othello_census::formats::atomic::check_writable_dir(&work_dir.join("run.manifest"))
             .map_err(|e| anyhow::anyhow!("cannot write the work directory {} ({e})", work_dir.display()))?;
         check_reach(a, by, limit, &work_dir, ranks.ranks() as usize)?;
@@ -186,7 +186,7 @@ pub fn resume_dir(a: &ResumeArgs, ranks: &Ranks) -> anyhow::Result<ExitCode> {
     }
     let size = BoardSize::from_n(run_size)?;
     if ranks.rank() == 0 {
-        check_out_dir(&a.output.out)?;
+        check_out_dir(&a.output.out_dir())?;
     }
     let settings = LayersSettings {
         disk_limit: a.disk.or(saved_disk),
@@ -379,7 +379,7 @@ fn finish(
         resumed,
         engine_stats: stats_map(&stats),
     };
-    let code = report(&out.out, out.json, out.quiet, &run, &outcome.census)?;
+    let code = report(&out.out_dir(), out.json, out.quiet, &run, &outcome.census)?;
     if !out.quiet && outcome.last_layer_stored {
         note(format!(
             "the last layer stays in {} ({}); delete the directory when you no longer need it",
