@@ -350,3 +350,64 @@ fn a_dfs_resume_writes_into_the_runs_out_and_only_once() {
     assert!(!again.status.success() && err.trim_end().lines().count() == 1 && err.contains("does not exist"), "{err}");
     assert_eq!(results(&d.join("sub/res")), 1, "no second result");
 }
+
+/// Issue 52, item 8: a FIFO given to `inspect` or `resume`, and a FIFO,
+/// /dev/zero or a 20 GB file given to `catalog add`, are refused in one
+/// line at once; they blocked forever or read until memory ran out.
+#[test]
+fn fifos_devices_and_huge_files_are_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(Command::new("mkfifo").arg(d.join("fifo")).status().unwrap().success());
+    let huge = d.join("huge.json");
+    std::fs::File::create(&huge).unwrap().set_len(20 << 30).unwrap(); // sparse
+    let cases: [(&[&str], &str); 5] = [
+        (&["resume", "fifo"], "neither a regular file nor a directory"),
+        (&["inspect", "fifo"], "neither a regular file nor a directory"),
+        (&["catalog", "add", "--new", "--dir", "cat", "fifo"], "not a regular file"),
+        (&["catalog", "add", "--new", "--dir", "cat", "/dev/zero"], "not a regular file"),
+        (&["catalog", "add", "--new", "--dir", "cat", "huge.json"], "over the"),
+    ];
+    for (args, needle) in cases {
+        let child =
+            Command::new(bin()).args(args).current_dir(d).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+        let t0 = Instant::now();
+        let mut child = child;
+        while child.try_wait().unwrap().is_none() {
+            if t0.elapsed() > Duration::from_secs(20) {
+                let _ = child.kill();
+                panic!("{args:?} still running after 20 s");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(err.starts_with("error: ") && err.trim_end().lines().count() == 1 && err.contains(needle), "{err}");
+    }
+    assert!(!d.join("cat").exists(), "no catalogue left behind");
+}
+
+/// Issue 52, item 9: `census.svg` is replaced atomically (a new file
+/// renamed over it), not rewritten in place, so a reader or a crash never
+/// sees half a plot.
+#[test]
+fn the_plot_is_replaced_atomically() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let out = run_in(d, &["count", "--size", "4", "-q", "--out", "r"]);
+    assert!(out.status.success());
+    let json =
+        std::fs::read_dir(d.join("r")).unwrap().map(|e| e.unwrap().path()).find(|p| p.extension().unwrap() == "json");
+    let out = run_in(d, &["catalog", "add", "--new", "--dir", "cat", json.unwrap().to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let svg = d.join("cat/census.svg");
+    let before = std::fs::metadata(&svg).unwrap().ino();
+    let out = run_in(d, &["plot", "--dir", "cat"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_ne!(std::fs::metadata(&svg).unwrap().ino(), before, "a new file renamed over the plot");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"));
+    assert!(names(&d.join("cat")).iter().all(|n| !n.contains(".tmp-")));
+}

@@ -70,12 +70,30 @@ fn lock(dir: &Path) -> anyhow::Result<FileLock> {
         .with_context(|| format!("cannot lock the catalogue in {}", dir.display()))
 }
 
+/// The largest result or estimate document `catalog add` reads, bytes (the
+/// largest are estimates listing their undecided samples, megabytes).
+const MAX_DOCUMENT: u64 = 256 << 20;
+
 /// Adds `runs` to the catalogue in `dir` (under its lock) and writes it.
 fn add(runs: &[PathBuf], dir: &Path) -> anyhow::Result<ExitCode> {
     let mut catalog = Catalog::load(dir)?;
     // told once the catalogue is written: a later refusal adds nothing
     let mut added = Vec::new();
     for path in runs {
+        // a result document is kilobytes: /dev/zero, a FIFO or a huge
+        // file would be read into memory, or waited on, without end
+        let meta = std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
+        if !meta.is_file() || meta.len() > MAX_DOCUMENT {
+            anyhow::bail!(
+                "{}: not a result file ({})",
+                path.display(),
+                if meta.is_file() {
+                    format!("{} bytes, over the {MAX_DOCUMENT} a result may have", meta.len())
+                } else {
+                    "not a regular file".into()
+                }
+            );
+        }
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
         let doc: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: not a result file ({e})", path.display()))?;

@@ -62,6 +62,9 @@ pub fn main() -> ExitCode {
             "{} does not exist; give a checkpoint file, a work directory, or a file of one",
             a.file.display()
         )),
+        // a FIFO or a device would be opened and waited on forever
+        Command::Resume(a) if !a.file.is_dir() && !a.file.is_file() => Err(not_a_run(&a.file)),
+        Command::Inspect(a) if !a.file.is_dir() && !a.file.is_file() => Err(not_a_run(&a.file)),
         Command::Resume(a) if a.file.is_dir() => layers::resume_dir(&a, &ranks),
         Command::Resume(a) => count::resume(&a),
         Command::Inspect(a) if a.file.is_dir() => layers::inspect_dir(&a),
@@ -109,6 +112,16 @@ fn refuse_arguments(e: clap::Error) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// The error for a path given to `resume` or `inspect` that is neither a
+/// regular file nor a directory (a FIFO, a device, a socket).
+fn not_a_run(p: &std::path::Path) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{} is neither a regular file nor a directory; give the checkpoint file (dfs) or the work directory \
+         (layers) of a run",
+        p.display()
+    )
 }
 
 /// Reports a panic (a bug) in one line on stderr, like every other error,

@@ -36,17 +36,24 @@ pub fn plot(catalog: &Catalog, path: &Path) -> Result<usize, String> {
     if boards.is_empty() {
         return Err("the catalogue holds no rows to plot".into());
     }
-    let root = SVGBackend::new(path, (560 * boards.len() as u32, 640)).into_drawing_area();
-    let err = |e: DrawingAreaErrorKind<_>| format!("{}: {e}", path.display());
-    root.fill(&WHITE).map_err(err)?;
-    let panels = root.split_evenly((1, boards.len()));
-    let mut drawn = 0;
-    for (panel, &n) in panels.iter().zip(&boards) {
-        let bars = estimate_bars(&pooled, n);
-        drawn +=
-            draw_panel(panel, n, &exact_series(catalog, n), &bars).map_err(|e| format!("{}: {e}", path.display()))?;
-    }
-    root.present().map_err(err)?;
+    // drawn in memory, then written atomically: a plot stopped half way
+    // leaves the previous one
+    let mut svg = String::new();
+    let drawn = {
+        let root = SVGBackend::with_string(&mut svg, (560 * boards.len() as u32, 640)).into_drawing_area();
+        let err = |e: DrawingAreaErrorKind<_>| format!("{}: {e}", path.display());
+        root.fill(&WHITE).map_err(err)?;
+        let panels = root.split_evenly((1, boards.len()));
+        let mut drawn = 0;
+        for (panel, &n) in panels.iter().zip(&boards) {
+            let bars = estimate_bars(&pooled, n);
+            drawn += draw_panel(panel, n, &exact_series(catalog, n), &bars)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        root.present().map_err(err)?;
+        drawn
+    };
+    crate::formats::atomic::atomic_write(path, svg.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(drawn)
 }
 
