@@ -411,3 +411,13 @@ fn the_plot_is_replaced_atomically() {
     assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"));
     assert!(names(&d.join("cat")).iter().all(|n| !n.contains(".tmp-")));
 }
+
+/// Issue 52, item 9: `--size -1` names the size as the wrong value
+/// instead of "unexpected argument '-1' found".
+#[test]
+fn a_negative_size_is_named_as_a_wrong_size() {
+    let dir = tempfile::tempdir().unwrap();
+    for cmd in ["count", "perft", "solve", "reachable", "estimate"] {
+        common::fails_with(dir.path(), &[cmd, "--size", "-1"], "board size must be 4, 6 or 8 (got -1)");
+    }
+}

@@ -114,7 +114,7 @@ fn parse_size(s: &str) -> Result<BoardSize, String> {
 #[derive(Debug, Args)]
 pub struct PerftArgs {
     /// Board size: 4, 6 or 8.
-    #[arg(short, long, value_name = "N", default_value = "8", value_parser = parse_size)]
+    #[arg(short, long, value_name = "N", default_value = "8", value_parser = parse_size, allow_negative_numbers = true)]
     pub size: BoardSize,
     /// Count plies 1..=D.
     #[arg(short, long, value_name = "D", value_parser = clap::value_parser!(u32).range(1..=128))]
@@ -149,7 +149,7 @@ pub struct PerftArgs {
 #[derive(Debug, Args)]
 pub struct EstimateArgs {
     /// Board size: 4, 6 or 8.
-    #[arg(short, long, value_name = "N", default_value = "6", value_parser = parse_size)]
+    #[arg(short, long, value_name = "N", default_value = "6", value_parser = parse_size, allow_negative_numbers = true)]
     pub size: BoardSize,
     /// The layers: disc counts and ranges (`20,24-28`), or `all` (5 to
     /// N*N; the default).
@@ -218,7 +218,7 @@ pub struct EstimateArgs {
 #[derive(Debug, Args)]
 pub struct ReachableArgs {
     /// Board size: 4, 6 or 8.
-    #[arg(short, long, value_name = "N", default_value = "8", value_parser = parse_size)]
+    #[arg(short, long, value_name = "N", default_value = "8", value_parser = parse_size, allow_negative_numbers = true)]
     pub size: BoardSize,
     /// The position: N*N squares row by row from the top left, `X` Black,
     /// `O` White, `-` empty, then the side to move (`X` or `O`).
@@ -247,7 +247,7 @@ pub struct ReachableArgs {
 #[derive(Debug, Args)]
 pub struct SolveArgs {
     /// Board size: 4, 6 or 8.
-    #[arg(short, long, value_name = "N", default_value = "4", value_parser = parse_size)]
+    #[arg(short, long, value_name = "N", default_value = "4", value_parser = parse_size, allow_negative_numbers = true)]
     pub size: BoardSize,
     /// Start even a run estimated to be far beyond reach (without it such
     /// a run is refused up front, with the estimate).
@@ -290,7 +290,7 @@ pub enum PerftMethod {
 #[derive(Debug, Args)]
 pub struct CountArgs {
     /// Board size: 4, 6 or 8.
-    #[arg(short, long, value_name = "N", default_value = "4", value_parser = parse_size)]
+    #[arg(short, long, value_name = "N", default_value = "4", value_parser = parse_size, allow_negative_numbers = true)]
     pub size: BoardSize,
     /// Census engine: `dfs` (in memory, fastest while it fits) or `layers`
     /// (out of core, layer by layer, game counts included).
