@@ -421,3 +421,26 @@ fn a_negative_size_is_named_as_a_wrong_size() {
         common::fails_with(dir.path(), &[cmd, "--size", "-1"], "board size must be 4, 6 or 8 (got -1)");
     }
 }
+
+/// Issue 52, item 10: the first timestamped progress line of a DFS run
+/// gives the rate since the run began; it always said 0 classes/s (the
+/// rate was taken from the count at that first line).
+#[test]
+fn the_first_dfs_progress_line_has_a_rate() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["count", "--size", "6", "--max-discs", "16", "--threads", "1", "--progress-every", "1s", "--out", "o"];
+    let mut child = Command::new(bin())
+        .args(args)
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let first = lines.map(|l| l.unwrap()).find(|l| l.starts_with('[') && l.contains("classes/s"));
+    let _ = child.kill();
+    let _ = child.wait();
+    let first = first.expect("a progress line");
+    assert!(!first.contains(" 0 classes/s"), "{first}");
+}

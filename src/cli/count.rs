@@ -4,7 +4,7 @@ use othello_census::text::shell_path;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, bail};
@@ -82,7 +82,7 @@ pub fn run(a: &DfsCount, command_line: &str) -> anyhow::Result<ExitCode> {
     };
     with_geometry!(a.size, G => {
         check_fits::<G>(a.size, max_discs, memory, 0)?;
-        drive::<G>(job, &a.output, &out, None)
+        drive::<G>(job, &a.output, &out, None, 0)
     })
 }
 
@@ -145,7 +145,7 @@ pub fn resume(a: &ResumeArgs) -> anyhow::Result<ExitCode> {
             note(format!("loading {} ({} classes)...", a.file.display(), group_digits(header.cache_len)));
         }
         let loaded = Resume::<G>::load(&a.file)?;
-        drive::<G>(job, &a.output, &out, Some(loaded))
+        drive::<G>(job, &a.output, &out, Some(loaded), header.explored)
     })
 }
 
@@ -174,8 +174,15 @@ fn refuse_existing(path: &Path, size: BoardSize, max_discs: u32) -> anyhow::Resu
     }
 }
 
-/// Runs `job`, its result files into `out_dir`.
-fn drive<G: Keyed>(job: Job, out: &OutputArgs, out_dir: &Path, resume: Option<Resume<G>>) -> anyhow::Result<ExitCode> {
+/// Runs `job`, its result files into `out_dir`; `explored_before`: the
+/// classes a resumed run had explored (its rate counts this session's).
+fn drive<G: Keyed>(
+    job: Job,
+    out: &OutputArgs,
+    out_dir: &Path,
+    resume: Option<Resume<G>>,
+    explored_before: u64,
+) -> anyhow::Result<ExitCode> {
     let stop = stop_flag();
     let live = Live::default();
     let progress = std::sync::Mutex::new(Progress::new(out.quiet, out.progress_every));
@@ -186,11 +193,10 @@ fn drive<G: Keyed>(job: Job, out: &OutputArgs, out_dir: &Path, resume: Option<Re
     };
     let control = Control { stop, checkpoint: Some(job.plan.clone()), on_save: &on_save };
     let started = Instant::now();
-    let explored_at_start = AtomicU64::new(u64::MAX);
     let result = watched(
         Duration::from_millis(100),
         || census_with::<G>(&job.config, &live, &control, resume),
-        || progress.lock().expect("progress lock").update(|| progress_line::<G>(&live, started, &explored_at_start)),
+        || progress.lock().expect("progress lock").update(|| progress_line::<G>(&live, started, explored_before)),
     );
     progress.lock().expect("progress lock").finish();
     let outcome = match result {
@@ -256,19 +262,14 @@ fn save_line(r: &SaveReport, quiet: bool) -> Option<String> {
 }
 
 /// The progress line of a DFS run: classes, positions, the rate of this
-/// session (a resumed run starts from the saved count, kept in
-/// `explored_at_start` at the first call) and the cache's size.
-fn progress_line<G: Keyed>(live: &Live, started: Instant, explored_at_start: &AtomicU64) -> String {
+/// session (a resumed run starts from the saved count, `explored_before`;
+/// taken from the first line instead, that line always said 0 classes/s)
+/// and the cache's size.
+fn progress_line<G: Keyed>(live: &Live, started: Instant, explored_before: u64) -> String {
     let secs = started.elapsed().as_secs_f64().max(1e-9);
     let classes = live.classes.load(Ordering::Relaxed);
     let explored = live.explored.load(Ordering::Relaxed);
-    let first = match explored_at_start.load(Ordering::Relaxed) {
-        u64::MAX => {
-            explored_at_start.store(explored, Ordering::Relaxed);
-            explored
-        }
-        v => v,
-    };
+    let first = explored_before.min(explored);
     format!(
         "{} classes, {} positions, {} classes/s, cache ~{}, {:.0} s",
         group_digits(classes),
