@@ -155,25 +155,24 @@ pub fn check_writable_dir(path: &Path) -> io::Result<()> {
     removed
 }
 
-/// Whether `file` (a file name) is the temporary of an atomic write of
-/// `target` ([`atomic_write_with`]: `.<target>.tmp-<pid>`), or of any
-/// file when `target` is `None`.
-pub fn is_temporary(file: &str, target: Option<&str>) -> bool {
-    let Some((stem, pid)) = file.strip_prefix('.').and_then(|f| f.rsplit_once(".tmp-")) else { return false };
-    !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()) && target.is_none_or(|t| t == stem)
+/// The file whose atomic write `file` (a file name) is the temporary of
+/// ([`atomic_write_with`]: `.<target>.tmp-<pid>`), if it is one.
+pub fn temporary_of(file: &str) -> Option<&str> {
+    let (target, pid) = file.strip_prefix('.')?.rsplit_once(".tmp-")?;
+    (!target.is_empty() && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())).then_some(target)
 }
 
-/// Removes from `dir` the temporaries of atomic writes of `target` (of
-/// any file: `None`) that a process killed while it wrote left behind;
+/// Removes from `dir` the temporaries of atomic writes of the files
+/// `ours` names that processes killed while they wrote left behind;
 /// returns how many. Only for a caller that holds the lock under which
 /// every such write is made, before it writes any: then none of them can
 /// still be written. Each is as large as the file it was to replace.
-pub fn remove_temporaries(dir: &Path, target: Option<&str>) -> usize {
+pub fn remove_temporaries(dir: &Path, ours: impl Fn(&str) -> bool) -> usize {
     let Ok(entries) = fs::read_dir(dir) else { return 0 };
     entries
         .flatten()
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .filter(|e| is_temporary(&e.file_name().to_string_lossy(), target))
+        .filter(|e| temporary_of(&e.file_name().to_string_lossy()).is_some_and(&ours))
         .filter(|e| fs::remove_file(e.path()).is_ok())
         .count()
 }
@@ -328,15 +327,16 @@ mod tests {
 
     #[test]
     fn temporaries_are_told_apart_and_removed() {
-        assert!(is_temporary(".a.ckpt.tmp-123", Some("a.ckpt")) && is_temporary(".a.ckpt.tmp-123", None));
-        assert!(!is_temporary(".a.ckpt.tmp-123", Some("b.ckpt")) && !is_temporary("a.ckpt.tmp-1", None));
-        assert!(!is_temporary(".a.ckpt.tmp-", None) && !is_temporary(".a.ckpt.tmp-1x", None));
+        assert_eq!(temporary_of(".a.ckpt.tmp-123"), Some("a.ckpt"));
+        assert_eq!(temporary_of("a.ckpt.tmp-1"), None);
+        assert_eq!(temporary_of(".a.ckpt.tmp-"), None);
+        assert_eq!(temporary_of(".a.ckpt.tmp-1x"), None);
         let dir = tempfile::tempdir().unwrap();
         for f in [".a.ckpt.tmp-1", ".a.ckpt.tmp-2", ".b.ckpt.tmp-3", "a.ckpt", ".a.ckpt.lock"] {
             fs::write(dir.path().join(f), b"x").unwrap();
         }
-        assert_eq!(remove_temporaries(dir.path(), Some("a.ckpt")), 2);
-        assert_eq!(remove_temporaries(dir.path(), None), 1);
+        assert_eq!(remove_temporaries(dir.path(), |t| t == "a.ckpt"), 2);
+        assert_eq!(remove_temporaries(dir.path(), |_| true), 1);
         let mut left: Vec<String> =
             fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
         left.sort();

@@ -109,12 +109,14 @@ impl WorkDir {
         match crate::formats::atomic::try_lock(&self.root.join("run.lock"), &self.root, "work directory") {
             Ok(lock) => {
                 use crate::formats::atomic::remove_temporaries;
-                remove_temporaries(&self.root, None);
+                // only the temporaries of files a run writes, never a
+                // user's file that looks like one
+                remove_temporaries(&self.root, |t| t == "run.manifest");
                 for e in fs::read_dir(&self.root).into_iter().flatten().flatten() {
                     let name = e.file_name().to_string_lossy().into_owned();
                     // (a rank's directory is its own to clean)
                     if name.starts_with("layer-") || name.starts_with("buckets-") {
-                        remove_temporaries(&e.path(), None);
+                        remove_temporaries(&e.path(), own_file);
                     }
                 }
                 Ok(RunLock { _lock: lock })

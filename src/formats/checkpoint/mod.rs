@@ -30,6 +30,6 @@ pub fn lock(
     }
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let lock = crate::formats::atomic::try_lock(&dir.join(format!(".{name}.lock")), path, "checkpoint")?;
-    crate::formats::atomic::remove_temporaries(dir, Some(&name));
+    crate::formats::atomic::remove_temporaries(dir, |t| t == name);
     Ok(Some(lock))
 }
