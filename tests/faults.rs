@@ -444,3 +444,23 @@ fn the_first_dfs_progress_line_has_a_rate() {
     let first = first.expect("a progress line");
     assert!(!first.contains(" 0 classes/s"), "{first}");
 }
+
+/// Issue 52, item 9: a checkpoint save that fails before any succeeded
+/// does not speak of "the previous one" (there is none), and leaves no
+/// temporary; the run goes on to its result.
+#[test]
+fn a_failed_first_save_names_no_previous_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // files up to 400 KiB: the result, not a checkpoint of 6x6 to 14 discs
+    let cmd = format!(
+        "ulimit -f 800 && trap '' XFSZ && exec {} count --size 6 --max-discs 14 --threads 1 --checkpoint-every 100ms \
+         --checkpoint c.ckpt --out o -q",
+        bin().display()
+    );
+    let out = Command::new("sh").args(["-c", &cmd]).env_remove("RUST_BACKTRACE").current_dir(d).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("warning: checkpoint not saved") && !err.contains("previous one"), "{err}");
+    assert!(names(d).iter().all(|n| !n.contains(".tmp-")), "{:?}", names(d));
+}

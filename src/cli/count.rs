@@ -257,7 +257,9 @@ fn save_line(r: &SaveReport, quiet: bool) -> Option<String> {
                 r.pause.as_secs_f64()
             )
         }),
-        Err(e) => Some(format!("warning: checkpoint not saved ({e}); the previous one is intact")),
+        // (a first save that fails has no previous one to speak of)
+        Err(e) if r.path.exists() => Some(format!("warning: checkpoint not saved ({e}); the previous one is intact")),
+        Err(e) => Some(format!("warning: checkpoint not saved ({e}); there is none yet: the run goes on")),
     }
 }
 
