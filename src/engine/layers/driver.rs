@@ -942,9 +942,14 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
     ) -> Result<(LocalBuckets, ExpandProgress), LayersError> {
         let next = id.layer + 1;
         let path = super::progress::path_in(&self.mine.bucket_dir(next));
-        let recorded = super::progress::read(&path).map_err(|e| LayersError::WorkDir {
-            path: path.clone(),
-            detail: format!("{e} (delete the file to expand layer {} again from its first part)", id.layer),
+        let recorded = super::progress::read(&path).map_err(|e| {
+            // (every file error begins with the path, which this error names)
+            let e = e.to_string();
+            let e = e.strip_prefix(&format!("{}: ", path.display())).unwrap_or(&e).to_string();
+            LayersError::WorkDir {
+                path: path.clone(),
+                detail: format!("{e} (delete the file to expand layer {} again from its first part)", id.layer),
+            }
         })?;
         if let Some(p) = recorded.filter(|p| p.id.same_expansion(&id) && p.done > 0) {
             let buckets = LocalBuckets::reopen(self.mine, next, fan_in, compaction, &p)?;
