@@ -553,6 +553,38 @@ impl Drop for SmallDisk {
     }
 }
 
+/// Issue 52, item 9: a layer that does not fit in the free space, with a
+/// --disk far above it, is told to make room, not to raise --disk.
+#[test]
+fn a_disk_too_small_under_a_large_budget_is_not_told_to_raise_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let Some(_disk) = SmallDisk::mount(&d.join("small"), "600k") else {
+        eprintln!("SKIPPED: cannot mount a tmpfs here (needs root); the test did not run");
+        return;
+    };
+    let args = [
+        "count",
+        "--engine",
+        "layers",
+        "--size",
+        "6",
+        "--max-discs",
+        "13",
+        "--work-dir",
+        "small/w",
+        "--disk",
+        "10GiB",
+        "--force",
+        "-q",
+    ];
+    let out = run(d, &args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("is free; make room, then continue with") && !err.contains("raise --disk"), "{err}");
+}
+
 #[test]
 fn a_disk_that_fills_mid_run_keeps_what_is_complete() {
     let dir = tempfile::tempdir().unwrap();

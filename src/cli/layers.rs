@@ -350,7 +350,13 @@ fn finish(
             return Ok(ExitCode::from(EXIT_INTERRUPTED));
         }
         Err(e @ LayersError::Disk { .. }) => bail!(
-            "{e}; make room (or raise --disk), then continue with `{}othello-census resume {}`",
+            "{e}; {}, then continue with `{}othello-census resume {}`",
+            // a --disk above the free space is not what stops it
+            if matches!(e, LayersError::Disk { what: "is free", .. }) {
+                "make room"
+            } else {
+                "raise --disk (or make room)"
+            },
             launcher(ranks),
             shell_path(work_dir)
         ),
