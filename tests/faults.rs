@@ -464,3 +464,23 @@ fn a_failed_first_save_names_no_previous_checkpoint() {
     assert!(err.contains("warning: checkpoint not saved") && !err.contains("previous one"), "{err}");
     assert!(names(d).iter().all(|n| !n.contains(".tmp-")), "{:?}", names(d));
 }
+
+/// Issue 52, item 9: a `resume --max-discs` that fails before it commits
+/// anything (here the next layer does not fit its --disk) leaves the run's
+/// manifest, its limit included, as it was; the limit was rewritten first.
+#[test]
+fn a_failed_resume_leaves_the_runs_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let out = run_in(
+        d,
+        &["count", "--engine", "layers", "--size", "6", "--max-discs", "10", "--work-dir", "w", "--out", "o", "-q"],
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let manifest = std::fs::read(d.join("w/run.manifest")).unwrap();
+    let out = run_in(d, &["resume", "w", "--max-discs", "13", "--disk", "1KiB", "--out", "o", "-q"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.trim_end().lines().count() == 1, "{err}");
+    assert!(err.contains("needs an estimated"), "{err}");
+    assert_eq!(std::fs::read(d.join("w/run.manifest")).unwrap(), manifest, "the manifest is unchanged");
+}

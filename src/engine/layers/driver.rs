@@ -118,7 +118,7 @@ pub fn resume<G: Keyed, T: Transport>(
     let locks = t.agree(lock_run(t, &root, &mine, false), work_dir)?;
     let state = if t.rank() == 0 {
         (|| {
-            let m = read_state(&root)?;
+            let mut m = read_state(&root)?;
             // refused before the limit moves or any layer is expanded (a
             // run already slicing its last layer keeps its own number)
             if let Some(k) = settings.slices
@@ -127,9 +127,9 @@ pub fn resume<G: Keyed, T: Transport>(
                 check_slices(root.root(), k, m.run.partitions)?;
             }
             if let Some(limit) = limit {
-                set_limit(&root, limit)?;
+                set_limit(&root, &mut m, limit)?;
             }
-            read_state(&root).map(Some)
+            Ok(Some(m))
         })()
     } else {
         Ok(None)
