@@ -330,3 +330,81 @@ fn runs_of_dirty_builds_are_added_with_a_warning() {
     assert!(out.status.success(), "{err}");
     assert!(err.contains("warning: ") && err.contains("0123456789ab-dirty") && err.contains("uncommitted"), "{err}");
 }
+
+/// Issue 52, item 1: adds into one catalogue at once all land. Each
+/// process reads catalog.json and replaces it; without a lock a later one
+/// replaced the catalogue with one read before an earlier one's run was in
+/// it, and every process still said "added".
+#[test]
+fn concurrent_adds_all_land() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let run = result_of(d, "a", &["--size", "4"]);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&run).unwrap()).unwrap();
+    // distinct runs (another wall time each), one file each
+    const N: usize = 12;
+    let files: Vec<PathBuf> = (0..N)
+        .map(|i| {
+            let mut v = doc.clone();
+            v["elapsed_seconds"] = Value::from(1.0 + i as f64);
+            let p = d.join(format!("run-{i}.json"));
+            std::fs::write(&p, serde_json::to_string(&v).unwrap()).unwrap();
+            p
+        })
+        .collect();
+    let children: Vec<_> = files
+        .iter()
+        .map(|p| {
+            Command::new(bin())
+                .args(["catalog", "add", "--new", "--dir", "cat"])
+                .arg(p)
+                .current_dir(d)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for (c, p) in children.into_iter().zip(&files) {
+        let out = c.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{err}");
+        assert!(err.contains(&format!("{}: added to 4x4-by-discs", p.display())), "{err}");
+    }
+    let cat: Value = serde_json::from_str(&std::fs::read_to_string(d.join("cat/catalog.json")).unwrap()).unwrap();
+    let mut ids: Vec<&str> = cat["runs"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
+    ids.sort_unstable();
+    let mut want: Vec<String> = (0..N).map(|i| format!("run-{i}")).collect();
+    want.sort_unstable();
+    assert_eq!(ids, want, "every run is catalogued");
+    // every row names every run
+    let row = &cat["tables"]["4x4-by-discs"][0];
+    assert_eq!(row["runs"].as_array().unwrap().len(), N);
+    // nothing left beside the catalogue's own files: no lock, no temporary
+    let mut left: Vec<String> =
+        std::fs::read_dir(d.join("cat")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
+    left.sort_unstable();
+    assert_eq!(left, ["4x4-by-discs.csv", "README.md", "catalog.json", "census.svg"]);
+}
+
+/// A refused `catalog add --new` leaves no catalogue directory behind and
+/// says no "added" for the run that passed before the refusal.
+#[test]
+fn a_refused_add_says_nothing_was_added() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let run = result_of(d, "a", &["--size", "4"]);
+    std::fs::write(d.join("bad.json"), "{}").unwrap();
+    let out = Command::new(bin())
+        .args(["catalog", "add", "--new", "--dir", "cat"])
+        .arg(&run)
+        .arg("bad.json")
+        .current_dir(d)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: bad.json"), "{err}");
+    assert!(!d.join("cat").exists());
+}

@@ -14,7 +14,7 @@ fn config(max_discs: u32, threads: usize) -> DfsConfig {
 }
 
 fn plan(path: std::path::PathBuf, every: Duration) -> CheckpointPlan {
-    CheckpointPlan { path, every, command: "test".into(), started_unix: 0 }
+    CheckpointPlan { path, every, command: "test".into(), started_unix: 0, out: String::new() }
 }
 
 #[test]

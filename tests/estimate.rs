@@ -714,6 +714,9 @@ fn estimates_enter_the_catalogue_apart() {
     let out = Command::new(common::bin())
         .args(["count", "--engine", "layers", "--size", "4", "--max-discs", "10", "-q", "--work-dir"])
         .arg(&census)
+        // (its result files in the test's directory, not the source tree's results/)
+        .arg("--out")
+        .arg(dir.path().join("census-results"))
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
@@ -922,7 +925,21 @@ fn the_catalogue_answers_for_the_whole_board() {
             .map(str::to_string)
     };
     assert_eq!(line(&cat), None, "layers 4-9 are neither counted nor sampled");
-    run(&["count", "--size", "4", "--engine", "layers", "--max-discs", "9", "-q", "--json"]);
+    // (its work directory in the test's directory, not the source tree's checkpoints/)
+    let work = dir.path().join("work");
+    run(&[
+        "count",
+        "--size",
+        "4",
+        "--engine",
+        "layers",
+        "--max-discs",
+        "9",
+        "-q",
+        "--json",
+        "--work-dir",
+        work.to_str().unwrap(),
+    ]);
     add(&newest(&mut seen));
     let text = line(&cat).expect("a whole-board line once every layer is counted or sampled");
     // positions: the exact layers 4-9 plus the estimates of 10-16, as the tables give them

@@ -314,6 +314,8 @@ fn a_damaged_expansion_progress_is_refused_in_one_line() {
         assert!(!e.contains('\n'), "{damage}: {e}");
         let expect = if damage == "bucket" { "fewer than the" } else { "delete the file to expand layer 12 again" };
         assert!(e.contains(expect), "{damage}: {e}");
+        // (issue 52, item 9: the file is named once)
+        assert_eq!(e.matches("expand.progress").count(), (damage == "progress") as usize, "{damage}: {e}");
     }
 }
 

@@ -238,8 +238,9 @@ fn a_layer_that_cannot_fit_on_disk_stops_resumably() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("needs an estimated") && err.contains("othello-census resume w"), "{err}");
-    // the last complete layer is kept: resuming with room finishes the census
-    let doc = json_of(d, &["resume", "w", "--json", "-q", "--out", "r"]);
+    // the last complete layer is kept: resuming with room (the run keeps
+    // its --disk: raised, as the message says) finishes the census
+    let doc = json_of(d, &["resume", "w", "--disk", "1GiB", "--json", "-q", "--out", "r"]);
     let (mut a, mut b) = (counts(&doc), want);
     // the dfs engine counts no games
     for l in a["layers"].as_array_mut().unwrap().iter_mut().chain(b["layers"].as_array_mut().unwrap()) {
@@ -340,7 +341,7 @@ fn inspect_checks_every_layer_file_and_versions_are_named() {
         fails_with(
             d,
             &[cmd, "old.ckpt"],
-            "format version 1, written by an older othello-census (this build reads version 3)",
+            "format version 1, written by an older othello-census (this build reads version 4)",
         );
     }
     assert_eq!(std::fs::read(d.join("old.ckpt")).unwrap(), old);
@@ -351,7 +352,7 @@ fn inspect_checks_every_layer_file_and_versions_are_named() {
     old[8] = 2;
     std::fs::write(&manifest, &old).unwrap();
     for cmd in ["resume", "inspect"] {
-        fails_with(d, &[cmd, "w"], "format version 2, written by an older othello-census (this build reads version 6)");
+        fails_with(d, &[cmd, "w"], "format version 2, written by an older othello-census (this build reads version 7)");
     }
     assert_eq!(std::fs::read(&manifest).unwrap(), old);
 }
@@ -550,6 +551,38 @@ impl Drop for SmallDisk {
     fn drop(&mut self) {
         let _ = Command::new("umount").arg(&self.0).status();
     }
+}
+
+/// Issue 52, item 9: a layer that does not fit in the free space, with a
+/// --disk far above it, is told to make room, not to raise --disk.
+#[test]
+fn a_disk_too_small_under_a_large_budget_is_not_told_to_raise_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let Some(_disk) = SmallDisk::mount(&d.join("small"), "600k") else {
+        eprintln!("SKIPPED: cannot mount a tmpfs here (needs root); the test did not run");
+        return;
+    };
+    let args = [
+        "count",
+        "--engine",
+        "layers",
+        "--size",
+        "6",
+        "--max-discs",
+        "13",
+        "--work-dir",
+        "small/w",
+        "--disk",
+        "10GiB",
+        "--force",
+        "-q",
+    ];
+    let out = run(d, &args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("is free; make room, then continue with") && !err.contains("raise --disk"), "{err}");
 }
 
 #[test]

@@ -114,7 +114,7 @@ fn parse_size(s: &str) -> Result<BoardSize, String> {
 #[derive(Debug, Args)]
 pub struct PerftArgs {
     /// Board size: 4, 6 or 8.
-    #[arg(short, long, value_name = "N", default_value = "8", value_parser = parse_size)]
+    #[arg(short, long, value_name = "N", default_value = "8", value_parser = parse_size, allow_negative_numbers = true)]
     pub size: BoardSize,
     /// Count plies 1..=D.
     #[arg(short, long, value_name = "D", value_parser = clap::value_parser!(u32).range(1..=128))]
@@ -149,7 +149,7 @@ pub struct PerftArgs {
 #[derive(Debug, Args)]
 pub struct EstimateArgs {
     /// Board size: 4, 6 or 8.
-    #[arg(short, long, value_name = "N", default_value = "6", value_parser = parse_size)]
+    #[arg(short, long, value_name = "N", default_value = "6", value_parser = parse_size, allow_negative_numbers = true)]
     pub size: BoardSize,
     /// The layers: disc counts and ranges (`20,24-28`), or `all` (5 to
     /// N*N; the default).
@@ -223,7 +223,7 @@ pub struct EstimateArgs {
 #[derive(Debug, Args)]
 pub struct ReachableArgs {
     /// Board size: 4, 6 or 8.
-    #[arg(short, long, value_name = "N", default_value = "8", value_parser = parse_size)]
+    #[arg(short, long, value_name = "N", default_value = "8", value_parser = parse_size, allow_negative_numbers = true)]
     pub size: BoardSize,
     /// The position: N*N squares row by row from the top left, `X` Black,
     /// `O` White, `-` empty, then the side to move (`X` or `O`).
@@ -257,7 +257,7 @@ pub struct ReachableArgs {
 #[derive(Debug, Args)]
 pub struct SolveArgs {
     /// Board size: 4, 6 or 8.
-    #[arg(short, long, value_name = "N", default_value = "4", value_parser = parse_size)]
+    #[arg(short, long, value_name = "N", default_value = "4", value_parser = parse_size, allow_negative_numbers = true)]
     pub size: BoardSize,
     /// Start even a run estimated to be far beyond reach (without it such
     /// a run is refused up front, with the estimate).
@@ -300,7 +300,7 @@ pub enum PerftMethod {
 #[derive(Debug, Args)]
 pub struct CountArgs {
     /// Board size: 4, 6 or 8.
-    #[arg(short, long, value_name = "N", default_value = "4", value_parser = parse_size)]
+    #[arg(short, long, value_name = "N", default_value = "4", value_parser = parse_size, allow_negative_numbers = true)]
     pub size: BoardSize,
     /// Census engine: `dfs` (in memory, fastest while it fits) or `layers`
     /// (out of core, layer by layer, game counts included).
@@ -495,9 +495,11 @@ pub struct OutputArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub checkpoint_every: Option<std::time::Duration>,
     /// Directory for the JSON and CSV result files of this run (add them
-    /// to the committed catalogue with `othello-census catalog add`).
-    #[arg(long, value_name = "DIR", default_value = "results/runs")]
-    pub out: PathBuf,
+    /// to the committed catalogue with `othello-census catalog add`)
+    /// [default: results/runs; for `resume` of a DFS checkpoint, the
+    /// directory its run was given].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
     /// Print one JSON document on stdout instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -511,6 +513,16 @@ pub struct OutputArgs {
     pub progress_every: Option<std::time::Duration>,
 }
 
+impl OutputArgs {
+    /// The directory given with `--out`, or the default.
+    pub fn out_dir(&self) -> PathBuf {
+        self.out.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_OUT))
+    }
+}
+
+/// Where result files go when no `--out` is given.
+pub const DEFAULT_OUT: &str = "results/runs";
+
 #[derive(Debug, Args)]
 pub struct ResumeArgs {
     /// The checkpoint file (dfs) or work directory (layers); it holds the
@@ -523,7 +535,8 @@ pub struct ResumeArgs {
     /// Memory the run may use (default: the limit saved with the run).
     #[arg(long, value_name = "LIMIT", value_parser = parse_bytes)]
     pub memory: Option<u64>,
-    /// Layered engine: most bytes of disk the work directory may hold.
+    /// Layered engine: most bytes of disk the work directory may hold
+    /// (default: the limit the run was last given, if any).
     #[arg(long, value_name = "LIMIT", value_parser = parse_bytes)]
     pub disk: Option<u64>,
     /// Layered engine: count the last layer while merging it, without
@@ -531,14 +544,16 @@ pub struct ResumeArgs {
     #[arg(long)]
     pub no_store_last: bool,
     /// Layered engine, with --no-store-last: count the last layer in K
-    /// slices (see `count --slices`); a run already counting its last layer
-    /// in slices keeps its own number.
+    /// slices (see `count --slices`; default: the number the run was last
+    /// given, if any); a run already counting its last layer in slices
+    /// keeps its own number.
     #[arg(long, value_name = "K", requires = "no_store_last", value_parser = clap::value_parser!(u32).range(1..))]
     pub slices: Option<u32>,
     /// Layered engine: compact every layer's buckets while they grow, so
     /// the sorted runs stay within about 1.65 times the layer (by default
     /// only layers whose uncompacted runs, about 3 times the layer, would
-    /// not fit on the disk are compacted; compaction costs time).
+    /// not fit on the disk are compacted; compaction costs time). A run
+    /// started or resumed with it keeps it.
     #[arg(long)]
     pub compact_buckets: bool,
     /// Layered run by discs: take it to K discs (a finished run goes on

@@ -1,45 +1,42 @@
 //! `othello-census catalog add`, `catalog regenerate` and `othello-census plot`.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
 
 use super::args::{CatalogAction, CatalogArgs, PlotArgs};
 use super::run::note;
+use othello_census::formats::atomic::{FileLock, lock_dir_wait};
 use othello_census::report::catalog::Catalog;
 
 pub fn run(a: &CatalogArgs) -> anyhow::Result<ExitCode> {
     match &a.action {
         CatalogAction::Add { runs, dir, new } => {
-            if !Catalog::exists(dir) && !*new && dir != std::path::Path::new("results") {
+            if !Catalog::exists(dir) && !*new && dir != Path::new("results") {
                 anyhow::bail!(
                     "{} holds no catalogue ({} is missing); check --dir, or add --new to start a new catalogue there",
                     dir.display(),
                     othello_census::report::catalog::CATALOG_FILE
                 );
             }
-            let mut catalog = Catalog::load(dir)?;
-            for path in runs {
-                let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-                let doc: serde_json::Value = serde_json::from_str(&text)
-                    .map_err(|e| anyhow::anyhow!("{}: not a result file ({e})", path.display()))?;
-                let table = catalog.add(path, &doc)?;
-                note(format!("{}: added to {table}", path.display()));
-                if let Some(commit) = doc["commit"].as_str().filter(|c| c.ends_with("-dirty")) {
-                    note(format!(
-                        "warning: {} was computed by a build with uncommitted changes (commit {commit}); its rows \
-                         are catalogued, but no commit rebuilds its binary: confirm them with a run of a clean build",
-                        path.display()
-                    ));
-                }
+            let made = !dir.is_dir();
+            if made {
+                std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
             }
-            // only once every run passed: nothing is written on a refusal
-            write(&catalog, dir)
+            let _lock = lock(dir)?;
+            let added = add(runs, dir);
+            if added.is_err() && made {
+                // only when it is still empty: nothing was written
+                let _ = std::fs::remove_dir(dir);
+            }
+            added
         }
         CatalogAction::Oeis { dir } => {
             if !Catalog::exists(dir) {
                 anyhow::bail!("{} holds no catalogue; give the catalogue's directory with --dir", dir.display());
             }
+            let _lock = lock(dir)?;
             let written = Catalog::load(dir)?.save_bfiles(dir)?;
             if written.is_empty() {
                 anyhow::bail!("the catalogue in {} holds no 8x8 by-ply terms", dir.display());
@@ -58,14 +55,67 @@ pub fn run(a: &CatalogArgs) -> anyhow::Result<ExitCode> {
                     dir.display()
                 );
             }
-            write(&Catalog::load(dir)?, dir)
+            let _lock = lock(dir)?;
+            write(&Catalog::load(dir)?, dir, Vec::new())
         }
     }
 }
 
-/// Writes the catalogue's files and its plot into `dir`.
-fn write(catalog: &Catalog, dir: &std::path::Path) -> anyhow::Result<ExitCode> {
+/// Takes the catalogue's lock (its directory's): every process that
+/// replaces its files reads catalog.json and writes it back under it, so
+/// that two adds at once both land instead of the later replacing the
+/// earlier's catalogue with one read before it (a lost run).
+fn lock(dir: &Path) -> anyhow::Result<FileLock> {
+    lock_dir_wait(dir, || note(format!("waiting for another process writing the catalogue in {}", dir.display())))
+        .with_context(|| format!("cannot lock the catalogue in {}", dir.display()))
+}
+
+/// The largest result or estimate document `catalog add` reads, bytes (the
+/// largest are estimates listing their undecided samples, megabytes).
+const MAX_DOCUMENT: u64 = 256 << 20;
+
+/// Adds `runs` to the catalogue in `dir` (under its lock) and writes it.
+fn add(runs: &[PathBuf], dir: &Path) -> anyhow::Result<ExitCode> {
+    let mut catalog = Catalog::load(dir)?;
+    // told once the catalogue is written: a later refusal adds nothing
+    let mut added = Vec::new();
+    for path in runs {
+        // a result document is kilobytes: /dev/zero, a FIFO or a huge
+        // file would be read into memory, or waited on, without end
+        let meta = std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
+        if !meta.is_file() || meta.len() > MAX_DOCUMENT {
+            anyhow::bail!(
+                "{}: not a result file ({})",
+                path.display(),
+                if meta.is_file() {
+                    format!("{} bytes, over the {MAX_DOCUMENT} a result may have", meta.len())
+                } else {
+                    "not a regular file".into()
+                }
+            );
+        }
+        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let doc: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: not a result file ({e})", path.display()))?;
+        let table = catalog.add(path, &doc)?;
+        added.push(format!("{}: added to {table}", path.display()));
+        if let Some(commit) = doc["commit"].as_str().filter(|c| c.ends_with("-dirty")) {
+            added.push(format!(
+                "warning: {} was computed by a build with uncommitted changes (commit {commit}); its rows \
+                 are catalogued, but no commit rebuilds its binary: confirm them with a run of a clean build",
+                path.display()
+            ));
+        }
+    }
+    // only once every run passed: nothing is written on a refusal
+    write(&catalog, dir, added)
+}
+
+/// Writes the catalogue's files and its plot into `dir`, then tells
+/// `added` (the runs it holds now).
+fn write(catalog: &Catalog, dir: &Path, added: Vec<String>) -> anyhow::Result<ExitCode> {
     let written = catalog.save(dir)?;
+    added.into_iter().for_each(note);
     let plotted = othello_census::report::plot::plot(catalog, &dir.join("census.svg"));
     for p in &written {
         note(format!("wrote {}", p.display()));

@@ -4,7 +4,7 @@ use othello_census::text::shell_path;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, bail};
@@ -46,7 +46,8 @@ pub fn run(a: &DfsCount, command_line: &str) -> anyhow::Result<ExitCode> {
     let n = a.size.n();
     let max_discs = a.max_discs;
     let threads = othello_census::engine::resources::threads(a.threads);
-    check_out_dir(&a.output.out)?;
+    let out = a.output.out_dir();
+    check_out_dir(&out)?;
     let path = match &a.checkpoint {
         Some(p) => {
             refuse_existing(p, a.size, max_discs)?;
@@ -73,13 +74,15 @@ pub fn run(a: &DfsCount, command_line: &str) -> anyhow::Result<ExitCode> {
             every: a.output.checkpoint_every.unwrap_or(DEFAULT_EVERY),
             command: command_line.to_string(),
             started_unix: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+            // absolute: a resume may run in another directory
+            out: std::path::absolute(&out).unwrap_or_else(|_| out.clone()).to_string_lossy().into_owned(),
         },
         resumed_from: None,
         _lock: lock,
     };
     with_geometry!(a.size, G => {
         check_fits::<G>(a.size, max_discs, memory, 0)?;
-        drive::<G>(job, &a.output, None)
+        drive::<G>(job, &a.output, &out, None, 0)
     })
 }
 
@@ -109,7 +112,13 @@ pub fn resume(a: &ResumeArgs) -> anyhow::Result<ExitCode> {
     let size = BoardSize::from_n(header.size)?;
     let memory = memory_limit(Some(a.memory.unwrap_or(header.memory_limit)), default_dfs_memory, "", true)?;
     check_writable_dir(&a.file).with_context(|| format!("cannot write the checkpoint {}", a.file.display()))?;
-    check_out_dir(&a.output.out)?;
+    // the run's own result directory unless this resume gives one (a
+    // checkpoint of version 3 holds none: the default)
+    let out = a.output.out.clone().unwrap_or_else(|| match header.out.as_str() {
+        "" => PathBuf::from(super::args::DEFAULT_OUT),
+        dir => PathBuf::from(dir),
+    });
+    check_out_dir(&out)?;
     let lock = othello_census::formats::checkpoint::lock(&a.file)?;
     if !a.output.quiet && header.software != software() {
         note(format!("{} was written by {}; this is {}", a.file.display(), header.software, software()));
@@ -125,6 +134,7 @@ pub fn resume(a: &ResumeArgs) -> anyhow::Result<ExitCode> {
             every: a.output.checkpoint_every.unwrap_or(DEFAULT_EVERY),
             command: header.command.clone(),
             started_unix: header.started_unix,
+            out: std::path::absolute(&out).unwrap_or_else(|_| out.clone()).to_string_lossy().into_owned(),
         },
         resumed_from: Some(a.file.clone()),
         _lock: lock,
@@ -135,7 +145,7 @@ pub fn resume(a: &ResumeArgs) -> anyhow::Result<ExitCode> {
             note(format!("loading {} ({} classes)...", a.file.display(), group_digits(header.cache_len)));
         }
         let loaded = Resume::<G>::load(&a.file)?;
-        drive::<G>(job, &a.output, Some(loaded))
+        drive::<G>(job, &a.output, &out, Some(loaded), header.explored)
     })
 }
 
@@ -164,7 +174,15 @@ fn refuse_existing(path: &Path, size: BoardSize, max_discs: u32) -> anyhow::Resu
     }
 }
 
-fn drive<G: Keyed>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> anyhow::Result<ExitCode> {
+/// Runs `job`, its result files into `out_dir`; `explored_before`: the
+/// classes a resumed run had explored (its rate counts this session's).
+fn drive<G: Keyed>(
+    job: Job,
+    out: &OutputArgs,
+    out_dir: &Path,
+    resume: Option<Resume<G>>,
+    explored_before: u64,
+) -> anyhow::Result<ExitCode> {
     let stop = stop_flag();
     let live = Live::default();
     let progress = std::sync::Mutex::new(Progress::new(out.quiet, out.progress_every));
@@ -175,11 +193,10 @@ fn drive<G: Keyed>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> any
     };
     let control = Control { stop, checkpoint: Some(job.plan.clone()), on_save: &on_save };
     let started = Instant::now();
-    let explored_at_start = AtomicU64::new(u64::MAX);
     let result = watched(
         Duration::from_millis(100),
         || census_with::<G>(&job.config, &live, &control, resume),
-        || progress.lock().expect("progress lock").update(|| progress_line::<G>(&live, started, &explored_at_start)),
+        || progress.lock().expect("progress lock").update(|| progress_line::<G>(&live, started, explored_before)),
     );
     progress.lock().expect("progress lock").finish();
     let outcome = match result {
@@ -209,13 +226,20 @@ fn drive<G: Keyed>(job: Job, out: &OutputArgs, resume: Option<Resume<G>>) -> any
         memory_limit: job.config.memory_limit,
         elapsed_seconds: outcome.elapsed.as_secs_f64(),
         peak_rss_bytes: peak_rss_bytes(),
-        run_files: job.plan.path.exists().then(|| job.plan.path.display().to_string()),
+        // the checkpoint is removed once the result is out (below): the
+        // result names it only where it stays, a failed report
+        run_files: None,
         resumed: job.resumed_from.is_some(),
         engine_stats: stats_map(&outcome.stats()),
     };
-    let code = report(&out.out, out.json, out.quiet, &run, &outcome.census)?;
-    if !out.quiet && job.plan.path.exists() {
-        note(format!("the checkpoint {} is no longer needed; delete it when you like", job.plan.path.display()));
+    let kept = job.plan.path.exists();
+    let code = report(out_dir, out.json, out.quiet, &run, &outcome.census)
+        .map_err(|e| if kept { e.context(format!("the checkpoint {} is kept", job.plan.path.display())) } else { e })?;
+    // the result is written: the checkpoint of the finished run would only
+    // make a later `resume` of it count its last stretch again and write
+    // a second result
+    if kept && std::fs::remove_file(&job.plan.path).is_ok() && !out.quiet {
+        note(format!("the checkpoint {} of the finished run was removed", job.plan.path.display()));
     }
     Ok(code)
 }
@@ -233,24 +257,21 @@ fn save_line(r: &SaveReport, quiet: bool) -> Option<String> {
                 r.pause.as_secs_f64()
             )
         }),
-        Err(e) => Some(format!("warning: checkpoint not saved ({e}); the previous one is intact")),
+        // (a first save that fails has no previous one to speak of)
+        Err(e) if r.path.exists() => Some(format!("warning: checkpoint not saved ({e}); the previous one is intact")),
+        Err(e) => Some(format!("warning: checkpoint not saved ({e}); there is none yet: the run goes on")),
     }
 }
 
 /// The progress line of a DFS run: classes, positions, the rate of this
-/// session (a resumed run starts from the saved count, kept in
-/// `explored_at_start` at the first call) and the cache's size.
-fn progress_line<G: Keyed>(live: &Live, started: Instant, explored_at_start: &AtomicU64) -> String {
+/// session (a resumed run starts from the saved count, `explored_before`;
+/// taken from the first line instead, that line always said 0 classes/s)
+/// and the cache's size.
+fn progress_line<G: Keyed>(live: &Live, started: Instant, explored_before: u64) -> String {
     let secs = started.elapsed().as_secs_f64().max(1e-9);
     let classes = live.classes.load(Ordering::Relaxed);
     let explored = live.explored.load(Ordering::Relaxed);
-    let first = match explored_at_start.load(Ordering::Relaxed) {
-        u64::MAX => {
-            explored_at_start.store(explored, Ordering::Relaxed);
-            explored
-        }
-        v => v,
-    };
+    let first = explored_before.min(explored);
     format!(
         "{} classes, {} positions, {} classes/s, cache ~{}, {:.0} s",
         group_digits(classes),

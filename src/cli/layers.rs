@@ -52,7 +52,7 @@ pub fn count(a: &LayersCount, command_line: &str, ranks: &Ranks) -> anyhow::Resu
                 shell_path(&work_dir)
             );
         }
-        check_out_dir(&a.output.out)?;
+        check_out_dir(&a.output.out_dir())?;
         othello_census::formats::atomic::check_writable_dir(&work_dir.join("run.manifest"))
             .map_err(|e| anyhow::anyhow!("cannot write the work directory {} ({e})", work_dir.display()))?;
         check_reach(a, by, limit, &work_dir, ranks.ranks() as usize)?;
@@ -142,11 +142,21 @@ pub fn resume_dir(a: &ResumeArgs, ranks: &Ranks) -> anyhow::Result<ExitCode> {
         let mut b = m.run.size.to_le_bytes().to_vec();
         b.push(m.run.by);
         b.extend_from_slice(&m.run.memory_limit.to_le_bytes());
+        let s = &m.settings;
+        b.extend_from_slice(&s.slices.unwrap_or(0).to_le_bytes());
+        b.push(s.compact_always as u8);
+        b.extend_from_slice(&s.disk_limit.unwrap_or(0).to_le_bytes());
         b
     }));
     let run_size = u32::from_le_bytes(head[0..4].try_into()?);
     let by = LayerBy::from_code(head[4]).unwrap_or(LayerBy::Discs);
     let saved_memory = u64::from_le_bytes(head[5..13].try_into()?);
+    // the disk settings the run was given (manifest version 7), kept
+    // where this resume gives none: a resume as the stop message words it
+    // runs as the run was started
+    let saved_slices = Some(u32::from_le_bytes(head[13..17].try_into()?)).filter(|&k| k > 0);
+    let saved_compact = head[17] != 0;
+    let saved_disk = Some(u64::from_le_bytes(head[18..26].try_into()?)).filter(|&d| d > 0);
     let limit = match (by, a.max_discs, a.plies) {
         (_, Some(_), Some(_)) => bail!("give --max-discs (a run by discs) or --plies (a run by ply), not both"),
         (LayerBy::Discs, _, Some(_)) => bail!("{} is a run by discs: extend it with --max-discs", a.file.display()),
@@ -176,13 +186,13 @@ pub fn resume_dir(a: &ResumeArgs, ranks: &Ranks) -> anyhow::Result<ExitCode> {
     }
     let size = BoardSize::from_n(run_size)?;
     if ranks.rank() == 0 {
-        check_out_dir(&a.output.out)?;
+        check_out_dir(&a.output.out_dir())?;
     }
     let settings = LayersSettings {
-        disk_limit: a.disk,
+        disk_limit: a.disk.or(saved_disk),
         store_last: !a.no_store_last,
-        compaction: if a.compact_buckets { CompactionMode::Always } else { CompactionMode::Auto },
-        slices: a.slices,
+        compaction: if a.compact_buckets || saved_compact { CompactionMode::Always } else { CompactionMode::Auto },
+        slices: a.slices.or(saved_slices),
         ..LayersSettings::new(
             othello_census::engine::resources::threads(a.threads),
             memory_limit(Some(a.memory.unwrap_or(saved_memory)), default_layers_memory, "", true)?,
@@ -340,7 +350,13 @@ fn finish(
             return Ok(ExitCode::from(EXIT_INTERRUPTED));
         }
         Err(e @ LayersError::Disk { .. }) => bail!(
-            "{e}; make room (or raise --disk), then continue with `{}othello-census resume {}`",
+            "{e}; {}, then continue with `{}othello-census resume {}`",
+            // a --disk above the free space is not what stops it
+            if matches!(e, LayersError::Disk { what: "is free", .. }) {
+                "make room"
+            } else {
+                "raise --disk (or make room)"
+            },
             launcher(ranks),
             shell_path(work_dir)
         ),
@@ -369,7 +385,7 @@ fn finish(
         resumed,
         engine_stats: stats_map(&stats),
     };
-    let code = report(&out.out, out.json, out.quiet, &run, &outcome.census)?;
+    let code = report(&out.out_dir(), out.json, out.quiet, &run, &outcome.census)?;
     if !out.quiet && outcome.last_layer_stored {
         note(format!(
             "the last layer stays in {} ({}); delete the directory when you no longer need it",

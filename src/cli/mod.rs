@@ -30,6 +30,7 @@ pub fn main() -> ExitCode {
     // as a user would type it again: the program's name, each word quoted
     // where a shell needs it (not the path of the binary that ran)
     let command_line = format!("othello-census {}", othello_census::text::shell_words(std::env::args().skip(1)));
+    one_line_panics();
     use othello_census::engine::layers::Transport;
     let ranks = match othello_census::engine::layers::Ranks::init() {
         Ok(r) => r,
@@ -61,6 +62,9 @@ pub fn main() -> ExitCode {
             "{} does not exist; give a checkpoint file, a work directory, or a file of one",
             a.file.display()
         )),
+        // a FIFO or a device would be opened and waited on forever
+        Command::Resume(a) if !a.file.is_dir() && !a.file.is_file() => Err(not_a_run(&a.file)),
+        Command::Inspect(a) if !a.file.is_dir() && !a.file.is_file() => Err(not_a_run(&a.file)),
         Command::Resume(a) if a.file.is_dir() => layers::resume_dir(&a, &ranks),
         Command::Resume(a) => count::resume(&a),
         Command::Inspect(a) if a.file.is_dir() => layers::inspect_dir(&a),
@@ -108,4 +112,46 @@ fn refuse_arguments(e: clap::Error) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// The error for a path given to `resume` or `inspect` that is neither a
+/// regular file nor a directory (a FIFO, a device, a socket).
+fn not_a_run(p: &std::path::Path) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{} is neither a regular file nor a directory; give the checkpoint file (dfs) or the work directory \
+         (layers) of a run",
+        p.display()
+    )
+}
+
+/// Reports a panic (a bug) in one line on stderr, like every other error,
+/// and only the first when several threads panic at once; the panic then
+/// unwinds and ends the process with exit status 101. Files are replaced
+/// atomically, so what a run committed before stays. `RUST_BACKTRACE` set
+/// adds the standard report, backtrace included.
+fn one_line_panics() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static TOLD: AtomicBool = AtomicBool::new(false);
+    let standard = std::panic::take_hook();
+    let backtrace = std::env::var_os("RUST_BACKTRACE").is_some_and(|v| v != "0");
+    std::panic::set_hook(Box::new(move |info| {
+        if backtrace {
+            standard(info);
+        }
+        if TOLD.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".into());
+        let at = info.location().map_or(String::new(), |l| format!(" at {}:{}", l.file(), l.line()));
+        run::note(format!(
+            "error: internal error{at}: {}; this is a bug of othello-census (please report it with the command \
+             line); what the run committed before is kept",
+            what.replace('\n', " ")
+        ));
+    }));
 }

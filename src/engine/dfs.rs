@@ -79,6 +79,9 @@ pub struct CheckpointPlan {
     pub command: String,
     /// When the run first started (Unix seconds).
     pub started_unix: u64,
+    /// Where the run writes its result files (absolute; empty: not said),
+    /// kept in the checkpoint for `resume`.
+    pub out: String,
 }
 
 /// A finished save.
@@ -701,6 +704,7 @@ fn save<G: Keyed>(
         layers: totals.layers,
         cache_len: shared.cache.len() as u64,
         stack_lens: stacks.iter().map(|s| s.len() as u64).collect(),
+        out: plan.out.clone(),
     };
     let keys = shared.cache.iter().map(|r| r.key().to_u128());
     let result = write_checkpoint(&plan.path, &header, keys, &stacks).map_err(|e| e.to_string());

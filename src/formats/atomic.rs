@@ -106,20 +106,27 @@ where
     }
     let name = path.file_name().ok_or_else(|| io::Error::other("path has no file name"))?;
     let tmp = dir.join(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
-    let result = (|| {
-        let f = OpenOptions::new().write(true).create(true).truncate(true).open(&tmp)?;
-        let mut w = BufWriter::with_capacity(1 << 20, Writeback::new(f));
-        fill(&mut w)?;
-        let f = w.into_inner().map_err(|e| e.into_error())?.into_inner();
-        f.sync_all()?;
-        drop(f);
-        fs::rename(&tmp, path)?;
-        File::open(&dir)?.sync_all()
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+    /// Removes the temporary unless it was renamed: on an error, and also
+    /// when `fill` panics (a bug), so that a file as large as the target
+    /// is not left behind.
+    struct Unfinished<'a>(&'a Path, bool);
+    impl Drop for Unfinished<'_> {
+        fn drop(&mut self) {
+            if !self.1 {
+                let _ = fs::remove_file(self.0);
+            }
+        }
     }
-    result
+    let mut unfinished = Unfinished(&tmp, false);
+    let f = OpenOptions::new().write(true).create(true).truncate(true).open(&tmp)?;
+    let mut w = BufWriter::with_capacity(1 << 20, Writeback::new(f));
+    fill(&mut w)?;
+    let f = w.into_inner().map_err(|e| e.into_error())?.into_inner();
+    f.sync_all()?;
+    drop(f);
+    fs::rename(&tmp, path)?;
+    unfinished.1 = true;
+    File::open(&dir)?.sync_all()
 }
 
 /// Replaces `path` with `bytes`, atomically.
@@ -140,15 +147,71 @@ pub fn check_writable_dir(path: &Path) -> io::Result<()> {
         return Err(io::Error::new(io::ErrorKind::NotADirectory, format!("{} is not a directory", dir.display())));
     }
     let probe = dir.join(format!(".probe-{}", std::process::id()));
-    File::create(&probe)?.write_all(b"probe")?;
-    fs::remove_file(&probe)
+    let written = File::create(&probe).and_then(|mut f| f.write_all(b"probe"));
+    // removed also when the write failed (a full disk): created, it stays
+    // otherwise
+    let removed = fs::remove_file(&probe);
+    written?;
+    removed
+}
+
+/// The file whose atomic write `file` (a file name) is the temporary of
+/// ([`atomic_write_with`]: `.<target>.tmp-<pid>`), if it is one.
+pub fn temporary_of(file: &str) -> Option<&str> {
+    let (target, pid) = file.strip_prefix('.')?.rsplit_once(".tmp-")?;
+    (!target.is_empty() && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())).then_some(target)
+}
+
+/// Removes from `dir` the temporaries of atomic writes of the files
+/// `ours` names that processes killed while they wrote left behind;
+/// returns how many. Only for a caller that holds the lock under which
+/// every such write is made, before it writes any: then none of them can
+/// still be written. Each is as large as the file it was to replace.
+pub fn remove_temporaries(dir: &Path, ours: impl Fn(&str) -> bool) -> usize {
+    let Ok(entries) = fs::read_dir(dir) else { return 0 };
+    entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter(|e| temporary_of(&e.file_name().to_string_lossy()).is_some_and(&ours))
+        .filter(|e| fs::remove_file(e.path()).is_ok())
+        .count()
 }
 
 /// An advisory lock (`flock`) on a file, held while this value lives; the
 /// operating system releases it when the process ends, however it ends.
+/// A lock file of [`try_lock`] is removed when the lock is dropped (a kill
+/// leaves it, empty, for the next holder).
 #[derive(Debug)]
 pub struct FileLock {
     _file: File,
+    /// The lock file, removed (still locked) on drop.
+    remove: Option<PathBuf>,
+}
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        // unlinked while held: a process that opened it and locks it after
+        // this one sees that it is no longer the file at the path, and
+        // takes the one there ([`try_lock`])
+        if let Some(p) = &self.remove {
+            let _ = fs::remove_file(p);
+        }
+    }
+}
+
+/// Whether `file` is (still) the file at `path`.
+#[cfg(unix)]
+fn is_at(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), fs::metadata(path)) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn is_at(_: &File, _: &Path) -> bool {
+    true
 }
 
 /// Why a lock was not taken.
@@ -164,14 +227,37 @@ pub enum LockError {
 /// Takes the lock of `lock_file` (created if missing) for the run at
 /// `run` (named in the error, a `what`: `work directory`, `checkpoint`),
 /// without waiting.
+/// The lock file is removed when the lock is dropped.
 pub fn try_lock(lock_file: &Path, run: &Path, what: &'static str) -> Result<FileLock, LockError> {
     let io = |error| LockError::Io { path: lock_file.to_path_buf(), error };
-    let file = File::create(lock_file).map_err(io)?;
-    match file.try_lock() {
-        Ok(()) => Ok(FileLock { _file: file }),
-        Err(fs::TryLockError::WouldBlock) => Err(LockError::Busy { path: run.to_path_buf(), what }),
-        Err(fs::TryLockError::Error(e)) => Err(io(e)),
+    loop {
+        let file = OpenOptions::new().write(true).create(true).truncate(false).open(lock_file).map_err(io)?;
+        match file.try_lock() {
+            // the holder before may have removed it between the open and
+            // the lock: then lock the file at the path now
+            Ok(()) if !is_at(&file, lock_file) => continue,
+            Ok(()) => return Ok(FileLock { _file: file, remove: Some(lock_file.to_path_buf()) }),
+            Err(fs::TryLockError::WouldBlock) => return Err(LockError::Busy { path: run.to_path_buf(), what }),
+            Err(fs::TryLockError::Error(e)) => return Err(io(e)),
+        }
     }
+}
+
+/// Takes the lock of directory `dir` itself (`flock` on the directory,
+/// so that no lock file is left in it), waiting while another process
+/// holds it; `waiting` is called once first when it must wait. For a
+/// short read-modify-replace of files in `dir` that every writer of them
+/// does under this lock: the second writer then reads what the first
+/// wrote instead of replacing it with what it read before.
+pub fn lock_dir_wait(dir: &Path, waiting: impl FnOnce()) -> io::Result<FileLock> {
+    let file = File::open(dir)?;
+    match file.try_lock() {
+        Ok(()) => return Ok(FileLock { _file: file, remove: None }),
+        Err(fs::TryLockError::WouldBlock) => waiting(),
+        Err(fs::TryLockError::Error(e)) => return Err(e),
+    }
+    file.lock()?;
+    Ok(FileLock { _file: file, remove: None })
 }
 
 #[cfg(test)]
@@ -235,6 +321,25 @@ mod tests {
         assert!(matches!(e, LockError::Busy { .. }), "{e}");
         assert!(e.to_string().contains("another othello-census process is running this checkpoint"));
         drop(held);
+        assert!(!file.exists(), "the lock file is removed with the lock");
         try_lock(&file, &run, "checkpoint").unwrap();
+    }
+
+    #[test]
+    fn temporaries_are_told_apart_and_removed() {
+        assert_eq!(temporary_of(".a.ckpt.tmp-123"), Some("a.ckpt"));
+        assert_eq!(temporary_of("a.ckpt.tmp-1"), None);
+        assert_eq!(temporary_of(".a.ckpt.tmp-"), None);
+        assert_eq!(temporary_of(".a.ckpt.tmp-1x"), None);
+        let dir = tempfile::tempdir().unwrap();
+        for f in [".a.ckpt.tmp-1", ".a.ckpt.tmp-2", ".b.ckpt.tmp-3", "a.ckpt", ".a.ckpt.lock"] {
+            fs::write(dir.path().join(f), b"x").unwrap();
+        }
+        assert_eq!(remove_temporaries(dir.path(), |t| t == "a.ckpt"), 2);
+        assert_eq!(remove_temporaries(dir.path(), |_| true), 1);
+        let mut left: Vec<String> =
+            fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
+        left.sort();
+        assert_eq!(left, [".a.ckpt.lock", "a.ckpt"]);
     }
 }

@@ -39,26 +39,33 @@ pub fn plot(catalog: &Catalog, path: &Path) -> Result<usize, String> {
     if boards.is_empty() {
         return Err("the catalogue holds no rows to plot".into());
     }
-    let root = SVGBackend::new(path, (560 * boards.len() as u32, 640)).into_drawing_area();
-    let err = |e: DrawingAreaErrorKind<_>| format!("{}: {e}", path.display());
-    root.fill(&WHITE).map_err(err)?;
-    let panels = root.split_evenly((1, boards.len()));
-    let mut drawn = 0;
-    for (panel, &n) in panels.iter().zip(&boards) {
-        let exact = catalog.exact_layers(n);
-        let bars: Vec<Bar> =
-            estimate_bars(&pooled, n).into_iter().filter(|b| !exact.contains_key(&(b.0 as u32))).collect();
-        let caption = match catalog.whole_board_estimate(n) {
-            Some(w) => {
-                let (p, lo, hi) = w.published(0);
-                format!("{n}x{n}: {} positions in all (95%: {} to {})", sci(p), sci(lo), sci(hi))
-            }
-            None => format!("{n}x{n}"),
-        };
-        drawn += draw_panel(panel, &caption, n, &exact_series(catalog, n), &bars)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-    }
-    root.present().map_err(err)?;
+    // drawn in memory, then written atomically: a plot stopped half way
+    // leaves the previous one
+    let mut svg = String::new();
+    let drawn = {
+        let root = SVGBackend::with_string(&mut svg, (560 * boards.len() as u32, 640)).into_drawing_area();
+        let err = |e: DrawingAreaErrorKind<_>| format!("{}: {e}", path.display());
+        root.fill(&WHITE).map_err(err)?;
+        let panels = root.split_evenly((1, boards.len()));
+        let mut drawn = 0;
+        for (panel, &n) in panels.iter().zip(&boards) {
+            let exact = catalog.exact_layers(n);
+            let bars: Vec<Bar> =
+                estimate_bars(&pooled, n).into_iter().filter(|b| !exact.contains_key(&(b.0 as u32))).collect();
+            let caption = match catalog.whole_board_estimate(n) {
+                Some(w) => {
+                    let (p, lo, hi) = w.published(0);
+                    format!("{n}x{n}: {} positions in all (95%: {} to {})", sci(p), sci(lo), sci(hi))
+                }
+                None => format!("{n}x{n}"),
+            };
+            drawn += draw_panel(panel, &caption, n, &exact_series(catalog, n), &bars)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        root.present().map_err(err)?;
+        drawn
+    };
+    crate::formats::atomic::atomic_write(path, svg.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(drawn)
 }
 

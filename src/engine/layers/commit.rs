@@ -26,12 +26,12 @@ pub fn read_state(work: &WorkDir) -> Result<Manifest, LayersError> {
     Ok(read_manifest(&work.manifest())?)
 }
 
-/// Moves the last layer of the run of `work` to `limit` (further, or back
-/// to no earlier than the layer reached), so that a finished run can be
-/// taken further: its last layer is kept on disk and is expanded next.
-/// The caller holds the run's lock.
-pub fn set_limit(work: &WorkDir, limit: u32) -> Result<(), LayersError> {
-    let mut m = read_state(work)?;
+/// Moves the last layer of manifest `m` of the run of `work` to `limit`
+/// (further, or back to no earlier than the layer reached), so that a
+/// finished run can be taken further: its last layer is kept on disk and
+/// is expanded next. Only `m` changes: the run's next commit records the
+/// limit. The caller holds the run's lock.
+pub fn set_limit(work: &WorkDir, m: &mut Manifest, limit: u32) -> Result<(), LayersError> {
     if m.phase == Phase::Counted && limit != m.run.limit {
         return Err(LayersError::WorkDir {
             path: work.root().to_path_buf(),
@@ -54,9 +54,8 @@ pub fn set_limit(work: &WorkDir, limit: u32) -> Result<(), LayersError> {
             ),
         });
     }
-    if limit != m.run.limit {
-        m.run.limit = limit;
-        commit(work, &mut m)?;
-    }
+    // in the manifest read, not on disk: the next commit records it, and a
+    // resume that fails before one leaves the run's limit as it was
+    m.run.limit = limit;
     Ok(())
 }

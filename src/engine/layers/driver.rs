@@ -21,8 +21,8 @@ use super::merge::{merge_and_count, merge_partition};
 use super::progress::{ExpandProgress, ExpansionId};
 use super::shuffle::{LocalBuckets, NoChildren, ShuffleSink};
 use super::store::{
-    Compaction, Entering, MIN_COMPACT_RATIO, Manifest, Phase, RunConfig, Slicing, merge_bucket, partition_of,
-    to_stored, write_part,
+    Compaction, Entering, MIN_COMPACT_RATIO, Manifest, Phase, RunConfig, RunSettings, Slicing, merge_bucket,
+    partition_of, to_stored, verify_bucket, write_part,
 };
 use super::transport::{Outbox, Transport, decode_message};
 use super::workdir::{RunLock, WorkDir};
@@ -118,7 +118,7 @@ pub fn resume<G: Keyed, T: Transport>(
     let locks = t.agree(lock_run(t, &root, &mine, false), work_dir)?;
     let state = if t.rank() == 0 {
         (|| {
-            let m = read_state(&root)?;
+            let mut m = read_state(&root)?;
             // refused before the limit moves or any layer is expanded (a
             // run already slicing its last layer keeps its own number)
             if let Some(k) = settings.slices
@@ -127,9 +127,9 @@ pub fn resume<G: Keyed, T: Transport>(
                 check_slices(root.root(), k, m.run.partitions)?;
             }
             if let Some(limit) = limit {
-                set_limit(&root, limit)?;
+                set_limit(&root, &mut m, limit)?;
             }
-            read_state(&root).map(Some)
+            Ok(Some(m))
         })()
     } else {
         Ok(None)
@@ -240,10 +240,16 @@ fn begin<G: Keyed, T: Transport>(
         entering: Entering { games: 1, passes: 0 },
         elapsed_seconds: 0.0,
         slicing: Slicing::default(),
+        settings: run_settings(settings),
     };
     let committed = if t.rank() == 0 { commit(root, &mut m) } else { Ok(()) };
     t.agree(committed, root.root())?;
     Ok(m)
+}
+
+/// The settings of `s` a manifest keeps.
+fn run_settings(s: &LayersSettings) -> RunSettings {
+    RunSettings { slices: s.slices, compact_always: s.compaction == CompactionMode::Always, disk_limit: s.disk_limit }
 }
 
 /// Runs the census from manifest `m` (the same on every rank) to the end,
@@ -256,6 +262,21 @@ fn drive<G: Keyed, T: Transport>(
     m: Manifest,
 ) -> Result<LayersOutcome, LayersError> {
     let watch = DiskWatch::new(mine);
+    sampling(&watch, || Driver::<G, T> { t, root, mine, ctx, watch: &watch, buffers: BufferPool::default() }.run(m))
+}
+
+/// Runs `work` while a thread samples the disk into `watch`. The sampler
+/// is told to stop however `work` ends: the scope waits for it before it
+/// returns, or before a panic of `work` goes on, and a flag set only on a
+/// normal return left a panicking run waiting for it forever.
+pub(super) fn sampling<R>(watch: &DiskWatch<'_>, work: impl FnOnce() -> R) -> R {
+    /// Sets the flag when dropped, also while a panic unwinds.
+    struct Done<'a>(&'a AtomicBool);
+    impl Drop for Done<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
     let done = AtomicBool::new(false);
     std::thread::scope(|s| {
         s.spawn(|| {
@@ -264,9 +285,8 @@ fn drive<G: Keyed, T: Transport>(
                 watch.sample();
             }
         });
-        let out = Driver::<G, T> { t, root, mine, ctx, watch: &watch, buffers: BufferPool::default() }.run(m);
-        done.store(true, Ordering::Relaxed);
-        out
+        let _done = Done(&done);
+        work()
     })
 }
 
@@ -353,6 +373,9 @@ struct Session {
     /// (bytes, classes) of the largest layer met.
     largest: (u64, u64),
     phases: Vec<PhaseStat>,
+    /// The layer whose buckets this session checked whole before its
+    /// parent was deleted ([`Driver::verify_buckets`]).
+    verified: Option<u32>,
 }
 
 impl Session {
@@ -381,6 +404,8 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
     /// Commits `m` on rank 0 once every rank is ready, then sweeps each
     /// rank's directory.
     fn commit(&self, m: &mut Manifest) -> Result<(), LayersError> {
+        // (those of this session: a resume that gave none was given the run's)
+        m.settings = run_settings(self.ctx.settings);
         let r = if self.t.rank() == 0 { commit(self.root, m) } else { Ok(()) };
         self.t.agree(r, self.path())?;
         if self.t.separate_dirs() {
@@ -446,6 +471,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
             owned,
             largest: (0, 0),
             phases: Vec::new(),
+            verified: None,
         })
     }
 
@@ -544,12 +570,38 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
             m.elapsed_seconds = s.elapsed();
             return Ok(Step::Done);
         }
+        self.verify_buckets(k + 1, &s.owned, &ex.runs, s)?;
+        s.verified = Some(k + 1);
         m.phase = Phase::Expanded;
         m.part_records = ex.runs;
         m.entering = ex.found.entering;
         m.elapsed_seconds = s.elapsed();
         self.commit(m)?;
         Ok(Step::Continue)
+    }
+
+    /// Checks every bucket of layer `next` here (`runs` per partition)
+    /// before the commit that deletes the parent layer they came from:
+    /// damage found now costs the expansion, which the parent can redo;
+    /// found in the merge, after the parent is gone, it costs the run. The
+    /// damaged buckets are deleted, so that a resume expands again.
+    fn verify_buckets(&self, next: u32, owned: &[u32], runs: &[u64], s: &Session) -> Result<(), LayersError> {
+        let mine = self.mine;
+        let checked: Result<(), LayersError> = s.pool.install(|| {
+            owned.par_iter().try_for_each(|&j| Ok(verify_bucket(&mine.bucket(next, j), runs[j as usize])?))
+        });
+        let checked = checked.map_err(|e| {
+            super::workdir::remove_run_dir(&mine.bucket_dir(next));
+            self.bad(format!(
+                "{e}; found before layer {} was deleted, which is kept: the buckets of layer {next} were deleted, \
+                 continue with `{}othello-census resume {}` to expand layer {} again",
+                next - 1,
+                launcher(self.t),
+                crate::text::shell_path(self.path()),
+                next - 1
+            ))
+        });
+        self.t.agree(checked, self.path())
     }
 
     /// The children of layer `m.layer` are in buckets: merge them into the
@@ -575,6 +627,9 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
         // the last layer is counted while it is written
         let last = next >= m.run.limit;
         let (by, fan_in) = (s.by, s.fan_in);
+        // buckets this session checked before the commit are read once;
+        // others (a resume) checked before their records are used
+        let verify = s.verified != Some(next);
         let merged: Result<Vec<(u32, u64, Expansion)>, LayersError> = (|| {
             let dir = mine.create_layer_dir(next)?;
             let counts: Result<Vec<(u32, u64, Expansion)>, LayersError> = s.pool.install(|| {
@@ -586,9 +641,9 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
                         }
                         let id = m.run.part(next, j);
                         let (n, ex) = if last {
-                            merge_and_count::<G>(mine, by, &id, runs[j as usize], fan_in)?
+                            merge_and_count::<G>(mine, by, &id, runs[j as usize], fan_in, verify)?
                         } else {
-                            (merge_partition(mine, &id, runs[j as usize], fan_in)?, Expansion::default())
+                            (merge_partition(mine, &id, runs[j as usize], fan_in, verify)?, Expansion::default())
                         };
                         ctx.live.parts_done.fetch_add(1, Ordering::Relaxed);
                         Ok((j, n, ex))
@@ -887,9 +942,14 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
     ) -> Result<(LocalBuckets, ExpandProgress), LayersError> {
         let next = id.layer + 1;
         let path = super::progress::path_in(&self.mine.bucket_dir(next));
-        let recorded = super::progress::read(&path).map_err(|e| LayersError::WorkDir {
-            path: path.clone(),
-            detail: format!("{e} (delete the file to expand layer {} again from its first part)", id.layer),
+        let recorded = super::progress::read(&path).map_err(|e| {
+            // (every file error begins with the path, which this error names)
+            let e = e.to_string();
+            let e = e.strip_prefix(&format!("{}: ", path.display())).unwrap_or(&e).to_string();
+            LayersError::WorkDir {
+                path: path.clone(),
+                detail: format!("{e} (delete the file to expand layer {} again from its first part)", id.layer),
+            }
         })?;
         if let Some(p) = recorded.filter(|p| p.id.same_expansion(&id) && p.done > 0) {
             let buckets = LocalBuckets::reopen(self.mine, next, fan_in, compaction, &p)?;
@@ -962,7 +1022,8 @@ pub(super) fn count_partition<G: Keyed>(
     let bucket = work.bucket(k, j);
     let mut counter = Counter::<G>::new(by, bucket.clone());
     let mut failure: Option<LayersError> = None;
-    let merged = merge_bucket(&bucket, runs, fan_in, &mut |r| {
+    // (slices' buckets are not checked before: the parent stays)
+    let merged = merge_bucket(&bucket, runs, fan_in, true, &mut |r| {
         counter.push(r).map_err(|e| {
             failure = Some(e);
             std::io::Error::other("count failed")
@@ -1120,7 +1181,23 @@ mod tests {
             entering: Entering::default(),
             elapsed_seconds: 0.0,
             slicing: Slicing::default(),
+            settings: RunSettings::default(),
         }
+    }
+
+    /// A panic of the work the disk is sampled around goes on to the
+    /// caller at once instead of leaving it waiting for the sampler.
+    #[test]
+    fn a_panic_while_the_disk_is_sampled_ends_the_sampling() {
+        let dir = tempfile::tempdir().unwrap();
+        let work = WorkDir::new(dir.path());
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let watch = DiskWatch::new(&work);
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sampling(&watch, || panic!("a bug"))));
+            tx.send(r.is_err()).unwrap();
+        });
+        assert!(rx.recv_timeout(Duration::from_secs(30)).expect("the panic came back"));
     }
 
     #[test]

@@ -13,8 +13,16 @@ use crate::key::Keyed;
 /// Merges bucket `id.partition` of layer `id.layer` (`runs` runs) into its
 /// part, at most `fan_in` runs at once, and removes the bucket; returns the
 /// records of the part. A part already complete and intact is kept.
-pub fn merge_partition(work: &WorkDir, id: &PartId, runs: u64, fan_in: usize) -> Result<u64, LayersError> {
-    merge_partition_seen(work, id, runs, fan_in, &mut |_| Ok(()))
+/// `verify`: the bucket's checksums are checked before its records are
+/// used ([`merge_bucket`]).
+pub fn merge_partition(
+    work: &WorkDir,
+    id: &PartId,
+    runs: u64,
+    fan_in: usize,
+    verify: bool,
+) -> Result<u64, LayersError> {
+    merge_partition_seen(work, id, runs, fan_in, verify, &mut |_| Ok(()))
 }
 
 /// [`merge_partition`], also counting the part's classes as they pass
@@ -26,9 +34,10 @@ pub fn merge_and_count<G: Keyed>(
     id: &PartId,
     runs: u64,
     fan_in: usize,
+    verify: bool,
 ) -> Result<(u64, Expansion), LayersError> {
     let mut counter = Counter::<G>::new(by, work.part(id.layer, id.partition));
-    let n = merge_partition_seen(work, id, runs, fan_in, &mut |r| counter.push(r))?;
+    let n = merge_partition_seen(work, id, runs, fan_in, verify, &mut |r| counter.push(r))?;
     Ok((n, counter.finish()?))
 }
 
@@ -39,6 +48,7 @@ fn merge_partition_seen(
     id: &PartId,
     runs: u64,
     fan_in: usize,
+    verify: bool,
     seen: &mut dyn FnMut(Record) -> Result<(), LayersError>,
 ) -> Result<u64, LayersError> {
     let out = work.part(id.layer, id.partition);
@@ -53,7 +63,7 @@ fn merge_partition_seen(
     }
     let mut failure: Option<LayersError> = None;
     let n = write_part(&out, id, |emit| {
-        let merged = merge_bucket(&bucket, runs, fan_in, &mut |r| {
+        let merged = merge_bucket(&bucket, runs, fan_in, verify, &mut |r| {
             seen(r).map_err(|e| {
                 failure = Some(e);
                 std::io::Error::other("counting failed")

@@ -37,7 +37,9 @@ pub const PART_KIND: FileKind = FileKind { magic: crate::formats::framed::MAGIC_
 pub const BUCKET_KIND: FileKind =
     FileKind { magic: crate::formats::framed::MAGIC_BUCKET, version: 2, name: "bucket file" };
 pub const MANIFEST_KIND: FileKind =
-    FileKind { magic: crate::formats::framed::MAGIC_MANIFEST, version: 6, name: "layer manifest" };
+    FileKind { magic: crate::formats::framed::MAGIC_MANIFEST, version: 7, name: "layer manifest" };
+/// Version 6 of the manifest: no [`RunSettings`]; read with the defaults.
+const MANIFEST_KIND_6: FileKind = FileKind { version: 6, ..MANIFEST_KIND };
 
 /// The stored form of canonical dense key `k` on a board whose side weight
 /// (the value of the side-to-move digit) is `w`: `2 * board + side`.
@@ -236,6 +238,37 @@ impl<C> Decode<C> for Slicing {
 }
 bincode::impl_borrow_decode!(Slicing);
 
+/// The settings a run was given that shape its disk, kept so that a
+/// `resume` without them runs as the run was started (manifest version 7;
+/// a resume that gives one replaces it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunSettings {
+    /// `--slices`: slices of a last layer not stored (`None`: as the disk
+    /// allows).
+    pub slices: Option<u32>,
+    /// `--compact-buckets`: buckets always compacted.
+    pub compact_always: bool,
+    /// `--disk`: bytes the work directory may hold (`None`: the free
+    /// space).
+    pub disk_limit: Option<u64>,
+}
+
+impl Encode for RunSettings {
+    fn encode<E: Encoder>(&self, e: &mut E) -> Result<(), EncodeError> {
+        encode_fields!(e, self.slices, self.compact_always, self.disk_limit)
+    }
+}
+
+impl<C> Decode<C> for RunSettings {
+    fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
+        Ok(RunSettings {
+            slices: Option::<u32>::decode(d)?,
+            compact_always: bool::decode(d)?,
+            disk_limit: Option::<u64>::decode(d)?,
+        })
+    }
+}
+
 /// What a manifest says is complete.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Manifest {
@@ -259,6 +292,8 @@ pub struct Manifest {
     pub elapsed_seconds: f64,
     /// The slices of a last layer counted in slices (phase 3).
     pub slicing: Slicing,
+    /// The disk settings the run was last given.
+    pub settings: RunSettings,
 }
 
 impl Encode for Manifest {
@@ -274,14 +309,28 @@ impl Encode for Manifest {
             self.entering.games,
             self.entering.passes,
             self.elapsed_seconds,
-            self.slicing
+            self.slicing,
+            self.settings
         )
     }
 }
 
 impl<C> Decode<C> for Manifest {
     fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
-        Ok(Manifest {
+        let ManifestV6(mut m) = ManifestV6::decode(d)?;
+        m.settings = RunSettings::decode(d)?;
+        Ok(m)
+    }
+}
+bincode::impl_borrow_decode!(Manifest);
+
+/// A manifest of version 6: the fields of version 7 but its settings,
+/// which take their defaults.
+struct ManifestV6(Manifest);
+
+impl<C> Decode<C> for ManifestV6 {
+    fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
+        Ok(ManifestV6(Manifest {
             software: String::decode(d)?,
             run: RunConfig::decode(d)?,
             phase: Phase::decode(d)?,
@@ -291,10 +340,11 @@ impl<C> Decode<C> for Manifest {
             entering: Entering { games: u128::decode(d)?, passes: u128::decode(d)? },
             elapsed_seconds: f64::decode(d)?,
             slicing: Slicing::decode(d)?,
-        })
+            settings: RunSettings::default(),
+        }))
     }
 }
-bincode::impl_borrow_decode!(Manifest);
+bincode::impl_borrow_decode!(ManifestV6);
 
 /// Which part a layer file is: its HEAD section.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -339,9 +389,15 @@ pub fn write_manifest(path: &Path, m: &Manifest) -> Result<(), FrameError> {
     write_head_file(path, &MANIFEST_KIND, m)
 }
 
-/// Reads and checks a manifest.
+/// Reads and checks a manifest (of version 6 too: its settings default;
+/// the next commit writes version 7).
 pub fn read_manifest(path: &Path) -> Result<Manifest, FrameError> {
-    read_head_file(path, MANIFEST_KIND, 1 << 24)
+    match read_head_file(path, MANIFEST_KIND, 1 << 24) {
+        Err(FrameError::Version { found: 6, .. }) => {
+            read_head_file::<ManifestV6>(path, MANIFEST_KIND_6, 1 << 24).map(|ManifestV6(m)| m)
+        }
+        read => read,
+    }
 }
 
 /// A run of records in the encoding of a layer part's body
@@ -816,8 +872,11 @@ fn open_run(path: &Path, offset: u64) -> Result<RecordStream, FrameError> {
     Ok(RecordStream::new(r.into_payload(TAG_RUN, len)))
 }
 
-/// Offsets of the runs of a complete bucket file (checked for END.).
-fn run_offsets(path: &Path, expected_runs: u64) -> Result<Vec<u64>, FrameError> {
+/// Offsets of the runs of a complete bucket file (checked for END.);
+/// `verify`: every run's checksum checked too, before any of its records
+/// is used (a merge reads several runs at once and would otherwise count
+/// the records of a damaged run before reaching its checksum).
+fn run_offsets(path: &Path, expected_runs: u64, verify: bool) -> Result<Vec<u64>, FrameError> {
     let mut r = FramedReader::open(path, BUCKET_KIND)?;
     let mut offsets = Vec::new();
     loop {
@@ -825,7 +884,11 @@ fn run_offsets(path: &Path, expected_runs: u64) -> Result<Vec<u64>, FrameError> 
         let (tag, len) = r.next_section()?;
         if tag == TAG_RUN {
             offsets.push(at);
-            r.skip(len)?;
+            if verify {
+                r.stream(TAG_RUN, len, |_| Ok(()))?;
+            } else {
+                r.skip(len)?;
+            }
         } else if tag == crate::formats::framed::TAG_END {
             r.seek_to(at)?;
             r.end()?;
@@ -982,14 +1045,23 @@ fn write_merged_run<W: Write + io::Seek>(
     .map_err(|e| failure.take().unwrap_or_else(|| io_err(dest, e)))
 }
 
-/// Merges a whole complete bucket (`runs` runs) into sorted unique records.
+/// Checks a complete bucket (`runs` runs): its frame, its runs and every
+/// run's checksum.
+pub fn verify_bucket(path: &Path, runs: u64) -> Result<(), FrameError> {
+    run_offsets(path, runs, true).map(|_| ())
+}
+
+/// Merges a whole complete bucket (`runs` runs) into sorted unique
+/// records; `verify`: every run's checksum checked first (unless the
+/// bucket was checked just before, [`verify_bucket`]).
 pub fn merge_bucket(
     path: &Path,
     runs: u64,
     fan_in: usize,
+    verify: bool,
     emit: &mut dyn FnMut(Record) -> io::Result<()>,
 ) -> Result<(), FrameError> {
-    let offsets = run_offsets(path, runs)?;
+    let offsets = run_offsets(path, runs, verify)?;
     merge_offsets(path, &offsets, fan_in, emit)
 }
 
@@ -1025,7 +1097,8 @@ fn merge_offsets(
             w.flush().map_err(|e| io_err(&next, e))?;
             drop(w);
             source = next;
-            offsets = run_offsets(&source, n)?;
+            // (written just now from checked runs)
+            offsets = run_offsets(&source, n, false)?;
         }
         merge_runs(&source, &offsets, emit)
     })();
@@ -1124,7 +1197,21 @@ mod tests {
                 done: 2,
                 counted: Expansion { mass: 1 << 70, emitted: 9, shapes: (3, 1), ..Default::default() },
             },
+            settings: RunSettings { slices: Some(3), compact_always: true, disk_limit: Some(1 << 40) },
         };
+        // version 6, without the settings, is read with their defaults
+        let v6 = Manifest { settings: RunSettings::default(), ..manifest.clone() };
+        let bytes = crate::formats::framed::encode(&v6);
+        // (the defaults encode as three zero bytes at the end)
+        assert_eq!(bytes[bytes.len() - 3..], [0, 0, 0]);
+        let bytes = &bytes[..bytes.len() - 3];
+        crate::formats::atomic::atomic_write_with(&m, |w| {
+            crate::formats::framed::write_preamble(w, &MANIFEST_KIND_6)?;
+            crate::formats::framed::write_section(w, *b"HEAD", bytes.len() as u64, |h| h.put(bytes))?;
+            crate::formats::framed::write_end(w)
+        })
+        .unwrap();
+        assert_eq!(read_manifest(&m).unwrap(), v6);
         write_manifest(&m, &manifest).unwrap();
         assert_eq!(read_manifest(&m).unwrap(), manifest);
         let good = std::fs::read(&m).unwrap();
@@ -1170,7 +1257,7 @@ mod tests {
         assert!(!staged.exists());
         assert_eq!(w.finish().unwrap(), 1);
         let mut got = Vec::new();
-        merge_bucket(&path, 1, 8, &mut |r| {
+        merge_bucket(&path, 1, 8, true, &mut |r| {
             got.push(r);
             Ok(())
         })

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! DIR/run.manifest            what is complete (replaced atomically)
-//! DIR/run.lock                held (flock) by the process running the run
+//! DIR/run.lock                held (flock) by the process running the run (removed when it ends)
 //! DIR/layer-KKK/part-JJJJ.lyr partition JJJJ of layer KKK
 //! DIR/buckets-KKK/part-JJJJ.bkt  sorted runs of the children of layer KKK-1
 //! ```
@@ -100,10 +100,27 @@ impl WorkDir {
 
     /// Takes the run's lock, creating the directory if needed; a second
     /// process gets an error naming the directory and changes nothing.
+    /// Then removes the temporaries of atomic writes (a manifest, parts)
+    /// that killed processes left in it and in its layer and bucket
+    /// directories: each as large as its file, they would take the disk
+    /// the run plans with and count in its size.
     pub fn lock(&self) -> Result<RunLock, LayersError> {
         create_dir_synced(&self.root)?;
         match crate::formats::atomic::try_lock(&self.root.join("run.lock"), &self.root, "work directory") {
-            Ok(lock) => Ok(RunLock { _lock: lock }),
+            Ok(lock) => {
+                use crate::formats::atomic::remove_temporaries;
+                // only the temporaries of files a run writes, never a
+                // user's file that looks like one
+                remove_temporaries(&self.root, |t| t == "run.manifest");
+                for e in fs::read_dir(&self.root).into_iter().flatten().flatten() {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    // (a rank's directory is its own to clean)
+                    if name.starts_with("layer-") || name.starts_with("buckets-") {
+                        remove_temporaries(&e.path(), own_file);
+                    }
+                }
+                Ok(RunLock { _lock: lock })
+            }
             // (the error names the directory; the message says it once)
             Err(e @ crate::formats::atomic::LockError::Busy { .. }) => {
                 Err(LayersError::Locked(format!("{e} (run.lock is held)")))

@@ -16,11 +16,13 @@ use crate::key::dense::dense_bytes;
 /// The first eight bytes of every checkpoint file.
 pub const MAGIC: [u8; 8] = crate::formats::framed::MAGIC_CHECKPOINT;
 /// The format version this build reads and writes.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 /// Largest header section accepted (a corrupt length must not allocate).
 const MAX_HEADER: u64 = 1 << 24;
 
 const KIND: FileKind = FileKind { magic: MAGIC, version: FORMAT_VERSION, name: "checkpoint" };
+/// Version 3: the header has no `out`; read with none.
+const KIND_3: FileKind = FileKind { version: 3, ..KIND };
 const TAG_HEAD: [u8; 4] = *b"HEAD";
 const TAG_KEYS: [u8; 4] = *b"KEYS";
 const TAG_STACKS: [u8; 4] = *b"STAK";
@@ -73,6 +75,9 @@ pub struct Header {
     pub cache_len: u64,
     /// Entries of each stack in the STAK section, in order.
     pub stack_lens: Vec<u64>,
+    /// The directory the run writes its result files into (`--out`), as
+    /// an absolute path; empty: none recorded (version 3), the default.
+    pub out: String,
 }
 
 impl Encode for Header {
@@ -92,13 +97,26 @@ impl Encode for Header {
         self.repeated.encode(e)?;
         self.layers.encode(e)?;
         self.cache_len.encode(e)?;
-        self.stack_lens.encode(e)
+        self.stack_lens.encode(e)?;
+        self.out.encode(e)
     }
 }
 
 impl<C> Decode<C> for Header {
     fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
-        Ok(Header {
+        let HeaderV3(mut h) = HeaderV3::decode(d)?;
+        h.out = String::decode(d)?;
+        Ok(h)
+    }
+}
+bincode::impl_borrow_decode!(Header);
+
+/// The header of version 3: that of version 4 without `out`.
+struct HeaderV3(Header);
+
+impl<C> Decode<C> for HeaderV3 {
+    fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
+        Ok(HeaderV3(Header {
             software: String::decode(d)?,
             size: u32::decode(d)?,
             rules: String::decode(d)?,
@@ -115,10 +133,11 @@ impl<C> Decode<C> for Header {
             layers: Vec::decode(d)?,
             cache_len: u64::decode(d)?,
             stack_lens: Vec::decode(d)?,
-        })
+            out: String::new(),
+        }))
     }
 }
-bincode::impl_borrow_decode!(Header);
+bincode::impl_borrow_decode!(HeaderV3);
 
 /// Writes a checkpoint atomically: `keys` (exactly `header.cache_len` of
 /// them) are the cache, `stacks` the positions waiting to be expanded (as
@@ -164,8 +183,18 @@ pub fn write_checkpoint(
     Ok(16 + 4 * 20 + head.len() as u64 + header.cache_len * width as u64 + stack_bytes)
 }
 
-fn read_head(r: &mut FramedReader) -> Result<Header, CheckpointError> {
-    let header: Header = r.decode(TAG_HEAD, MAX_HEADER)?;
+/// Opens a checkpoint of this version or of version 3; returns the reader
+/// and whether it is of version 3.
+fn open(path: &Path) -> Result<(FramedReader, bool), CheckpointError> {
+    match FramedReader::open(path, KIND) {
+        Err(FrameError::Version { found: 3, .. }) => Ok((FramedReader::open(path, KIND_3)?, true)),
+        r => Ok((r?, false)),
+    }
+}
+
+fn read_head(r: &mut FramedReader, v3: bool) -> Result<Header, CheckpointError> {
+    let header: Header =
+        if v3 { r.decode::<HeaderV3>(TAG_HEAD, MAX_HEADER)?.0 } else { r.decode(TAG_HEAD, MAX_HEADER)? };
     if ![4, 6, 8].contains(&header.size) || header.layers.len() != 65 {
         return Err(r.corrupt("header describes no supported board"));
     }
@@ -218,7 +247,8 @@ fn read_keys(
 
 /// Reads only the header (its checksum included), for dispatching on size.
 pub fn read_header(path: &Path) -> Result<Header, CheckpointError> {
-    read_head(&mut FramedReader::open(path, KIND)?)
+    let (mut r, v3) = open(path)?;
+    read_head(&mut r, v3)
 }
 
 /// Reads a whole checkpoint: every cache key goes to `on_key`, every stack
@@ -230,8 +260,8 @@ pub fn read_checkpoint(
     mut on_key: impl FnMut(u128) -> Result<(), String>,
     mut on_entry: impl FnMut(usize, u128) -> Result<(), String>,
 ) -> Result<Header, CheckpointError> {
-    let mut r = FramedReader::open(path, KIND)?;
-    let header = read_head(&mut r)?;
+    let (mut r, v3) = open(path)?;
+    let header = read_head(&mut r, v3)?;
     let width = key_width(header.size);
     read_keys(&mut r, TAG_KEYS, header.cache_len, width, &mut on_key)?;
     let total = header
@@ -314,6 +344,7 @@ mod tests {
             layers: vec![Counts::default(); 65],
             cache_len: keys,
             stack_lens: stacks.iter().map(|s| s.len() as u64).collect(),
+            out: "/r".into(),
         }
     }
 
@@ -351,7 +382,32 @@ mod tests {
         want.extend(2u64.to_le_bytes());
         want.extend(2u64.to_le_bytes());
         want.extend(0u64.to_le_bytes());
+        string(&mut want, "/r");
         assert_eq!(encode(&h), want);
+    }
+
+    /// A checkpoint of version 3 (no `out`) is read, with none.
+    #[test]
+    fn version_3_is_read_without_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("c.ckpt");
+        let stacks = vec![vec![9u128], vec![]];
+        let h = Header { out: String::new(), ..header(6, 1, &stacks) };
+        write_checkpoint(&p, &h, [5u128].into_iter(), &stacks).unwrap();
+        // the same file as version 3 wrote it: the version, and HEAD
+        // without its last field (an empty string: 8 bytes of length)
+        let mut b = std::fs::read(&p).unwrap();
+        b[8..12].copy_from_slice(&3u32.to_le_bytes());
+        let len = u64::from_le_bytes(b[20..28].try_into().unwrap()) as usize;
+        let head = b[28..28 + len - 8].to_vec();
+        let mut v3 = b[..20].to_vec();
+        v3.extend(((len - 8) as u64).to_le_bytes());
+        v3.extend(&head);
+        v3.extend(xxhash_rust::xxh3::xxh3_64(&head).to_le_bytes());
+        v3.extend(&b[28 + len + 8..]);
+        std::fs::write(&p, v3).unwrap();
+        assert_eq!(read_header(&p).unwrap(), h);
+        assert_eq!(verify(&p).unwrap().check, SectionCheck::Ok);
     }
 
     #[test]
@@ -410,7 +466,7 @@ mod tests {
         // a version 1 file (an older build) is refused
         let mut v1 = good.clone();
         v1[8] = 1;
-        assert!(matches!(read(&v1), Err(FrameError::Version { found: 1, expected: 3, .. })));
+        assert!(matches!(read(&v1), Err(FrameError::Version { found: 1, expected: 4, .. })));
         assert!(matches!(read(b"{\"json\": true}"), Err(FrameError::WrongKind(..))));
         let mut longer = good.clone();
         longer.push(0);

@@ -16,9 +16,11 @@ pub use format::{
 };
 
 /// Locks the checkpoint at `path` for this process, through a hidden
-/// sidecar file next to it (`.<name>.lock`), when its directory exists (a
-/// default path whose directory does not exist yet is unique to this
-/// process): no second process writes the same checkpoint.
+/// sidecar file next to it (`.<name>.lock`, removed with the lock), when
+/// its directory exists (a default path whose directory does not exist
+/// yet is unique to this process): no second process writes the same
+/// checkpoint. The temporaries of its saves that killed processes left
+/// (`.<name>.tmp-PID`, each as large as a checkpoint) are removed then.
 pub fn lock(
     path: &std::path::Path,
 ) -> Result<Option<crate::formats::atomic::FileLock>, crate::formats::atomic::LockError> {
@@ -27,5 +29,7 @@ pub fn lock(
         return Ok(None);
     }
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    crate::formats::atomic::try_lock(&dir.join(format!(".{name}.lock")), path, "checkpoint").map(Some)
+    let lock = crate::formats::atomic::try_lock(&dir.join(format!(".{name}.lock")), path, "checkpoint")?;
+    crate::formats::atomic::remove_temporaries(dir, |t| t == name);
+    Ok(Some(lock))
 }
