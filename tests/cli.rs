@@ -218,3 +218,28 @@ fn version_names_the_commit() {
     let commit = commit.and_then(|c| c.strip_suffix(')')).unwrap_or_else(|| panic!("{text}"));
     assert_eq!(commit, othello_census::COMMIT, "{text}");
 }
+
+/// `reachable` and `solve` take the board size from the position when
+/// `--size` is not given (issue 52, item 11: their defaults were 8x8 and
+/// 4x4, so a 6x6 position without --size was refused); a position of no
+/// board size is refused in one line that says what it has.
+#[test]
+fn the_board_size_comes_from_the_position() {
+    let six = "X----- ------ --OX-- --XO-- ------ ------ O";
+    let out = bin().args(["reachable", "--position", six, "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["size"], 6);
+    assert_eq!(doc["verdict"], "unreachable");
+    let four = "-OOO XXXO -XO- ---- X";
+    let out = bin().args(["solve", "--position", four, "--json", "-q"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let out = bin().args(["reachable", "--position", "XO-- O"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr_of(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("4 squares") && err.contains("16, 36 or 64"), "{err}");
+    // --size still decides, and a position of another size is refused
+    let out = bin().args(["reachable", "--size", "8", "--position", six]).output().unwrap();
+    assert!(!out.status.success());
+}

@@ -111,6 +111,27 @@ fn parse_size(s: &str) -> Result<BoardSize, String> {
     s.parse::<BoardSize>().map_err(|e| e.to_string())
 }
 
+/// The board size `--size` gives, or else the one a position's text has
+/// (its non-blank characters before any `;` are the squares and the side
+/// to move): `reachable` and `solve` need no `--size` beside a position,
+/// whatever size it is.
+pub fn size_for_position(size: Option<BoardSize>, position: &str) -> anyhow::Result<BoardSize> {
+    if let Some(s) = size {
+        return Ok(s);
+    }
+    let board = position.split(';').next().unwrap_or("");
+    let chars = board.chars().filter(|c| !c.is_whitespace()).count();
+    match chars {
+        17 => Ok(BoardSize::Four),
+        37 => Ok(BoardSize::Six),
+        65 => Ok(BoardSize::Eight),
+        n => anyhow::bail!(
+            "--position: {} squares and a side to move; a 4x4, 6x6 or 8x8 board has 16, 36 or 64 (or give --size)",
+            n.saturating_sub(1)
+        ),
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct PerftArgs {
     /// Board size: 4, 6 or 8.
@@ -222,9 +243,9 @@ pub struct EstimateArgs {
 
 #[derive(Debug, Args)]
 pub struct ReachableArgs {
-    /// Board size: 4, 6 or 8.
-    #[arg(short, long, value_name = "N", default_value = "8", value_parser = parse_size, allow_negative_numbers = true)]
-    pub size: BoardSize,
+    /// Board size: 4, 6 or 8 (default: the position's, from its squares).
+    #[arg(short, long, value_name = "N", value_parser = parse_size, allow_negative_numbers = true)]
+    pub size: Option<BoardSize>,
     /// The position: N*N squares row by row from the top left, `X` Black,
     /// `O` White, `-` empty, then the side to move (`X` or `O`).
     #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
@@ -256,9 +277,10 @@ pub struct ReachableArgs {
 
 #[derive(Debug, Args)]
 pub struct SolveArgs {
-    /// Board size: 4, 6 or 8.
-    #[arg(short, long, value_name = "N", default_value = "4", value_parser = parse_size, allow_negative_numbers = true)]
-    pub size: BoardSize,
+    /// Board size: 4, 6 or 8 (default: the position's, from its squares;
+    /// without a position, 4).
+    #[arg(short, long, value_name = "N", value_parser = parse_size, allow_negative_numbers = true)]
+    pub size: Option<BoardSize>,
     /// Start even a run estimated to be far beyond reach (without it such
     /// a run is refused up front, with the estimate).
     #[arg(long)]

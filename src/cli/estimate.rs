@@ -397,9 +397,10 @@ fn report(a: &EstimateArgs, e: &Estimate, command_line: &str) -> anyhow::Result<
 }
 
 pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
-    let frontier_discs = a.frontier.unwrap_or_else(|| default_frontier_discs(a.size));
-    let reserved = check_memory(a.size, frontier_discs, a.budget, 1)?;
-    with_geometry!(a.size, G => {
+    let size = super::args::size_for_position(a.size, &a.position)?;
+    let frontier_discs = a.frontier.unwrap_or_else(|| default_frontier_discs(size));
+    let reserved = check_memory(size, frontier_discs, a.budget, 1)?;
+    with_geometry!(size, G => {
         let p = othello_census::board::Position::<G>::parse(&a.position).map_err(|e| anyhow::anyhow!("--position: {e}"))?;
         let layer = read_census_layer::<G>(a.census_layer.as_deref(), None, frontier_discs, reserved, a.json)?;
         let (frontier, used) = with_census_layer(Frontier::<G>::build(frontier_discs), layer);
@@ -418,7 +419,7 @@ pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
                 "tool": "othello-census",
                 "version": env!("CARGO_PKG_VERSION"),
                 "commit": othello_census::COMMIT,
-                "size": a.size.n(),
+                "size": size.n(),
                 "position": p.line(),
                 "verdict": word,
                 "game": game,

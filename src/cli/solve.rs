@@ -18,8 +18,12 @@ use othello_census::with_geometry;
 pub fn run(a: &SolveArgs) -> anyhow::Result<ExitCode> {
     let memory = memory_limit(a.memory, default_solve_memory, "the transposition table", true)?;
     let threads = othello_census::engine::resources::threads(a.threads);
-    let n = a.size.n();
-    let (s, shown, side): (Solution, String, Color) = with_geometry!(a.size, G => {
+    let size = match &a.position {
+        Some(p) => super::args::size_for_position(a.size, p)?,
+        None => a.size.unwrap_or(othello_census::board::BoardSize::Four),
+    };
+    let n = size.n();
+    let (s, shown, side): (Solution, String, Color) = with_geometry!(size, G => {
         let p = match &a.position {
             Some(t) => Position::<G>::parse(t).map_err(|e| anyhow::anyhow!("--position: {e}"))?,
             None => Position::<G>::start(),
