@@ -408,3 +408,27 @@ fn a_refused_add_says_nothing_was_added() {
     assert!(err.starts_with("error: bad.json"), "{err}");
     assert!(!d.join("cat").exists());
 }
+
+/// A catalogue holding an estimate this build cannot check (here one
+/// whose interval was edited by hand) is refused in one line, and nothing
+/// is written: before, the document dropped out of the pooled tables
+/// without a word.
+#[test]
+fn a_catalogue_with_an_estimate_that_no_longer_checks_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let cat = dir.path().join("cat");
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/catalog.json");
+    std::fs::create_dir(&cat).unwrap();
+    let mut doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(repo).unwrap()).unwrap();
+    let layer = &mut doc["estimates"][0]["layers"][0]["positions"]["estimate"];
+    *layer = serde_json::json!(layer.as_f64().unwrap() + 1.0);
+    let text = serde_json::to_string(&doc).unwrap();
+    std::fs::write(cat.join("catalog.json"), &text).unwrap();
+    let out = Command::new(bin()).args(["catalog", "regenerate", "--dir"]).arg(&cat).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("no longer checks") && err.contains("nothing is written"), "{err}");
+    assert_eq!(std::fs::read_to_string(cat.join("catalog.json")).unwrap(), text);
+    assert_eq!(std::fs::read_dir(&cat).unwrap().count(), 1, "only catalog.json");
+}

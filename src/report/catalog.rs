@@ -90,6 +90,20 @@ impl Catalog {
         };
         let mut c =
             Catalog { runs, estimates: doc["estimates"].as_array().cloned().unwrap_or_default(), ..Catalog::default() };
+        // an estimate this build cannot check would drop out of the pooled
+        // tables without a word; refuse the catalogue instead
+        for e in &c.estimates {
+            if let Err(why) = estimate::validate_estimate(e) {
+                return Err(refuse(
+                    &path,
+                    format!(
+                        "estimate {} no longer checks ({why}); this build would drop it from the tables, so nothing \
+                         is written",
+                        e["id"].as_str().unwrap_or("?")
+                    ),
+                ));
+            }
+        }
         for (name, rows) in doc["tables"].as_object().into_iter().flatten() {
             let table = c.tables.entry(name.clone()).or_default();
             for row in rows.as_array().into_iter().flatten() {
