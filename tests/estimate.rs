@@ -22,25 +22,12 @@ use othello_census::search::reachable::{
     Frontier, LayerHeld, RELAXATION_CONFLICTS, Search, Verdict, centre, odd_passes,
 };
 
-/// The black and white squares of an oracle position, as bit sets.
-fn bits(p: &oracle::Naive) -> (u64, u64) {
-    let (mut b, mut w) = (0u64, 0u64);
-    for (i, &c) in p.cells.iter().enumerate() {
-        match c {
-            oracle::BLACK => b |= 1 << i,
-            oracle::WHITE => w |= 1 << i,
-            _ => {}
-        }
-    }
-    (b, w)
-}
-
 /// The oracle's reachable positions as (black, white, black to move).
 fn oracle_set(n: usize, max_discs: usize) -> HashSet<(u64, u64, bool)> {
     oracle::reachable(n, max_discs)
         .into_iter()
         .map(|p| {
-            let (b, w) = bits(&p);
+            let (b, w) = p.bits();
             (b, w, p.to_move == oracle::BLACK)
         })
         .collect()
@@ -467,7 +454,7 @@ fn reachable_command_proves_both_ways() {
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["verdict"], "reachable");
     let naive = replay_on_oracle(6, &doc["game"]);
-    assert_eq!(bits(&naive), (p.black().0, p.white().0));
+    assert_eq!(naive.bits(), (p.black().0, p.white().0));
     // a bad position: one clear line, non-zero exit
     let dir = tempfile::tempdir().unwrap();
     common::fails_with(dir.path(), &["reachable", "--size", "6", "--position", "XO"], "--position");
@@ -527,7 +514,7 @@ fn reachable_command_answers_from_a_census_layer() {
         assert_eq!(ask(false)["verdict"], doc["verdict"]);
         if is {
             let naive = replay_on_oracle(4, &doc["game"]);
-            assert_eq!((bits(&naive), naive.to_move == oracle::BLACK), ((b, w), black_to_move));
+            assert_eq!((naive.bits(), naive.to_move == oracle::BLACK), ((b, w), black_to_move));
             yes += 1;
         } else {
             no += 1;

@@ -14,24 +14,12 @@ use othello_census::search::reachable::cheap_conditions;
 
 const CONFLICTS: u64 = 100_000;
 
-fn bits(p: &oracle::Naive) -> (u64, u64) {
-    let (mut b, mut w) = (0u64, 0u64);
-    for (i, &c) in p.cells.iter().enumerate() {
-        match c {
-            oracle::BLACK => b |= 1 << i,
-            oracle::WHITE => w |= 1 << i,
-            _ => {}
-        }
-    }
-    (b, w)
-}
-
 /// Every reachable 4x4 position is feasible; of the boards of 12 discs
 /// the cheap conditions pass that are not reachable (every `stride`-th
 /// colouring of each occupancy), the relaxation refutes some.
 fn reachable_4x4_positions_are_feasible(stride: u32) {
     let reachable: std::collections::HashSet<(u64, u64)> =
-        oracle::reachable(4, 16).into_iter().map(|p| bits(&p)).collect();
+        oracle::reachable(4, 16).into_iter().map(|p| p.bits()).collect();
     for &(b, w) in &reachable {
         assert_ne!(flip_history::<B4>(b, w, CONFLICTS), Relaxation::Infeasible, "reachable: {b:#x} {w:#x}");
     }
@@ -81,13 +69,13 @@ fn every_4x4_board_of_12_discs() {
     reachable_4x4_positions_are_feasible(1);
 }
 
-/// Plays `games` games of board `G` from the start, each move chosen by
-/// `policy` among the legal ones (with a generator for ties), and checks
-/// every position on the way.
 /// A move policy: the position, its legal moves, a random number for ties.
 type Policy<'a, G> = &'a dyn Fn(&Position<G>, &[u32], u64) -> u32;
 
-fn games<G: Geometry>(games: u64, seed: u64, policy: Policy<'_, G>) -> u64 {
+/// Plays `games` games of board `G` from the start, each move chosen by
+/// `policy` among the legal ones (with a generator for ties), and checks
+/// every position on the way.
+fn games_of<G: Geometry>(games: u64, seed: u64, policy: Policy<'_, G>) -> u64 {
     let mut state = seed;
     let mut next = move || {
         state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -121,60 +109,56 @@ fn uniform<G: Geometry>(_: &Position<G>, moves: &[u32], r: u64) -> u32 {
     moves[(r % moves.len() as u64) as usize]
 }
 
-/// The move that flips most (`most`) or fewest discs, ties by `r`.
-fn by_flips<G: Geometry>(p: &Position<G>, moves: &[u32], r: u64, most: bool) -> u32 {
-    let key = |m: &u32| {
-        let f = p.flips(*m).0.count_ones() as i64;
-        if most { -f } else { f }
-    };
-    let best = moves.iter().map(key).min().unwrap();
-    let tied: Vec<u32> = moves.iter().copied().filter(|m| key(m) == best).collect();
+/// The legal move with the least `key`, ties broken by `r`.
+fn least_by<K: Ord>(moves: &[u32], r: u64, key: impl Fn(u32) -> K) -> u32 {
+    let best = moves.iter().map(|&m| key(m)).min().unwrap();
+    let tied: Vec<u32> = moves.iter().copied().filter(|&m| key(m) == best).collect();
     tied[(r % tied.len() as u64) as usize]
 }
 
-/// Corners first, then edges, then anything; ties by `r`.
+/// The move that flips most (`most`) or fewest discs.
+fn by_flips<G: Geometry>(p: &Position<G>, moves: &[u32], r: u64, most: bool) -> u32 {
+    least_by(moves, r, |m| {
+        let f = i64::from(p.flips(m).0.count_ones());
+        if most { -f } else { f }
+    })
+}
+
+/// Corners first, then edges, then anything.
 fn corners_and_edges<G: Geometry>(_: &Position<G>, moves: &[u32], r: u64) -> u32 {
     let n = G::N;
-    let rank = |m: &u32| {
-        let (row, col) = (m / n, m % n);
-        let edge_row = row == 0 || row == n - 1;
-        let edge_col = col == 0 || col == n - 1;
-        match (edge_row, edge_col) {
-            (true, true) => 0,
-            (true, false) | (false, true) => 1,
-            _ => 2,
-        }
-    };
-    let best = moves.iter().map(rank).min().unwrap();
-    let tied: Vec<u32> = moves.iter().copied().filter(|m| rank(m) == best).collect();
-    tied[(r % tied.len() as u64) as usize]
+    least_by(moves, r, |m| {
+        let edge_row = m / n == 0 || m / n == n - 1;
+        let edge_col = m % n == 0 || m % n == n - 1;
+        2 - u32::from(edge_row) - u32::from(edge_col)
+    })
 }
 
-/// The move that leaves the opponent fewest replies; ties by `r`.
+/// The move that leaves the opponent fewest replies.
 fn fewest_replies<G: Geometry>(p: &Position<G>, moves: &[u32], r: u64) -> u32 {
-    let key = |m: &u32| p.play(*m).legal_moves().0.count_ones();
-    let best = moves.iter().map(key).min().unwrap();
-    let tied: Vec<u32> = moves.iter().copied().filter(|m| key(m) == best).collect();
-    tied[(r % tied.len() as u64) as usize]
+    least_by(moves, r, |m| p.play(m).legal_moves().0.count_ones())
+}
+
+/// `uniform` games with uniform moves and `games` under each other
+/// policy, seeds from `seed` on: the positions checked.
+fn under_every_policy<G: Geometry>(uniform_games: u64, games: u64, seed: u64) -> u64 {
+    let mut n = games_of::<G>(uniform_games, seed, &uniform::<G>);
+    n += games_of::<G>(games, seed + 1, &|p, m, r| by_flips(p, m, r, true));
+    n += games_of::<G>(games, seed + 2, &|p, m, r| by_flips(p, m, r, false));
+    n += games_of::<G>(games, seed + 3, &corners_and_edges::<G>);
+    n += games_of::<G>(games, seed + 4, &fewest_replies::<G>);
+    n
 }
 
 #[test]
 fn positions_of_6x6_games_are_feasible() {
-    let mut n = games::<B6>(40, 1, &uniform::<B6>);
-    n += games::<B6>(15, 2, &|p, m, r| by_flips(p, m, r, true));
-    n += games::<B6>(15, 3, &|p, m, r| by_flips(p, m, r, false));
-    n += games::<B6>(15, 4, &corners_and_edges::<B6>);
-    n += games::<B6>(15, 5, &fewest_replies::<B6>);
+    let n = under_every_policy::<B6>(40, 15, 1);
     assert!(n > 3_000, "{n} positions");
 }
 
 #[test]
 fn positions_of_8x8_games_are_feasible() {
-    let mut n = games::<B8>(4, 11, &uniform::<B8>);
-    n += games::<B8>(2, 12, &|p, m, r| by_flips(p, m, r, true));
-    n += games::<B8>(2, 13, &|p, m, r| by_flips(p, m, r, false));
-    n += games::<B8>(2, 14, &corners_and_edges::<B8>);
-    n += games::<B8>(2, 15, &fewest_replies::<B8>);
+    let n = under_every_policy::<B8>(4, 2, 11);
     assert!(n > 500, "{n} positions");
 }
 

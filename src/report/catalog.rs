@@ -337,7 +337,6 @@ impl Catalog {
             exact: [sum(&|e| e.positions), sum(&|e| e.terminal_positions), sum(&|e| e.classes)],
             pooled: pooled_totals,
             replicate_seeds: replicates.iter().map(|(s, _)| *s).collect(),
-            replicate_totals: replicates.iter().map(|(_, t)| t[0]).collect(),
             replication,
             layer_q,
             layer_df,
@@ -620,9 +619,8 @@ pub struct WholeBoard {
     pub exact: [f64; 3],
     /// The estimated layers pooled: positions, terminal positions, classes.
     pub pooled: [crate::estimate::Interval; 3],
-    /// The replicate seeds, and their position totals.
+    /// The replicate seeds.
     pub replicate_seeds: Vec<u64>,
-    pub replicate_totals: Vec<crate::estimate::Interval>,
     /// The replication check of each figure (three or more replicates).
     pub replication: [Option<Replication>; 3],
     /// Layer by layer: the summed Cochran Q of the layers' positions over

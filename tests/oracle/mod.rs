@@ -104,6 +104,19 @@ impl Naive {
         self.cells.iter().filter(|&&c| c != EMPTY).count()
     }
 
+    /// The black and white squares, as bit sets (bit `row * n + col`).
+    pub fn bits(&self) -> (u64, u64) {
+        let (mut b, mut w) = (0u64, 0u64);
+        for (i, &c) in self.cells.iter().enumerate() {
+            match c {
+                BLACK => b |= 1 << i,
+                WHITE => w |= 1 << i,
+                _ => {}
+            }
+        }
+        (b, w)
+    }
+
     /// Children in the game tree: moves ascending, or the pass, or none.
     pub fn children(&self) -> Vec<Naive> {
         let m = self.moves();
