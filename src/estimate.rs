@@ -42,6 +42,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::board::{Color, Position, Status};
 use crate::key::{Keyed, PackedKey, canonical_and_orbit};
+use crate::search::game_encoding::Solver;
 use crate::search::reachable::{Frontier, LayerHeld, Search, Searches, Stage, centre, joined_to_centre};
 use crate::search::sorted_keys::SortedKeys;
 
@@ -163,6 +164,14 @@ pub struct Tally {
     /// (absent from documents before search generation 3).
     #[serde(default)]
     pub relaxed: u64,
+    /// Of the reachable, those the exact game encoding decided (absent
+    /// from earlier documents).
+    #[serde(default)]
+    pub exact_reachable: u64,
+    /// Of the unreachable, those the exact game encoding proved (absent
+    /// from earlier documents).
+    #[serde(default)]
+    pub exact_unreachable: u64,
 }
 
 impl Tally {
@@ -180,6 +189,8 @@ impl Tally {
         }
         self.nodes += o.nodes;
         self.relaxed += o.relaxed;
+        self.exact_reachable += o.exact_reachable;
+        self.exact_unreachable += o.exact_unreachable;
         self
     }
 }
@@ -367,6 +378,10 @@ pub struct EstimateConfig {
     /// The flip-history relaxation's conflict budget (0: not tried;
     /// [`crate::search::reachable::RELAXATION_CONFLICTS`] by default).
     pub relaxation_conflicts: u64,
+    /// The exact game encoding's conflict budget for a sample the search
+    /// leaves (0: not tried), and its solver.
+    pub exact_conflicts: u64,
+    pub exact_solver: Solver,
 }
 
 /// Reachable positions of one layer above the frontier, read from a
@@ -635,6 +650,10 @@ pub struct Estimate {
     pub budget: u64,
     /// The flip-history relaxation's conflict budget (0: not tried).
     pub relaxation_conflicts: u64,
+    /// The exact game encoding's conflict budget (0: not tried), and its
+    /// solver.
+    pub exact_conflicts: u64,
+    pub exact_solver: Solver,
     /// Discs of the frontier, and the classes it held.
     pub frontier_discs: u32,
     /// Classes of the frontier.
@@ -772,6 +791,7 @@ fn one_sample<G: Keyed>(search: &mut Search<'_, G>, seed: u64, discs: u32, index
     match search.is_reachable(&p) {
         Some(true) => {
             t.reachable = 1;
+            t.exact_reachable = u64::from(search.decided_by() == Stage::Exact);
             t.terminal = terminal as u64;
             let (_, orbit) = canonical_and_orbit(&p);
             t.by_orbit[match orbit {
@@ -783,6 +803,7 @@ fn one_sample<G: Keyed>(search: &mut Search<'_, G>, seed: u64, discs: u32, index
         Some(false) => {
             t.unreachable = 1;
             t.relaxed = u64::from(search.decided_by() == Stage::FlipHistory);
+            t.exact_unreachable = u64::from(search.decided_by() == Stage::Exact);
         }
         None => {
             t.undecided = 1;
@@ -934,7 +955,9 @@ pub fn estimate_on<G: Keyed>(
     let mut rounds = 0;
     let mut interrupted = false;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(cfg.threads.max(1)).build().expect("thread pool");
-    let searches = Searches::new(frontier, cfg.budget).with_relaxation(cfg.relaxation_conflicts);
+    let searches = Searches::new(frontier, cfg.budget)
+        .with_relaxation(cfg.relaxation_conflicts)
+        .with_exact(cfg.exact_conflicts, cfg.exact_solver);
     if let Some(s) = cfg.samples {
         live.planned.store(s, Ordering::Relaxed);
     }
@@ -978,6 +1001,8 @@ pub fn estimate_on<G: Keyed>(
         seed: cfg.seed,
         budget: cfg.budget,
         relaxation_conflicts: cfg.relaxation_conflicts,
+        exact_conflicts: cfg.exact_conflicts,
+        exact_solver: cfg.exact_solver,
         frontier_discs: frontier.discs(),
         frontier_classes: frontier.classes() as u64,
         frontier_seconds,
@@ -996,6 +1021,10 @@ pub struct SearchLimits {
     pub budget: u64,
     /// Conflicts the flip-history relaxation may spend (0: not tried).
     pub relaxation_conflicts: u64,
+    /// Conflicts the exact game encoding may spend where the search runs
+    /// out (0: not tried), and its solver.
+    pub exact_conflicts: u64,
+    pub exact_solver: Solver,
 }
 
 /// What [`resolve`] makes: the layers' estimates with the samples decided
@@ -1043,7 +1072,9 @@ pub fn resolve<G: Keyed>(
 ) -> Result<Option<ResolvedLayers>, String> {
     check_undecided::<G>(seed, layers, undecided)?;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().expect("thread pool");
-    let searches = Searches::new(frontier, limits.budget).with_relaxation(limits.relaxation_conflicts);
+    let searches = Searches::new(frontier, limits.budget)
+        .with_relaxation(limits.relaxation_conflicts)
+        .with_exact(limits.exact_conflicts, limits.exact_solver);
     // a sample a task: a handful of samples, each a long search
     let again: Vec<Option<(Tally, bool)>> = pool.install(|| {
         undecided

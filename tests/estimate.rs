@@ -313,6 +313,8 @@ fn config(layers: Vec<u32>, samples: u64, threads: usize) -> EstimateConfig {
         frontier_discs: 8,
         threads,
         relaxation_conflicts: RELAXATION_CONFLICTS,
+        exact_conflicts: 0,
+        exact_solver: Default::default(),
     }
 }
 

@@ -148,6 +148,8 @@ fn coverage<G: Keyed>(
             frontier_discs,
             threads: 2,
             relaxation_conflicts: RELAXATION_CONFLICTS,
+            exact_conflicts: 0,
+            exact_solver: Default::default(),
         };
         let e = estimate_on(&cfg, &frontier, used.clone(), Instant::now(), &EstimateLive::default());
         let [t, _, _] = totals(&e.layers);

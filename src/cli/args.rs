@@ -197,6 +197,16 @@ pub struct EstimateArgs {
     /// backward search takes it; 0 skips it. Verdicts stay exact.
     #[arg(long, value_name = "N", default_value_t = othello_census::search::reachable::RELAXATION_CONFLICTS)]
     pub sat_conflicts: u64,
+    /// Conflicts the exact game encoding (a SAT formula of every game of
+    /// the position's length, passes included) may spend on a sample the
+    /// backward search leaves; 0 skips it. Verdicts stay exact: a game
+    /// that replays, or a proof that none exists.
+    #[arg(long, value_name = "N", default_value = "0")]
+    pub exact_conflicts: u64,
+    /// The SAT solver of the exact game encoding (cadical, the default
+    /// where built: `--features cadical`).
+    #[arg(long, value_name = "SOLVER", value_enum, default_value_t = SatSolver::default())]
+    pub sat_solver: SatSolver,
     /// Enumerate every reachable position up to this many discs first; the
     /// backward searches stop there (default: 8 on 4x4, 14 on 6x6, 13 on
     /// 8x8).
@@ -259,6 +269,16 @@ pub struct ReachableArgs {
     /// backward search takes it; 0 skips it. Verdicts stay exact.
     #[arg(long, value_name = "N", default_value_t = othello_census::search::reachable::RELAXATION_CONFLICTS)]
     pub sat_conflicts: u64,
+    /// Conflicts the exact game encoding (a SAT formula of every game of
+    /// the position's length, passes included) may spend on a sample the
+    /// backward search leaves; 0 skips it. Verdicts stay exact: a game
+    /// that replays, or a proof that none exists.
+    #[arg(long, value_name = "N", default_value = "1000000")]
+    pub exact_conflicts: u64,
+    /// The SAT solver of the exact game encoding (cadical, the default
+    /// where built: `--features cadical`).
+    #[arg(long, value_name = "SOLVER", value_enum, default_value_t = SatSolver::default())]
+    pub sat_solver: SatSolver,
     /// Enumerate every reachable position up to this many discs first
     /// (default: 8 on 4x4, 14 on 6x6, 13 on 8x8).
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(4..=64))]
@@ -708,5 +728,27 @@ mod tests {
     fn clap_is_consistent() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
+    }
+}
+
+/// The SAT solvers of the exact game encoding.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum SatSolver {
+    /// BatSat, pure Rust (always built).
+    #[cfg_attr(not(feature = "cadical"), default)]
+    Batsat,
+    /// CaDiCaL (only in a build with `--features cadical`).
+    #[cfg(feature = "cadical")]
+    #[cfg_attr(feature = "cadical", default)]
+    Cadical,
+}
+
+impl From<SatSolver> for othello_census::search::game_encoding::Solver {
+    fn from(s: SatSolver) -> Self {
+        match s {
+            SatSolver::Batsat => Self::BatSat,
+            #[cfg(feature = "cadical")]
+            SatSolver::Cadical => Self::CaDiCaL,
+        }
     }
 }

@@ -178,7 +178,12 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
         let r = othello_census::estimate::resolve::<G>(
             &frontier,
             checked.seed,
-            othello_census::estimate::SearchLimits { budget: a.budget, relaxation_conflicts: a.sat_conflicts },
+            othello_census::estimate::SearchLimits {
+                budget: a.budget,
+                relaxation_conflicts: a.sat_conflicts,
+                exact_conflicts: a.exact_conflicts,
+                exact_solver: a.sat_solver.into(),
+            },
             threads,
             &checked.layers,
             &listed,
@@ -206,6 +211,8 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
             seed: checked.seed,
             budget: a.budget,
             relaxation_conflicts: a.sat_conflicts,
+            exact_conflicts: a.exact_conflicts,
+            exact_solver: a.sat_solver.into(),
             frontier_discs,
             frontier_classes: frontier.classes() as u64,
             frontier_seconds,
@@ -254,6 +261,8 @@ fn config(a: &EstimateArgs) -> anyhow::Result<(EstimateConfig, u64)> {
             frontier_discs,
             threads,
             relaxation_conflicts: a.sat_conflicts,
+            exact_conflicts: a.exact_conflicts,
+            exact_solver: a.sat_solver.into(),
         },
         reserved,
     ))
@@ -404,7 +413,9 @@ pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
         let p = othello_census::board::Position::<G>::parse(&a.position).map_err(|e| anyhow::anyhow!("--position: {e}"))?;
         let layer = read_census_layer::<G>(a.census_layer.as_deref(), None, frontier_discs, reserved, a.json)?;
         let (frontier, used) = with_census_layer(Frontier::<G>::build(frontier_discs), layer);
-        let mut search = Search::new(&frontier, a.budget).with_relaxation(a.sat_conflicts);
+        let mut search = Search::new(&frontier, a.budget)
+            .with_relaxation(a.sat_conflicts)
+            .with_exact(a.exact_conflicts, a.sat_solver.into());
         let verdict = if used.is_some() { search.decide_with_layer(&p) } else { search.decide(&p) };
         let (word, game) = match &verdict {
             Verdict::Reachable(g) => {
@@ -427,6 +438,8 @@ pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
                 "stage": search.decided_by().name(),
                 "budget": a.budget,
                 "sat_conflicts": a.sat_conflicts,
+                "exact_conflicts": a.exact_conflicts,
+                "exact_solver": othello_census::search::game_encoding::Solver::from(a.sat_solver).name(),
                 "frontier_discs": frontier.discs(),
                 "census_layer": used,
             });
@@ -434,16 +447,28 @@ pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
         } else {
             crate::out!("{p}")?;
             match &game {
+                Some(g) if search.decided_by() == Stage::Exact => crate::outln!(
+                    "reachable (found by the exact game encoding), by the game (replayed): {}",
+                    g.join(" ")
+                )?,
                 Some(g) => crate::outln!("reachable, by the game (replayed): {}", g.join(" "))?,
                 None if word == "unreachable" => match search.decided_by() {
                     Stage::Search => crate::outln!(
                         "unreachable (proven by the backward search: every line ends, {} positions)",
                         search.nodes()
                     )?,
+                    Stage::Exact => crate::outln!(
+                        "unreachable (proven by the exact game encoding: SAT, unsatisfiable for every game of {} moves, passes anywhere)",
+                        p.discs() - 4
+                    )?,
                     stage => crate::outln!("unreachable (proven by the {})", stage.name())?,
                 },
+                None if a.exact_conflicts > 0 => crate::outln!(
+                    "undecided: the search visited its budget of {} positions and the exact encoding its {} conflicts (raise --budget or --exact-conflicts)",
+                    a.budget, a.exact_conflicts
+                )?,
                 None => crate::outln!(
-                    "undecided: the search visited its budget of {} positions (raise --budget)",
+                    "undecided: the search visited its budget of {} positions (raise --budget, or give --exact-conflicts)",
                     a.budget
                 )?,
             }

@@ -88,6 +88,8 @@ pub fn estimate_json(e: &Estimate, command: &str, exact: &BTreeMap<u32, ExactLay
         "rounds": e.rounds,
         "budget": e.budget,
         "sat_conflicts": e.relaxation_conflicts,
+        "exact_conflicts": e.exact_conflicts,
+        "exact_solver": e.exact_solver.name(),
         "search_generation": e.search_generation,
         "frontier_discs": e.frontier_discs,
         "frontier_classes": e.frontier_classes,

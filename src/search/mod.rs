@@ -5,6 +5,8 @@
 
 pub mod class_set;
 pub mod flip_history;
+pub mod game;
+pub mod game_encoding;
 pub mod perft;
 pub mod reachable;
 pub mod shape;

@@ -38,10 +38,12 @@
 
 use rustc_hash::FxHashSet;
 
-use crate::board::{Color, Geometry, Position, Status};
+use crate::board::{Color, Geometry, Position};
 use crate::key::{Keyed, canonical_key};
 use crate::search::class_set::ClassSet;
 use crate::search::flip_history::{Relaxation, flip_history};
+pub use crate::search::game::{Game, ReplayError};
+use crate::search::game_encoding::{Exact, Solver, exact_game_with};
 use crate::search::sorted_keys::SortedKeys;
 use crate::symmetry::start_images;
 
@@ -447,57 +449,6 @@ pub enum Verdict<G: Geometry> {
     Undecided,
 }
 
-/// A game from the start: a move (square) or a pass per ply.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Game<G: Geometry> {
-    /// The plies, `None` for a pass.
-    pub plies: Vec<Option<u32>>,
-    /// The position it ends in.
-    pub end: Position<G>,
-}
-
-/// A game that does not replay (a defect of the search, never expected).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("ply {ply}: {what}")]
-pub struct ReplayError {
-    /// The ply (from 1) that failed.
-    pub ply: usize,
-    /// What was wrong.
-    pub what: String,
-}
-
-impl<G: Geometry> Game<G> {
-    /// Plays the game from the start with the rules of the board module,
-    /// refusing an illegal move or pass, and checks where it ends.
-    pub fn replay(&self) -> Result<(), ReplayError> {
-        let mut p = Position::<G>::start();
-        for (i, ply) in self.plies.iter().enumerate() {
-            let err = |what: String| ReplayError { ply: i + 1, what };
-            p = match (p.status(), ply) {
-                (Status::Moves(m), Some(sq)) if m.contains(*sq) => p.play(*sq),
-                (Status::Pass, None) => p.pass(),
-                (Status::Terminal, _) => return Err(err("the game was over".into())),
-                (s, ply) => return Err(err(format!("{ply:?} is not legal here ({s:?})"))),
-            };
-        }
-        if p != self.end {
-            return Err(ReplayError { ply: self.plies.len(), what: "the game ends elsewhere".into() });
-        }
-        Ok(())
-    }
-
-    /// The plies as square names (`a1` top left), `pass` for a pass.
-    pub fn notation(&self) -> Vec<String> {
-        self.plies
-            .iter()
-            .map(|p| match p {
-                Some(sq) => crate::board::square_name(*sq, G::N),
-                None => "pass".into(),
-            })
-            .collect()
-    }
-}
-
 /// The search ran out of budget.
 struct OutOfBudget;
 
@@ -536,6 +487,10 @@ pub struct Search<'f, G: Keyed> {
     /// The conflict budget of the flip-history relaxation tried before a
     /// search (0: not tried).
     relaxation_conflicts: u64,
+    /// The exact game encoding tried when the search runs out: its
+    /// conflict budget (0: not tried) and solver.
+    exact_conflicts: u64,
+    exact_solver: Solver,
     /// What decided the last position asked.
     decided_by: Stage,
 }
@@ -553,6 +508,10 @@ pub enum Stage {
     /// The backward search: a line to the frontier, or every line
     /// exhausted (or, undecided, the budget spent).
     Search,
+    /// The exact game encoding, after the search ran out: a game, or
+    /// unsatisfiable ([`crate::search::game_encoding`]); or, undecided,
+    /// its conflict budget spent.
+    Exact,
 }
 
 impl Stage {
@@ -563,6 +522,7 @@ impl Stage {
             Stage::Conditions => "cheap conditions",
             Stage::FlipHistory => "flip-history relaxation (SAT: unsatisfiable)",
             Stage::Search => "backward search",
+            Stage::Exact => "exact game encoding (SAT)",
         }
     }
 }
@@ -588,7 +548,31 @@ impl<'f, G: Keyed> Search<'f, G> {
             use_layer: false,
             answered_to: frontier.discs,
             relaxation_conflicts: RELAXATION_CONFLICTS,
+            exact_conflicts: 0,
+            exact_solver: Solver::default(),
             decided_by: Stage::Search,
+        }
+    }
+
+    /// The same search, handing a position it runs out on to the exact
+    /// game encoding with `conflicts` conflicts (0: never) and `solver`.
+    pub fn with_exact(mut self, conflicts: u64, solver: Solver) -> Self {
+        self.exact_conflicts = conflicts;
+        self.exact_solver = solver;
+        self
+    }
+
+    /// The exact stage on `p`, where the search ran out: the verdict, and
+    /// [`Search::decided_by`] set.
+    fn exact(&mut self, p: &Position<G>) -> Verdict<G> {
+        if self.exact_conflicts == 0 {
+            return Verdict::Undecided;
+        }
+        self.decided_by = Stage::Exact;
+        match exact_game_with::<G>(p, self.exact_conflicts, self.exact_solver) {
+            Exact::Reachable(game) => Verdict::Reachable(game),
+            Exact::Unreachable => Verdict::Unreachable,
+            Exact::Unknown => Verdict::Undecided,
         }
     }
 
@@ -623,7 +607,7 @@ impl<'f, G: Keyed> Search<'f, G> {
     /// gives is walked down to the start inside the enumerated frontier.
     pub fn decide(&mut self, p: &Position<G>) -> Verdict<G> {
         match self.search(p, false) {
-            Err(OutOfBudget) => Verdict::Undecided,
+            Err(OutOfBudget) => self.exact(p),
             Ok(false) => Verdict::Unreachable,
             Ok(true) => Verdict::Reachable(self.game(*p)),
         }
@@ -638,7 +622,7 @@ impl<'f, G: Keyed> Search<'f, G> {
     /// [`Search::nodes`]).
     pub fn decide_with_layer(&mut self, p: &Position<G>) -> Verdict<G> {
         match self.search(p, true) {
-            Err(OutOfBudget) => return Verdict::Undecided,
+            Err(OutOfBudget) => return self.exact(p),
             Ok(false) => return Verdict::Unreachable,
             Ok(true) => {}
         }
@@ -664,7 +648,14 @@ impl<'f, G: Keyed> Search<'f, G> {
     /// the estimates ask); answers from the frontier's census layer where
     /// it has one.
     pub fn is_reachable(&mut self, p: &Position<G>) -> Option<bool> {
-        self.search(p, true).ok()
+        match self.search(p, true) {
+            Ok(found) => Some(found),
+            Err(OutOfBudget) => match self.exact(p) {
+                Verdict::Reachable(_) => Some(true),
+                Verdict::Unreachable => Some(false),
+                Verdict::Undecided => None,
+            },
+        }
     }
 
     /// A search afresh from `p` (nothing kept from the last one);
@@ -790,6 +781,8 @@ pub struct Searches<'f, G: Keyed> {
     frontier: &'f Frontier<G>,
     budget: u64,
     relaxation_conflicts: u64,
+    exact_conflicts: u64,
+    exact_solver: Solver,
     held: std::sync::Mutex<Vec<Search<'f, G>>>,
 }
 
@@ -800,8 +793,18 @@ impl<'f, G: Keyed> Searches<'f, G> {
             frontier,
             budget,
             relaxation_conflicts: RELAXATION_CONFLICTS,
+            exact_conflicts: 0,
+            exact_solver: Solver::default(),
             held: std::sync::Mutex::new(Vec::new()),
         }
+    }
+
+    /// The same, their exact stage given `conflicts` conflicts (0: never)
+    /// and `solver` ([`Search::with_exact`]).
+    pub fn with_exact(mut self, conflicts: u64, solver: Solver) -> Self {
+        self.exact_conflicts = conflicts;
+        self.exact_solver = solver;
+        self
     }
 
     /// The same, their flip-history relaxation given `conflicts`
@@ -814,8 +817,11 @@ impl<'f, G: Keyed> Searches<'f, G> {
     /// A search, kept or new, until the guard is dropped.
     pub fn take(&self) -> LentSearch<'_, 'f, G> {
         let kept = self.held.lock().expect("searches lock").pop();
-        let search =
-            kept.unwrap_or_else(|| Search::new(self.frontier, self.budget).with_relaxation(self.relaxation_conflicts));
+        let search = kept.unwrap_or_else(|| {
+            Search::new(self.frontier, self.budget)
+                .with_relaxation(self.relaxation_conflicts)
+                .with_exact(self.exact_conflicts, self.exact_solver)
+        });
         LentSearch { search: Some(search), from: self }
     }
 }
@@ -1002,7 +1008,7 @@ fn flip_choices<G: Geometry>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::{B4, B6};
+    use crate::board::{B4, B6, Status};
 
     #[test]
     fn joined() {

@@ -1,0 +1,660 @@
+//! The exact game encoding: a position is reachable exactly when a
+//! propositional formula of its game, ply by ply, is satisfiable; decided
+//! by a SAT solver, which either gives a game (replayed before it is
+//! believed) or proves that none exists.
+//!
+//! A game to a position of `n` discs places its `m = n - 4` non-centre
+//! discs one per move, in `m` moves; passes add no disc. The formula has,
+//! for every board `t = 0..=m` (the start, then the board after move
+//! `t`), which squares are occupied and which are black, and for every
+//! move `t = 1..=m` its colour and its square:
+//!
+//! - **occupancy**: only the target's squares are ever occupied; a square
+//!   once occupied stays so; exactly one square is occupied by each move
+//!   (at least one, and at most one by a sequential counter), so board
+//!   `m` is the target's occupancy;
+//! - **flips**: the move on `s` by colour `c` flips square `q` in
+//!   direction `d` exactly when the squares from `s` up to `q` are the
+//!   opponent's and the run continues past `q` to one of `c`'s discs (a
+//!   chain variable per board, square and direction); at least one square
+//!   is flipped; a flipped square changes colour, the placed square takes
+//!   `c`, every other square keeps its colour;
+//! - **turns**: Black makes the first move; a side moves twice running
+//!   only when the other side had no legal move on the board between (a
+//!   pass); a legal move is an empty square with a run of the opponent's
+//!   discs closed by one's own in some direction;
+//! - **the end**: board `m` is the target's board, and the side to move is
+//!   the target's: the other side of the last mover, or the last mover
+//!   when the other side has no move and it has one (a pass).
+//!
+//! Every game to the position satisfies it (its boards, moves and
+//! colours), and every satisfying assignment is a game (each constraint
+//! is the rule it names), so the answer is exact both ways; the game read
+//! from a model is still replayed with the rules of the board module, and
+//! one that does not replay is a defect, reported as no answer. Ishii and
+//! Tanaka (Game Programming Workshop 2025) decided their last positions
+//! with an encoding of this kind; this one is written from the rules
+//! above.
+
+use batsat::{SolverInterface, lbool};
+
+use crate::board::{Color, Geometry, Position};
+use crate::search::flip_history::Budget;
+use crate::search::game::Game;
+
+/// What the exact encoding says of a position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Exact<G: Geometry> {
+    /// Satisfiable: a game to it, checked by replaying it.
+    Reachable(Game<G>),
+    /// Unsatisfiable: no game reaches it.
+    Unreachable,
+    /// The solver reached its conflict budget first.
+    Unknown,
+}
+
+/// A literal of the encoding, or a constant: constants are folded as the
+/// formula is built, so squares the target leaves empty and the start's
+/// board cost no variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum L {
+    True,
+    False,
+    Var(Lit),
+}
+
+impl std::ops::Not for L {
+    type Output = L;
+    fn not(self) -> L {
+        match self {
+            L::True => L::False,
+            L::False => L::True,
+            L::Var(l) => L::Var(!l),
+        }
+    }
+}
+
+impl From<bool> for L {
+    fn from(b: bool) -> L {
+        if b { L::True } else { L::False }
+    }
+}
+
+/// The eight directions as (row, column) steps; direction `7 - d` is the
+/// opposite of `d`.
+const DIRECTIONS: [(i32, i32); 8] = [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)];
+
+/// The square next to `q` in direction `d` on an `n x n` board.
+fn step(n: u32, q: u32, d: usize) -> Option<u32> {
+    let (r, c) = ((q / n) as i32 + DIRECTIONS[d].0, (q % n) as i32 + DIRECTIONS[d].1);
+    let n = n as i32;
+    (0..n).contains(&r).then_some(())?;
+    (0..n).contains(&c).then(|| (r * n + c) as u32)
+}
+
+/// A literal of the formula: variable `index >> 1`, negated when the low
+/// bit is set (the solvers' own literals are made from it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Lit(u32);
+
+impl std::ops::Not for Lit {
+    type Output = Lit;
+    fn not(self) -> Lit {
+        Lit(self.0 ^ 1)
+    }
+}
+
+/// A SAT solver the formula is handed to.
+pub(crate) trait Backend {
+    /// Adds a clause (its variables may be new).
+    fn add_clause(&mut self, lits: &[Lit]);
+    /// Solves within `conflicts` conflicts: the answer, or `None`.
+    fn solve(&mut self, conflicts: u64) -> Option<bool>;
+    /// A literal's value in the model found.
+    fn value(&self, l: Lit) -> bool;
+}
+
+/// BatSat (pure Rust, the default).
+struct BatSat {
+    solver: batsat::Solver<Budget>,
+    vars: Vec<batsat::Var>,
+}
+
+impl BatSat {
+    fn lit(&mut self, l: Lit) -> batsat::Lit {
+        while self.vars.len() <= (l.0 >> 1) as usize {
+            let v = self.solver.new_var_default();
+            self.vars.push(v);
+        }
+        batsat::Lit::new(self.vars[(l.0 >> 1) as usize], l.0 & 1 == 0)
+    }
+}
+
+impl Backend for BatSat {
+    fn add_clause(&mut self, lits: &[Lit]) {
+        let mut c: Vec<batsat::Lit> = lits.iter().map(|&l| self.lit(l)).collect();
+        self.solver.add_clause_reuse(&mut c);
+    }
+
+    fn solve(&mut self, conflicts: u64) -> Option<bool> {
+        self.solver.cb_mut().limit = conflicts;
+        let r = self.solver.solve_limited(&[]);
+        if r == lbool::TRUE {
+            Some(true)
+        } else if r == lbool::FALSE {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    fn value(&self, l: Lit) -> bool {
+        let v = batsat::Lit::new(self.vars[(l.0 >> 1) as usize], l.0 & 1 == 0);
+        self.solver.value_lit(v) == lbool::TRUE
+    }
+}
+
+/// The formula being built: gates over a backend, constants folded.
+struct Formula {
+    backend: Box<dyn Backend>,
+    vars: u32,
+    clauses: u64,
+    /// Set when a clause folded to the empty clause: unsatisfiable.
+    empty: bool,
+}
+
+impl Formula {
+    fn var(&mut self) -> L {
+        self.vars += 1;
+        L::Var(Lit((self.vars - 1) << 1))
+    }
+
+    fn clause(&mut self, lits: &[L]) {
+        let mut out = Vec::with_capacity(lits.len());
+        for &l in lits {
+            match l {
+                L::True => return,
+                L::False => {}
+                L::Var(v) => out.push(v),
+            }
+        }
+        if out.is_empty() {
+            self.empty = true;
+        } else {
+            self.clauses += 1;
+            self.backend.add_clause(&out);
+        }
+    }
+
+    /// A literal equivalent to `a and b`.
+    fn and(&mut self, a: L, b: L) -> L {
+        match (a, b) {
+            (L::False, _) | (_, L::False) => L::False,
+            (L::True, x) | (x, L::True) => x,
+            _ if a == b => a,
+            _ if a == !b => L::False,
+            _ => {
+                let v = self.var();
+                self.clause(&[!v, a]);
+                self.clause(&[!v, b]);
+                self.clause(&[v, !a, !b]);
+                v
+            }
+        }
+    }
+
+    /// A literal equivalent to the disjunction of `xs`.
+    fn or(&mut self, xs: &[L]) -> L {
+        let mut vars: Vec<L> = Vec::with_capacity(xs.len());
+        for &x in xs {
+            match x {
+                L::True => return L::True,
+                L::False => {}
+                _ => {
+                    if !vars.contains(&x) {
+                        vars.push(x);
+                    }
+                }
+            }
+        }
+        match vars.len() {
+            0 => L::False,
+            1 => vars[0],
+            _ => {
+                let v = self.var();
+                let mut long = vars.clone();
+                long.push(!v);
+                self.clause(&long);
+                for &x in &vars {
+                    self.clause(&[v, !x]);
+                }
+                v
+            }
+        }
+    }
+
+    /// A literal equivalent to `if c { a } else { b }`.
+    fn mux(&mut self, c: L, a: L, b: L) -> L {
+        match c {
+            L::True => a,
+            L::False => b,
+            _ if a == b => a,
+            _ => {
+                let v = self.var();
+                self.clause(&[!c, !a, v]);
+                self.clause(&[!c, a, !v]);
+                self.clause(&[c, !b, v]);
+                self.clause(&[c, b, !v]);
+                v
+            }
+        }
+    }
+
+    /// At most one of `xs` (Sinz's sequential counter).
+    fn at_most_one(&mut self, xs: &[L]) {
+        let xs: Vec<L> = xs.iter().copied().filter(|&x| x != L::False).collect();
+        if xs.len() < 2 {
+            return;
+        }
+        // s[i]: one of xs[..=i] is true
+        let mut prev = xs[0];
+        for &x in &xs[1..] {
+            self.clause(&[!prev, !x]);
+            let s = self.or(&[prev, x]);
+            prev = s;
+        }
+    }
+
+    fn value(&self, l: L) -> bool {
+        match l {
+            L::True => true,
+            L::False => false,
+            L::Var(v) => self.backend.value(v),
+        }
+    }
+}
+
+/// Per board and direction, for each square, the literal of a chain that
+/// starts there and walks in that direction: `gate(t, square, next)` with
+/// `next` the chain's literal at the following square (false off the
+/// board), filled from the far end.
+fn chains(f: &mut Formula, n: u32, d: usize, mut gate: impl FnMut(&mut Formula, u32, L) -> L) -> Vec<L> {
+    let squares = (n * n) as usize;
+    let mut out: Vec<Option<L>> = vec![None; squares];
+    for q0 in 0..n * n {
+        // the squares from q0 in direction d to the edge, then back-filled
+        let mut path = vec![q0];
+        while let Some(next) = step(n, *path.last().expect("a square"), d) {
+            if out[next as usize].is_some() {
+                break;
+            }
+            path.push(next);
+        }
+        for &q in path.iter().rev() {
+            if out[q as usize].is_some() {
+                continue;
+            }
+            let next = step(n, q, d).map_or(L::False, |r| out[r as usize].expect("filled further along"));
+            out[q as usize] = Some(gate(f, q, next));
+        }
+    }
+    out.into_iter().map(|l| l.expect("every square filled")).collect()
+}
+
+/// One board of the game: its occupied and black squares, and for each
+/// colour and direction the chains "a run of the other colour from this
+/// square, closed by this colour".
+struct Board {
+    occupied: Vec<L>,
+    black: Vec<L>,
+    /// `closed[colour][d][q]`, colour 0 Black, 1 White: `q` holds the
+    /// other colour and the run from `q` in direction `d` ends at a disc
+    /// of `colour`.
+    closed: [Vec<Vec<L>>; 2],
+}
+
+impl Board {
+    fn new(f: &mut Formula, n: u32, occupied: Vec<L>, black: Vec<L>) -> Board {
+        let white: Vec<L> = (0..(n * n) as usize).map(|q| f.and(occupied[q], !black[q])).collect();
+        let mut closed: [Vec<Vec<L>>; 2] = [Vec::new(), Vec::new()];
+        for (colour, slot) in closed.iter_mut().enumerate() {
+            let (own, other) = if colour == 0 { (&black, &white) } else { (&white, &black) };
+            for d in 0..8 {
+                let chain = chains(f, n, d, |f, q, next| {
+                    let own_next = step(n, q, d).map_or(L::False, |r| own[r as usize]);
+                    let beyond = f.or(&[own_next, next]);
+                    f.and(other[q as usize], beyond)
+                });
+                slot.push(chain);
+            }
+        }
+        Board { occupied, black, closed }
+    }
+
+    /// A literal: `colour` (0 Black, 1 White) has a legal move here.
+    fn can_move(&self, f: &mut Formula, n: u32, colour: usize) -> L {
+        let mut terms = Vec::new();
+        for s in 0..n * n {
+            if self.occupied[s as usize] == L::True {
+                continue;
+            }
+            for d in 0..8 {
+                if let Some(r) = step(n, s, d) {
+                    let t = f.and(!self.occupied[s as usize], self.closed[colour][d][r as usize]);
+                    terms.push(t);
+                }
+            }
+        }
+        f.or(&terms)
+    }
+}
+
+/// The encoding of one position, built.
+struct Encoding {
+    formula: Formula,
+    /// Per move `t` (from 1; index `t - 1`), the placement literals.
+    placed: Vec<Vec<L>>,
+    /// Per move, its colour (true: Black).
+    colour: Vec<L>,
+}
+
+fn encode<G: Geometry>(target: &Position<G>, solver: Solver, passes: bool) -> Encoding {
+    let n = G::N;
+    let squares = G::SQUARES as usize;
+    let mut f = Formula { backend: solver.make(), vars: 0, clauses: 0, empty: false };
+    let start = Position::<G>::start();
+    let centre = start.black().0 | start.white().0;
+    let (tb, tw) = (target.black().0, target.white().0);
+    let occ = tb | tw;
+    let m = (occ.count_ones() - 4) as usize;
+    let bit = |b: u64, q: usize| b >> q & 1 == 1;
+
+    let board0 = Board::new(
+        &mut f,
+        n,
+        (0..squares).map(|q| L::from(bit(centre, q))).collect(),
+        (0..squares).map(|q| L::from(bit(start.black().0, q))).collect(),
+    );
+    let mut boards = vec![board0];
+    let mut placed = Vec::with_capacity(m);
+    let mut colour: Vec<L> = Vec::with_capacity(m);
+    for t in 1..=m {
+        let before = boards.last().expect("the board before the move");
+        let last = t == m;
+        // occupancy
+        let occupied: Vec<L> = (0..squares)
+            .map(|q| {
+                if !bit(occ, q) {
+                    L::False
+                } else if bit(centre, q) || last {
+                    L::True
+                } else {
+                    f.var()
+                }
+            })
+            .collect();
+        for (&was, &is) in before.occupied.iter().zip(&occupied) {
+            f.clause(&[!was, is]);
+        }
+        let x: Vec<L> = (0..squares).map(|q| f.and(occupied[q], !before.occupied[q])).collect();
+        f.clause(&x);
+        f.at_most_one(&x);
+        // the mover: Black first
+        let c = if t == 1 || !passes { L::from(t % 2 == 1) } else { f.var() };
+        // the opponent's discs before the move, and the runs closed by the
+        // mover's
+        let opp: Vec<L> = (0..squares)
+            .map(|q| {
+                let white = f.and(before.occupied[q], !before.black[q]);
+                f.mux(c, white, before.black[q])
+            })
+            .collect();
+        let mut flipped_by: Vec<Vec<L>> = vec![Vec::new(); squares];
+        for d in 0..8 {
+            // from[q]: the move's square lies behind q in direction d with
+            // only the opponent's discs between
+            let back = 7 - d;
+            let from = chains(&mut f, n, back, |f, q, next| {
+                let Some(r) = step(n, q, back) else { return L::False };
+                let through = f.and(opp[r as usize], next);
+                f.or(&[x[r as usize], through])
+            });
+            for q in 0..squares {
+                let closed = f.mux(c, before.closed[0][d][q], before.closed[1][d][q]);
+                let flip = f.and(from[q], closed);
+                flipped_by[q].push(flip);
+            }
+        }
+        let flipped: Vec<L> = flipped_by.iter().map(|fl| f.or(fl)).collect();
+        f.clause(&flipped);
+        // colours
+        let black: Vec<L> = (0..squares)
+            .map(|q| {
+                if !bit(occ, q) {
+                    L::False
+                } else if last {
+                    L::from(bit(tb, q))
+                } else {
+                    f.var()
+                }
+            })
+            .collect();
+        for q in 0..squares {
+            let (b0, b1, fl, e0, e1) = (before.black[q], black[q], flipped[q], before.occupied[q], occupied[q]);
+            f.clause(&[!x[q], !b1, c]);
+            f.clause(&[!x[q], b1, !c]);
+            f.clause(&[!e0, !b1, b0, fl]);
+            f.clause(&[!e0, !b1, !b0, !fl]);
+            f.clause(&[!e0, b1, !b0, fl]);
+            f.clause(&[!e0, b1, b0, !fl]);
+            f.clause(&[e1, !b1]);
+        }
+        // a side moves twice running only after the other passed
+        if t >= 2 && passes {
+            let prev = colour[t - 2];
+            let black_could = before.can_move(&mut f, n, 0);
+            let white_could = before.can_move(&mut f, n, 1);
+            f.clause(&[!c, !prev, !white_could]);
+            f.clause(&[c, prev, !black_could]);
+        }
+        placed.push(x);
+        colour.push(c);
+        let board = Board::new(&mut f, n, occupied, black);
+        boards.push(board);
+    }
+    // the side to move at the end
+    if m > 0 {
+        let end = boards.last().expect("the last board");
+        let cm = colour[m - 1];
+        let (black_can, white_can) = (end.can_move(&mut f, n, 0), end.can_move(&mut f, n, 1));
+        match target.side_to_move() {
+            // Black to move: White moved last, or Black did and White
+            // passed (White has no move, Black has one)
+            Color::Black => {
+                f.clause(&[!cm, !white_can]);
+                f.clause(&[!cm, black_can]);
+            }
+            Color::White => {
+                f.clause(&[cm, !black_can]);
+                f.clause(&[cm, white_can]);
+            }
+        }
+    }
+    Encoding { formula: f, placed, colour }
+}
+
+/// Decides whether `p` is reachable with the exact game encoding, the
+/// solver stopped after `conflicts` conflicts.
+pub fn exact_game<G: Geometry>(p: &Position<G>, conflicts: u64) -> Exact<G> {
+    exact_game_with::<G>(p, conflicts, Solver::default())
+}
+
+/// [`exact_game`] with the given solver.
+pub fn exact_game_with<G: Geometry>(p: &Position<G>, conflicts: u64, solver: Solver) -> Exact<G> {
+    let start = Position::<G>::start();
+    let (b, w) = (p.black().0, p.white().0);
+    let centre = start.black().0 | start.white().0;
+    if (b | w) & centre != centre || b & w != 0 {
+        return Exact::Unreachable;
+    }
+    if b | w == centre {
+        return if *p == start { Exact::Reachable(Game { plies: Vec::new(), end: *p }) } else { Exact::Unreachable };
+    }
+    // first without passes inside the game (most games have none, and
+    // that formula is much smaller: every move's colour is known); where
+    // it has no model, with them
+    let mut enc = encode::<G>(p, solver, false);
+    let mut found = !enc.formula.empty && enc.formula.backend.solve(conflicts) == Some(true);
+    if !found {
+        enc = encode::<G>(p, solver, true);
+        if enc.formula.empty {
+            return Exact::Unreachable;
+        }
+        match enc.formula.backend.solve(conflicts) {
+            Some(false) => return Exact::Unreachable,
+            None => return Exact::Unknown,
+            Some(true) => found = true,
+        }
+    }
+    debug_assert!(found);
+    // the game of the model: a pass wherever a side moves twice running
+    let f = &enc.formula;
+    let mut plies = Vec::with_capacity(enc.placed.len() + 2);
+    let mut black_to_move = true;
+    for (x, &c) in enc.placed.iter().zip(&enc.colour) {
+        let square = x.iter().position(|&l| f.value(l)).expect("a model places one square a move") as u32;
+        let black = f.value(c);
+        if black != black_to_move {
+            plies.push(None);
+        }
+        plies.push(Some(square));
+        black_to_move = !black;
+    }
+    if black_to_move != (p.side_to_move() == Color::Black) {
+        plies.push(None);
+    }
+    enc.placed.clear();
+    let game = Game { plies, end: *p };
+    match game.replay() {
+        Ok(()) => Exact::Reachable(game),
+        // a defect of the encoding: no answer rather than a wrong one
+        Err(e) => {
+            debug_assert!(false, "a game of the exact encoding does not replay: {e}");
+            Exact::Unknown
+        }
+    }
+}
+
+/// The size of the encoding of `p`: variables and clauses.
+pub fn encoding_size<G: Geometry>(p: &Position<G>) -> (u32, u64) {
+    let enc = encode::<G>(p, Solver::BatSat, true);
+    (enc.formula.vars, enc.formula.clauses)
+}
+
+/// The SAT solver of the exact encoding.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Solver {
+    /// BatSat: pure Rust, always built; the default without CaDiCaL.
+    #[cfg_attr(not(feature = "cadical"), default)]
+    BatSat,
+    /// CaDiCaL (the `cadical` feature: a C++ build); the default where
+    /// built.
+    #[cfg(feature = "cadical")]
+    #[cfg_attr(feature = "cadical", default)]
+    CaDiCaL,
+}
+
+impl Solver {
+    /// Its name in documents.
+    pub fn name(self) -> &'static str {
+        match self {
+            Solver::BatSat => "batsat",
+            #[cfg(feature = "cadical")]
+            Solver::CaDiCaL => "cadical",
+        }
+    }
+
+    fn make(self) -> Box<dyn Backend> {
+        match self {
+            Solver::BatSat => Box::new(BatSat {
+                solver: batsat::Solver::new(Default::default(), Budget { conflicts: 0, limit: u64::MAX }),
+                vars: Vec::new(),
+            }),
+            #[cfg(feature = "cadical")]
+            Solver::CaDiCaL => Box::new(cadical::Cadical::default()),
+        }
+    }
+}
+
+#[cfg(feature = "cadical")]
+mod cadical {
+    use rustsat::solvers::{LimitConflicts, Solve, SolverResult};
+    use rustsat::types::{Clause, TernaryVal};
+
+    use super::{Backend, Lit};
+
+    #[derive(Default)]
+    pub(super) struct Cadical(rustsat_cadical::CaDiCaL<'static, 'static>);
+
+    fn lit(l: Lit) -> rustsat::types::Lit {
+        rustsat::types::Lit::new(l.0 >> 1, l.0 & 1 == 1)
+    }
+
+    impl Backend for Cadical {
+        fn add_clause(&mut self, lits: &[Lit]) {
+            let c: Clause = lits.iter().map(|&l| lit(l)).collect();
+            self.0.add_clause(c).expect("CaDiCaL takes a clause");
+        }
+
+        fn solve(&mut self, conflicts: u64) -> Option<bool> {
+            let limit = u32::try_from(conflicts).ok();
+            self.0.limit_conflicts(limit).expect("CaDiCaL takes a conflict limit");
+            match self.0.solve().expect("CaDiCaL solves") {
+                SolverResult::Sat => Some(true),
+                SolverResult::Unsat => Some(false),
+                SolverResult::Interrupted => None,
+            }
+        }
+
+        fn value(&self, l: Lit) -> bool {
+            self.0.lit_val(lit(l)).expect("a model") == TernaryVal::True
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::{B4, B6};
+
+    #[test]
+    fn positions_of_random_games_are_reachable_with_a_game() {
+        crate::board::random_games::<B4>(100, 7, |p| match exact_game::<B4>(p, 1_000_000) {
+            Exact::Reachable(g) => assert_eq!(g.replay(), Ok(())),
+            other => panic!("{other:?} for a position of a game: {}", p.line()),
+        });
+        // 6x6 to 24 discs (a full board takes a minute with BatSat; the
+        // ignored tests of tests/exact_game.rs go further)
+        crate::board::random_games::<B6>(2, 8, |p| {
+            if p.discs() > 24 {
+                return;
+            }
+            assert!(
+                matches!(exact_game::<B6>(p, 1_000_000), Exact::Reachable(_)),
+                "a position of a game: {}",
+                p.line()
+            )
+        });
+    }
+
+    #[test]
+    fn an_impossible_board_is_unreachable() {
+        // the start plus one disc on a corner: no move placed it
+        let start = Position::<B4>::start();
+        let p = Position::<B4>::from_colors_unchecked(start.black().0 | 1, start.white().0, Color::White);
+        assert_eq!(exact_game::<B4>(&p, 1_000_000), Exact::Unreachable);
+        // the start with White to move
+        assert_eq!(exact_game::<B4>(&start.pass(), 1_000_000), Exact::Unreachable);
+    }
+}

@@ -1,0 +1,265 @@
+//! The exact game encoding (`search::game_encoding`), checked against
+//! evidence that shares no code with it:
+//!
+//! - 4x4: its verdict equals the naive oracle's (a forward enumeration
+//!   written for tests only) on reachable positions and on random
+//!   candidates of every disc count, either side to move;
+//! - 6x6 and 8x8: positions of games played under several move policies
+//!   are never called unreachable, and every game it gives replays;
+//! - 6x6: where the backward search decides a position (a census member or
+//!   a member with one disc's colour changed), the encoding alone, behind
+//!   a search of budget 1, gives the same verdict.
+
+mod oracle;
+
+use std::collections::HashSet;
+
+use othello_census::board::{B4, B6, B8, Color, Geometry, Position};
+use othello_census::search::game_encoding::{Exact, exact_game};
+use othello_census::search::reachable::{Frontier, Search, Stage, Verdict};
+
+const CONFLICTS: u64 = 1_000_000;
+
+/// A generator for the tests' random choices (splitmix64).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+fn position<G: Geometry>(b: u64, w: u64, black_to_move: bool) -> Position<G> {
+    let side = if black_to_move { Color::Black } else { Color::White };
+    Position::from_colors(othello_census::board::Bitboard(b), othello_census::board::Bitboard(w), side).unwrap()
+}
+
+/// The oracle's reachable 4x4 positions as (black, white, black to move).
+fn oracle_4x4() -> HashSet<(u64, u64, bool)> {
+    oracle::reachable(4, 16)
+        .into_iter()
+        .map(|p| {
+            let (b, w) = p.bits();
+            (b, w, p.to_move == oracle::BLACK)
+        })
+        .collect()
+}
+
+/// The encoding's verdict on `(b, w, side)` against the oracle's.
+fn agrees(reachable: &HashSet<(u64, u64, bool)>, b: u64, w: u64, black_to_move: bool) -> bool {
+    let p = position::<B4>(b, w, black_to_move);
+    match exact_game::<B4>(&p, CONFLICTS) {
+        Exact::Reachable(g) => {
+            assert_eq!(g.replay(), Ok(()), "{}", p.line());
+            assert!(reachable.contains(&(b, w, black_to_move)), "called reachable, the oracle disagrees: {}", p.line());
+            true
+        }
+        Exact::Unreachable => {
+            assert!(
+                !reachable.contains(&(b, w, black_to_move)),
+                "called unreachable, the oracle reaches it: {}",
+                p.line()
+            );
+            false
+        }
+        Exact::Unknown => panic!("a 4x4 position undecided within {CONFLICTS} conflicts: {}", p.line()),
+    }
+}
+
+/// `per_layer` random candidates of each disc count 5 to 16 (centre
+/// occupied, each disc black or white, either side to move), and every
+/// `stride`-th reachable position: the verdicts the oracle's.
+fn four_by_four(per_layer: usize, stride: usize, seed: u64) {
+    let reachable = oracle_4x4();
+    let centre = 0x0660u64;
+    let others: Vec<u32> = (0..16).filter(|s| centre >> s & 1 == 0).collect();
+    let mut rng = Rng(seed);
+    let (mut yes, mut no) = (0, 0);
+    for discs in 5..=16usize {
+        for _ in 0..per_layer {
+            // `discs - 4` of the 12 other squares, by a partial shuffle
+            let mut pool = others.clone();
+            let mut occ = centre;
+            for i in 0..discs - 4 {
+                let j = i + (rng.next() % (pool.len() - i) as u64) as usize;
+                pool.swap(i, j);
+                occ |= 1 << pool[i];
+            }
+            let colours = rng.next();
+            let b: u64 = (0..16).filter(|&s| occ >> s & 1 == 1 && colours >> s & 1 == 1).map(|s| 1u64 << s).sum();
+            if agrees(&reachable, b, occ & !b, colours >> 20 & 1 == 1) {
+                yes += 1;
+            } else {
+                no += 1;
+            }
+        }
+    }
+    let mut all: Vec<&(u64, u64, bool)> = reachable.iter().collect();
+    all.sort();
+    for &&(b, w, black) in all.iter().step_by(stride) {
+        assert!(agrees(&reachable, b, w, black));
+        yes += 1;
+    }
+    eprintln!("4x4: {yes} reachable, {no} unreachable, as the oracle says");
+    assert!(no > per_layer, "too few unreachable candidates to mean anything: {no}");
+}
+
+#[test]
+fn on_4x4_the_verdicts_are_the_oracles() {
+    four_by_four(150, 40, 1);
+}
+
+/// Ten times the candidates, and every reachable position (about 15
+/// minutes on 2 cores).
+#[test]
+#[ignore = "about 15 minutes"]
+fn on_4x4_the_verdicts_are_the_oracles_at_length() {
+    four_by_four(1500, 1, 2);
+}
+
+/// A move policy: the position, its legal moves, a random number.
+type Policy<'a, G> = &'a dyn Fn(&Position<G>, &[u32], u64) -> u32;
+
+/// Positions of `games` games under `policy`, up to `max_discs` discs,
+/// each never unreachable (and, when reachable, its game replays).
+fn games_of<G: Geometry>(games: u64, seed: u64, max_discs: u32, policy: Policy<'_, G>) -> (u64, u64) {
+    let mut rng = Rng(seed);
+    let (mut checked, mut decided) = (0, 0);
+    for _ in 0..games {
+        let mut p = Position::<G>::start();
+        loop {
+            let moves: Vec<u32> = p.legal_moves().iter().collect();
+            if moves.is_empty() {
+                if !p.opponent_can_move() {
+                    break;
+                }
+                p = p.pass();
+            } else {
+                p = p.play(policy(&p, &moves, rng.next()));
+            }
+            if p.discs() > max_discs {
+                break;
+            }
+            checked += 1;
+            match exact_game::<G>(&p, 20_000) {
+                Exact::Unreachable => panic!("a position of a game called unreachable: {}", p.line()),
+                Exact::Reachable(g) => {
+                    assert_eq!(g.replay(), Ok(()), "{}", p.line());
+                    decided += 1;
+                }
+                Exact::Unknown => {}
+            }
+        }
+    }
+    (checked, decided)
+}
+
+fn uniform<G: Geometry>(_: &Position<G>, moves: &[u32], r: u64) -> u32 {
+    moves[(r % moves.len() as u64) as usize]
+}
+
+/// The legal move with the least `key`, ties broken by `r`.
+fn least_by<K: Ord>(moves: &[u32], r: u64, key: impl Fn(u32) -> K) -> u32 {
+    let best = moves.iter().map(|&m| key(m)).min().unwrap();
+    let tied: Vec<u32> = moves.iter().copied().filter(|&m| key(m) == best).collect();
+    tied[(r % tied.len() as u64) as usize]
+}
+
+fn most_flips<G: Geometry>(p: &Position<G>, moves: &[u32], r: u64) -> u32 {
+    least_by(moves, r, |m| -i64::from(p.flips(m).0.count_ones()))
+}
+
+fn fewest_flips<G: Geometry>(p: &Position<G>, moves: &[u32], r: u64) -> u32 {
+    least_by(moves, r, |m| p.flips(m).0.count_ones())
+}
+
+fn corners_and_edges<G: Geometry>(_: &Position<G>, moves: &[u32], r: u64) -> u32 {
+    let n = G::N;
+    least_by(moves, r, |m| 2 - u32::from(m / n == 0 || m / n == n - 1) - u32::from(m % n == 0 || m % n == n - 1))
+}
+
+fn fewest_replies<G: Geometry>(p: &Position<G>, moves: &[u32], r: u64) -> u32 {
+    least_by(moves, r, |m| p.play(m).legal_moves().0.count_ones())
+}
+
+fn under_every_policy<G: Geometry>(games: u64, seed: u64, max_discs: u32) -> (u64, u64) {
+    let policies: [Policy<'_, G>; 5] =
+        [&uniform::<G>, &most_flips::<G>, &fewest_flips::<G>, &corners_and_edges::<G>, &fewest_replies::<G>];
+    let mut total = (0, 0);
+    for (i, policy) in policies.iter().enumerate() {
+        let (c, d) = games_of::<G>(games, seed + i as u64, max_discs, *policy);
+        total = (total.0 + c, total.1 + d);
+    }
+    total
+}
+
+#[test]
+fn positions_of_6x6_and_8x8_games_are_never_unreachable() {
+    let (checked, decided) = under_every_policy::<B6>(6, 10, 22);
+    eprintln!("6x6: {checked} positions of games, {decided} given a game that replays");
+    assert!(decided * 10 >= checked * 9, "{decided} of {checked}");
+    let (checked, decided) = under_every_policy::<B8>(2, 20, 18);
+    eprintln!("8x8: {checked} positions of games, {decided} given a game that replays");
+    assert!(decided * 10 >= checked * 9, "{decided} of {checked}");
+}
+
+/// The same to full boards, with a larger budget (about 20 minutes).
+#[test]
+#[ignore = "about 20 minutes"]
+fn positions_of_whole_6x6_games_are_never_unreachable() {
+    let (checked, decided) = under_every_policy::<B6>(2, 30, 36);
+    eprintln!("6x6: {checked} positions of games, {decided} given a game that replays");
+}
+
+/// 6x6 positions the backward search decides with a large budget: the
+/// positions of games from 15 to 18 discs, and each with one disc's
+/// colour changed (mostly unreachable); behind a search of budget 1, the
+/// exact stage gives the same verdict and names itself.
+#[test]
+fn behind_a_spent_search_the_exact_stage_agrees_with_the_search() {
+    let frontier = Frontier::<B6>::build(10);
+    let mut search = Search::new(&frontier, 10_000_000).with_relaxation(0);
+    let mut exact = Search::new(&frontier, 1).with_relaxation(0).with_exact(CONFLICTS, Default::default());
+    let mut rng = Rng(5);
+    let (mut yes, mut no, mut by_exact) = (0, 0, 0);
+    for _ in 0..6 {
+        let mut p = Position::<B6>::start();
+        while p.discs() < 18 {
+            let moves: Vec<u32> = p.legal_moves().iter().collect();
+            if moves.is_empty() {
+                break;
+            }
+            p = p.play(moves[(rng.next() % moves.len() as u64) as usize]);
+            if p.discs() < 15 {
+                continue;
+            }
+            let occ: Vec<u32> = (0..36).filter(|&s| (p.black().0 | p.white().0) >> s & 1 == 1).collect();
+            let s = occ[(rng.next() % occ.len() as u64) as usize];
+            let changed = position::<B6>(p.black().0 ^ 1 << s, p.white().0 ^ 1 << s, p.side_to_move() == Color::Black);
+            for q in [p, changed] {
+                let want = match search.decide(&q) {
+                    Verdict::Reachable(_) => true,
+                    Verdict::Unreachable => false,
+                    Verdict::Undecided => continue,
+                };
+                let got = match exact.decide(&q) {
+                    Verdict::Reachable(g) => {
+                        assert_eq!(g.replay(), Ok(()));
+                        true
+                    }
+                    Verdict::Unreachable => false,
+                    Verdict::Undecided => panic!("undecided within {CONFLICTS} conflicts: {}", q.line()),
+                };
+                assert_eq!(got, want, "{}", q.line());
+                by_exact += u64::from(exact.decided_by() == Stage::Exact);
+                if want { yes += 1 } else { no += 1 }
+            }
+        }
+    }
+    eprintln!("6x6 15-18 discs: {yes} reachable, {no} unreachable, {by_exact} decided by the exact stage");
+    assert!(yes > 10 && no > 10 && by_exact > 10);
+}
