@@ -33,7 +33,10 @@ fn main() {
         );
     }
     let total = outcome.census.totals();
-    println!("total  {:>9}  {:>7}  {:>6}  {:>8}", total.positions, total.classes, total.boards, total.terminal_positions);
+    println!(
+        "total  {:>9}  {:>7}  {:>6}  {:>8}",
+        total.positions, total.classes, total.boards, total.terminal_positions
+    );
     assert_eq!((total.positions, total.terminal_positions), (62_789, 6_168));
 
     // Games by ply (a pass is a ply): the games of exactly n plies

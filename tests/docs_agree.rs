@@ -44,7 +44,10 @@ fn documented_format_versions_are_the_codes() {
 fn documented_defaults_are_the_codes() {
     let engines = read("docs/engines.md");
     // the DFS engine's default memory: 60% of the available memory
-    assert!(engines.contains("(default 60% of the memory\n  available when the run starts"), "docs/engines.md: DFS memory");
+    assert!(
+        engines.contains("(default 60% of the memory\n  available when the run starts"),
+        "docs/engines.md: DFS memory"
+    );
     assert!(!engines.contains("70%") && !read("README.md").contains("70%"));
     if let Some(avail) = othello_census::engine::memory::available_memory() {
         let share = othello_census::engine::memory::default_dfs_memory() as f64 / avail as f64;

@@ -838,7 +838,9 @@ mod portable_tests {
     #[test]
     fn commands_lose_local_binaries_and_paths() {
         assert_eq!(
-            portable_command("/work/runs/oc-cat count --engine layers --size 4 -q --work-dir /work/runs/cat-work/4-discs"),
+            portable_command(
+                "/work/runs/oc-cat count --engine layers --size 4 -q --work-dir /work/runs/cat-work/4-discs"
+            ),
             "othello-census count --engine layers --size 4 -q --work-dir WORKDIR"
         );
         assert_eq!(
@@ -858,7 +860,10 @@ mod portable_tests {
         // a quoted position stays one word, untouched
         let reach = "othello-census reachable --size 6 --position 'X----- ------ --OX-- --XO-- ------ ------ O'";
         assert_eq!(portable_command(&format!("./oc{}", &reach["othello-census".len()..])), reach);
-        assert_eq!(portable_command("/tmp/oc resume /work/runs/a15 --plies 15"), "othello-census resume WORKDIR --plies 15");
+        assert_eq!(
+            portable_command("/tmp/oc resume /work/runs/a15 --plies 15"),
+            "othello-census resume WORKDIR --plies 15"
+        );
         assert_eq!(portable_command("oc resume /x/6x6-dfs-18.ckpt"), "othello-census resume CHECKPOINT");
         // already portable
         let plain = "othello-census count --size 6 --max-discs 16 -q --memory 6GiB";
@@ -955,13 +960,10 @@ impl Catalog {
             return None;
         }
         let commit = |id: &str| {
-            self.runs
-                .iter()
-                .find(|r| r.id == id)
-                .map_or("?".to_string(), |r| match &r.commit {
-                    Some(c) => format!("{} {c}", r.version),
-                    None => format!("{}, commit {NOT_RECORDED}", r.version),
-                })
+            self.runs.iter().find(|r| r.id == id).map_or("?".to_string(), |r| match &r.commit {
+                Some(c) => format!("{} {c}", r.version),
+                None => format!("{}, commit {NOT_RECORDED}", r.version),
+            })
         };
         let mut out = format!(
             "# {}: Othello (Reversi) on 8x8, {}.\n# Terms computed exactly by othello-census; this file \
