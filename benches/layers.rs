@@ -1,4 +1,4 @@
-//! Layered engine. Targets (issue 5), measured by the commands in README:
+//! Layered engine. Targets (issue 5), measured by the commands in results/benchmarks/README.md:
 //! 8x8 `--by ply --plies 12` under 60 s and 4 GB; 6x6 `--max-discs 17`
 //! under 5 minutes. Those take minutes, so the default benchmarks here are
 //! small: 8x8 to ply 9 and 6x6 to 13 discs, each in a fresh work directory.

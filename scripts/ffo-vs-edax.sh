@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # FFO #40-#49 (tests/data/ffo-40-49.obf): `solve` on 2 threads, capped, and
 # Edax 4.6 built from source (1 thread, `-l 60`: exact, no selective
-# search), side by side, as quoted in README.
+# search), side by side, as quoted in docs/solve.md.
 # usage: CAP=600 scripts/ffo-vs-edax.sh [EDAX_DIR]     Not part of CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The measured runs quoted in README (several minutes, ~5 GB RAM, ~2 GB
+# The measured runs quoted in results/benchmarks/README.md (several minutes, ~5 GB RAM, ~2 GB
 # disk). Not part of CI. Prints wall time and peak RSS for each.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# perft side by side with Edax 4.6 built from source, as quoted in README
+# perft side by side with Edax 4.6 built from source, as quoted in results/benchmarks/README.md
 # (about 9 minutes on 2 cores, 6 GB RAM at ply 15). Not part of CI.
 # usage: scripts/perft-vs-edax.sh [EDAX_DIR]   (built there if missing)
 set -euo pipefail

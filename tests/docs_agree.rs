@@ -1,6 +1,8 @@
 //! The documents say what the code does: every format version named in
-//! `docs/` and README equals the version the code writes, and README's
-//! defaults equal the code's.
+//! `docs/` and README equals the version the code writes, the documented
+//! defaults equal the code's, README keeps its set-up commands and its
+//! answers equal to the catalogue's, `results/README.md` shows commands a
+//! reader can run, and every link between the documents resolves.
 
 use othello_census::engine::layers::store::{BUCKET_KIND, MANIFEST_KIND, PART_KIND};
 use othello_census::formats::checkpoint::FORMAT_VERSION;
@@ -33,15 +35,20 @@ fn documented_format_versions_are_the_codes() {
     assert!(checkpoint.contains(&format!("format version, u32 = {FORMAT_VERSION}")));
     let readme = read("README.md");
     assert!(readme.contains(&format!("(schema version {SCHEMA_VERSION})")), "README: results schema");
-    assert!(readme.contains(&format!("The format (version {FORMAT_VERSION};")), "README: checkpoint format");
+    let engines = read("docs/engines.md");
+    assert!(engines.contains(&format!("(schema version {SCHEMA_VERSION})")), "docs/engines.md: results schema");
+    assert!(engines.contains(&format!("The format (version {FORMAT_VERSION};")), "docs/engines.md: checkpoint format");
 }
 
 #[test]
-fn readme_defaults_are_the_codes() {
-    let readme = read("README.md");
+fn documented_defaults_are_the_codes() {
+    let engines = read("docs/engines.md");
     // the DFS engine's default memory: 60% of the available memory
-    assert!(readme.contains("(default 60% of the memory\n  available when the run starts"), "README: DFS memory");
-    assert!(!readme.contains("70%"));
+    assert!(
+        engines.contains("(default 60% of the memory\n  available when the run starts"),
+        "docs/engines.md: DFS memory"
+    );
+    assert!(!engines.contains("70%") && !read("README.md").contains("70%"));
     if let Some(avail) = othello_census::engine::memory::available_memory() {
         let share = othello_census::engine::memory::default_dfs_memory() as f64 / avail as f64;
         assert!((share - 0.6).abs() < 0.01, "{share}");
@@ -63,4 +70,68 @@ fn readme_gives_the_catalogues_6x6_figure() {
         let three = format!("{x:.2e}");
         assert!(row.contains(&three), "README's 6x6 row lacks {three}: {row}");
     }
+}
+
+/// README's set-up is the two commands a fresh machine with the Rust
+/// toolchain runs (the main job on the small default board, and the
+/// tests, which CI runs as README gives them), and README stays a page a
+/// newcomer reads (issue 51: at most 250 lines).
+#[test]
+fn readme_sets_up_in_two_commands() {
+    let readme = read("README.md");
+    let setup = readme.split("## Set-up\n").nth(1).expect("a Set-up section");
+    let block = setup.split("```sh\n").nth(1).and_then(|b| b.split("```").next()).expect("a command block");
+    let commands: Vec<&str> = block.lines().map(|l| l.split('#').next().unwrap().trim()).collect();
+    assert_eq!(commands, ["cargo run --release -- count --size 4", "cargo test --release"]);
+    assert!(read(".ci/run").lines().any(|l| l == "cargo test --release"), ".ci/run runs README's test command");
+    let cargo = read("Cargo.toml");
+    let rust = cargo.lines().find_map(|l| l.strip_prefix("rust-version = ")).expect("rust-version");
+    assert!(readme.contains(&format!("Rust {} or newer", rust.trim_matches('"'))), "README names rust-version");
+    assert!(readme.lines().count() <= 250, "README has {} lines", readme.lines().count());
+}
+
+/// Every command `results/README.md` shows is one a reader can type:
+/// the program is `othello-census` and no local path is left in it.
+#[test]
+fn results_readme_commands_are_portable() {
+    let results = read("results/README.md");
+    let mut n = 0;
+    for line in results.lines().filter(|l| l.starts_with("| ") && l.contains(" | `")) {
+        let command = line.split('`').nth(1).unwrap();
+        assert!(command.starts_with("othello-census "), "{command}");
+        assert!(!command.contains("/work/") && !command.contains("./"), "{command}");
+        n += 1;
+    }
+    assert!(n > 30, "{n} commands");
+    assert!(!results.contains("null cores") && !results.contains("(unknown)"), "missing facts read 'not recorded'");
+}
+
+/// Every relative link in README, docs/, examples/ and results/ points to
+/// a file or directory that exists.
+#[test]
+fn links_between_documents_resolve() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut docs = vec![root.join("README.md"), root.join("CHANGELOG.md"), root.join("examples/README.md")];
+    for dir in ["docs", "results", "results/benchmarks"] {
+        for e in std::fs::read_dir(root.join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "md") {
+                docs.push(p);
+            }
+        }
+    }
+    let mut broken = Vec::new();
+    for doc in &docs {
+        let text = std::fs::read_to_string(doc).unwrap_or_else(|e| panic!("{}: {e}", doc.display()));
+        for target in text.split("](").skip(1).filter_map(|rest| rest.split(')').next()) {
+            let path = target.split('#').next().unwrap();
+            if path.is_empty() || path.contains("://") || path.contains(' ') {
+                continue;
+            }
+            if !doc.parent().unwrap().join(path).exists() {
+                broken.push(format!("{}: {target}", doc.strip_prefix(root).unwrap().display()));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }

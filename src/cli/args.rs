@@ -69,7 +69,8 @@ pub enum CatalogAction {
     /// Add the JSON results of finished runs (checked first; on any
     /// refusal nothing is written).
     Add {
-        /// Result files written by `count` or `resume` (`results/*.json`).
+        /// Result files written by `count` or `resume` (`results/runs/*.json`
+        /// unless the run was given `--out`), or by `estimate --out DIR`.
         #[arg(value_name = "RUN.json", required = true)]
         runs: Vec<PathBuf>,
         /// The catalogue directory.

@@ -509,15 +509,14 @@ impl Catalog {
         for r in self.runs.iter().filter(|r| r.table == name) {
             let bytes = |v: Option<u64>| v.map_or("-".into(), |b| human_bytes(b as f64));
             out.push_str(&format!(
-                "| {} | {}..{} | `{}` | {} ({}) | {} cores, {} RAM | {:.3} s | {} | {} |\n",
+                "| {} | {}..{} | `{}` | {} ({}) | {} | {:.3} s | {} | {} |\n",
                 r.id,
                 r.layers[0],
                 r.layers[1],
-                r.command.replace('|', "\\|"),
+                portable_command(&r.command).replace('|', "\\|"),
                 r.version,
-                r.commit.as_deref().unwrap_or("unknown"),
-                r.machine["cores"],
-                r.machine["memory_bytes"].as_f64().map_or("-".into(), human_bytes),
+                r.commit.as_deref().unwrap_or(NOT_RECORDED),
+                machine_cell(&r.machine, true),
                 r.elapsed_seconds,
                 bytes(r.peak_rss_bytes),
                 bytes(r.peak_disk_bytes),
@@ -542,14 +541,14 @@ impl Catalog {
             let ls = e["layers"].as_array().map_or(&[][..], |v| v.as_slice());
             let undecided: u64 = ls.iter().filter_map(|l| l["undecided"].as_u64()).sum();
             out.push_str(&format!(
-                "| {} | {}..{} | `{}` | {} ({}) | {} cores | {} | generation {} | {} | {} | {} | {undecided} | {:.1} s |\n",
+                "| {} | {}..{} | `{}` | {} ({}) | {} | {} | generation {} | {} | {} | {} | {undecided} | {:.1} s |\n",
                 e["id"].as_str().unwrap_or("?"),
                 ls.first().map_or(json!(null), |l| l["discs"].clone()),
                 ls.last().map_or(json!(null), |l| l["discs"].clone()),
-                e["command"].as_str().unwrap_or("?").replace('|', "\\|"),
+                portable_command(e["command"].as_str().unwrap_or("?")).replace('|', "\\|"),
                 e["version"].as_str().unwrap_or("?"),
-                e["commit"].as_str().unwrap_or("unknown"),
-                e["machine"]["cores"],
+                e["commit"].as_str().unwrap_or(NOT_RECORDED),
+                machine_cell(&e["machine"], false),
                 e["seed"],
                 estimate::validate_estimate(e).map_or(0, |c| c.search_generation),
                 e["budget"],
@@ -730,12 +729,155 @@ const README_INTRO: &str = "# Results\n\n\
              are dropped): on 8x8 this is OEIS A124004. `games_including_ended` keeps counting a game that ended\n\
              earlier (Bik's convention); it is not an OEIS sequence.\n\n";
 
+/// What `results/` shows for a fact a run's file does not give.
+const NOT_RECORDED: &str = "not recorded";
+
 /// `bytes` in KiB, MiB or GiB.
 fn human_bytes(bytes: f64) -> String {
     match bytes {
         b if b < (1u64 << 20) as f64 => format!("{:.0} KiB", b / 1024.0),
         b if b < (1u64 << 30) as f64 => format!("{:.1} MiB", b / (1u64 << 20) as f64),
         b => format!("{:.2} GiB", b / (1u64 << 30) as f64),
+    }
+}
+
+/// Placeholders for the values of the flags that name a local file or
+/// directory, in the commands `results/README.md` shows.
+const PATH_FLAGS: [(&str, &str); 6] = [
+    ("--work-dir", "WORKDIR"),
+    ("--census-layer", "CENSUS_WORKDIR"),
+    ("--odd-pass-census", "CENSUS_WORKDIR"),
+    ("--out", "OUT_DIR"),
+    ("--resolve", "ESTIMATE.json"),
+    ("--checkpoint", "CHECKPOINT"),
+];
+
+/// A recorded command as a reader can type it: the program (a local
+/// binary such as `/work/runs/oc-cat` or `./oc-s4`) becomes
+/// `othello-census`, and the value of every flag naming a local file or
+/// directory ([`PATH_FLAGS`], also as `--flag=value`) and the run that
+/// `resume` continues become placeholders (`--work-dir WORKDIR`). Words
+/// quoted for the shell (a position) are kept whole.
+pub fn portable_command(command: &str) -> String {
+    let mut words = shell_split(command);
+    if words.is_empty() {
+        return String::new();
+    }
+    words[0] = "othello-census".to_string();
+    let mut i = 1;
+    while i < words.len() {
+        let flag = PATH_FLAGS.iter().find(|(f, _)| words[i] == *f || words[i].starts_with(&format!("{f}=")));
+        match flag {
+            Some((f, placeholder)) if words[i] == *f && i + 1 < words.len() => {
+                words[i + 1] = placeholder.to_string();
+                i += 1;
+            }
+            Some((f, placeholder)) if words[i] != *f => words[i] = format!("{f}={placeholder}"),
+            _ if i == 2 && words[1] == "resume" && !words[i].starts_with('-') => {
+                words[i] = if words[i].ends_with(".ckpt") { "CHECKPOINT" } else { "WORKDIR" }.to_string();
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    words.join(" ")
+}
+
+/// The words of a shell command, each as written (quotes kept): spaces
+/// inside single or double quotes or after a backslash do not split.
+fn shell_split(command: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quote = None;
+    let mut escaped = false;
+    for c in command.chars() {
+        if escaped {
+            escaped = false;
+        } else if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            }
+        } else if c == '\\' {
+            escaped = true;
+        } else if c == '\'' || c == '"' {
+            quote = Some(c);
+        } else if c.is_whitespace() {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+            continue;
+        }
+        word.push(c);
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+/// The machine column: cores and RAM as the result file gives them, or
+/// "not recorded" where it gives none (a run of a build before they were).
+fn machine_cell(machine: &Value, with_ram: bool) -> String {
+    let cores = machine["cores"].as_u64().map(|c| format!("{c} cores"));
+    let ram = machine["memory_bytes"].as_f64().map(|b| format!("{} RAM", human_bytes(b)));
+    match (cores, with_ram.then_some(ram).flatten()) {
+        (None, None) => "not recorded".to_string(),
+        (Some(c), None) if !with_ram => c,
+        (c, r) => format!(
+            "{}, {}",
+            c.unwrap_or_else(|| "cores not recorded".into()),
+            r.unwrap_or_else(|| "RAM not recorded".into())
+        ),
+    }
+}
+
+#[cfg(test)]
+mod portable_tests {
+    use super::*;
+
+    #[test]
+    fn commands_lose_local_binaries_and_paths() {
+        assert_eq!(
+            portable_command(
+                "/work/runs/oc-cat count --engine layers --size 4 -q --work-dir /work/runs/cat-work/4-discs"
+            ),
+            "othello-census count --engine layers --size 4 -q --work-dir WORKDIR"
+        );
+        assert_eq!(
+            portable_command("./oc-s4 count --size 8 --out /work/runs/p14out-full --progress-every 1m"),
+            "othello-census count --size 8 --out OUT_DIR --progress-every 1m"
+        );
+        assert_eq!(
+            portable_command(
+                "othello-census estimate --resolve /work/runs/est57.json --budget 130000000 --census-layer=/work/runs/c18 -q"
+            ),
+            "othello-census estimate --resolve ESTIMATE.json --budget 130000000 --census-layer=CENSUS_WORKDIR -q"
+        );
+        assert_eq!(
+            portable_command("oc estimate --odd-pass-census '/my runs/c18' --seed 52"),
+            "othello-census estimate --odd-pass-census CENSUS_WORKDIR --seed 52"
+        );
+        // a quoted position stays one word, untouched
+        let reach = "othello-census reachable --size 6 --position 'X----- ------ --OX-- --XO-- ------ ------ O'";
+        assert_eq!(portable_command(&format!("./oc{}", &reach["othello-census".len()..])), reach);
+        assert_eq!(
+            portable_command("/tmp/oc resume /work/runs/a15 --plies 15"),
+            "othello-census resume WORKDIR --plies 15"
+        );
+        assert_eq!(portable_command("oc resume /x/6x6-dfs-18.ckpt"), "othello-census resume CHECKPOINT");
+        // already portable
+        let plain = "othello-census count --size 6 --max-discs 16 -q --memory 6GiB";
+        assert_eq!(portable_command(plain), plain);
+        assert_eq!(portable_command(""), "");
+    }
+
+    #[test]
+    fn missing_machine_facts_read_not_recorded() {
+        assert_eq!(machine_cell(&json!({"cores": null}), true), "not recorded");
+        assert_eq!(machine_cell(&json!({}), false), "not recorded");
+        assert_eq!(machine_cell(&json!({"cores": 2}), false), "2 cores");
+        assert_eq!(machine_cell(&json!({"cores": 2, "memory_bytes": 25276063744u64}), true), "2 cores, 23.54 GiB RAM");
+        assert_eq!(machine_cell(&json!({"cores": 2}), true), "2 cores, RAM not recorded");
     }
 }
 
@@ -818,10 +960,10 @@ impl Catalog {
             return None;
         }
         let commit = |id: &str| {
-            self.runs
-                .iter()
-                .find(|r| r.id == id)
-                .map_or("?".to_string(), |r| format!("{} {}", r.version, r.commit.as_deref().unwrap_or("unknown")))
+            self.runs.iter().find(|r| r.id == id).map_or("?".to_string(), |r| match &r.commit {
+                Some(c) => format!("{} {c}", r.version),
+                None => format!("{}, commit {NOT_RECORDED}", r.version),
+            })
         };
         let mut out = format!(
             "# {}: Othello (Reversi) on 8x8, {}.\n# Terms computed exactly by othello-census; this file \
