@@ -3,8 +3,12 @@
 # with and without the flip-history relaxation, at the same per-sample
 # limits (issue 50's table). Usage:
 #   scripts/decider-stages.sh BIN [SAMPLES] [SEED] [BUDGET] [LAYERS...]
+# SETTINGS="SAT:EXACT ..." in the environment: the settings compared, each
+# the flip-history relaxation's conflicts and the exact encoding's (default
+# "0:0 20000:0": without and with the relaxation, no exact stage).
 # Prints one line per layer and setting: samples, joined, unreachable by
-# the relaxation, reachable, unreachable, undecided, seconds.
+# the relaxation, reachable and unreachable decided by the exact encoding,
+# reachable, unreachable, undecided, seconds.
 set -euo pipefail
 bin=$1
 samples=${2:-200}
@@ -14,18 +18,19 @@ shift $(( $# < 4 ? $# : 4 ))
 layers=("$@")
 [ ${#layers[@]} -gt 0 ] || layers=(44 48 52 56 60 64)
 echo "# $($bin --version); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); $(nproc) cores"
-echo "# discs sat_conflicts samples joined relaxed reachable unreachable undecided seconds"
+echo "# discs sat_conflicts exact_conflicts samples joined relaxed exact_reachable exact_unreachable reachable unreachable undecided seconds"
 for d in "${layers[@]}"; do
-    for c in 0 20000; do
+    for setting in ${SETTINGS:-0:0 20000:0}; do
+        c=${setting%%:*} x=${setting##*:}
         start=$(date +%s.%N)
         json=$($bin estimate --size 8 --discs "$d" --samples "$samples" --seed "$seed" --budget "$budget" \
-            --sat-conflicts "$c" --threads 1 --json -q)
+            --sat-conflicts "$c" --exact-conflicts "$x" --threads 1 --json -q)
         end=$(date +%s.%N)
         JSON=$json python3 -c '
 import json, os, sys
-d, c, start, end = sys.argv[1:]
+d, c, x, start, end = sys.argv[1:]
 t = json.loads(os.environ["JSON"])["layers"][0]["tally"]
-print(d, c, t["samples"], t["joined"], t.get("relaxed", 0), t["reachable"], t["unreachable"], t["undecided"],
-      f"{float(end) - float(start):.1f}")' "$d" "$c" "$start" "$end"
+print(d, c, x, t["samples"], t["joined"], t.get("relaxed", 0), t.get("exact_reachable", 0), t.get("exact_unreachable", 0),
+      t["reachable"], t["unreachable"], t["undecided"], f"{float(end) - float(start):.1f}")' "$d" "$c" "$x" "$start" "$end"
     done
 done
