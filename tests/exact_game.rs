@@ -263,3 +263,72 @@ fn behind_a_spent_search_the_exact_stage_agrees_with_the_search() {
     eprintln!("6x6 15-18 discs: {yes} reachable, {no} unreachable, {by_exact} decided by the exact stage");
     assert!(yes > 10 && no > 10 && by_exact > 10);
 }
+
+/// Census members and non-members: positions of games of 11 to 13 discs
+/// (8x8) and 12 to 14 discs (6x6), each also with one disc's colour
+/// changed and with one disc moved to an empty square next to it; the
+/// exact encoding's verdict is whether the census (the frontier, every
+/// reachable position up to that many discs, enumerated forwards) holds
+/// the position.
+fn census_verdicts<G: othello_census::key::Keyed + Geometry>(
+    discs: std::ops::RangeInclusive<u32>,
+    games: usize,
+    seed: u64,
+) {
+    let frontier = Frontier::<G>::build(*discs.end());
+    let mut rng = Rng(seed);
+    let (mut yes, mut no) = (0, 0);
+    let n = G::N;
+    for _ in 0..games {
+        let mut p = Position::<G>::start();
+        while p.discs() < *discs.end() {
+            let moves: Vec<u32> = p.legal_moves().iter().collect();
+            if moves.is_empty() {
+                break;
+            }
+            p = p.play(moves[(rng.next() % moves.len() as u64) as usize]);
+            if !discs.contains(&p.discs()) {
+                continue;
+            }
+            let (b, w) = (p.black().0, p.white().0);
+            let occ: Vec<u32> = (0..n * n).filter(|&s| (b | w) >> s & 1 == 1).collect();
+            let s = occ[(rng.next() % occ.len() as u64) as usize];
+            let black = p.side_to_move() == Color::Black;
+            let mut candidates = vec![p, position::<G>(b ^ 1 << s, w ^ 1 << s, black)];
+            // one disc moved to an empty neighbour
+            let (r, c) = ((s / n) as i32, (s % n) as i32);
+            for (dr, dc) in [(0, 1), (1, 0), (0, -1), (-1, 0)] {
+                let (r2, c2) = (r + dr, c + dc);
+                if (0..n as i32).contains(&r2) && (0..n as i32).contains(&c2) {
+                    let t = (r2 * n as i32 + c2) as u32;
+                    if (b | w) >> t & 1 == 0 {
+                        let mv = |x: u64| if x >> s & 1 == 1 { x & !(1 << s) | 1 << t } else { x };
+                        candidates.push(position::<G>(mv(b), mv(w), black));
+                        break;
+                    }
+                }
+            }
+            for q in candidates {
+                let want = frontier.contains(&q);
+                let got = match exact_game::<G>(&q, CONFLICTS) {
+                    Exact::Reachable(g) => {
+                        assert_eq!(g.replay(), Ok(()));
+                        true
+                    }
+                    Exact::Unreachable => false,
+                    Exact::Unknown => panic!("undecided within {CONFLICTS} conflicts: {}", q.line()),
+                };
+                assert_eq!(got, want, "the census says {want}: {}", q.line());
+                if want { yes += 1 } else { no += 1 }
+            }
+        }
+    }
+    eprintln!("{n}x{n}, {discs:?} discs: {yes} census members, {no} non-members, as the census says");
+    assert!(yes > 10 && no > 10);
+}
+
+#[test]
+fn census_members_and_non_members_get_the_censuss_verdict() {
+    census_verdicts::<B6>(12..=14, 8, 3);
+    census_verdicts::<B8>(11..=13, 6, 4);
+}
