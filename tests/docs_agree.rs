@@ -72,6 +72,23 @@ fn readme_gives_the_catalogues_6x6_figure() {
     }
 }
 
+/// README's 8x8 answer is the catalogue's whole-board interval (to three
+/// significant digits), as `results/README.md` states it.
+#[test]
+fn readme_gives_the_catalogues_8x8_interval() {
+    let results = read("results/README.md");
+    let line = results.lines().find(|l| l.starts_with("**The whole 8x8 board**")).expect("an 8x8 whole-board line");
+    let after = line.split("positions ").nth(1).unwrap();
+    let numbers: Vec<f64> = after.split([' ', '(', ')', ',']).filter_map(|w| w.parse::<f64>().ok()).take(3).collect();
+    assert_eq!(numbers.len(), 3, "{line}");
+    let readme = read("README.md");
+    let row = readme.lines().find(|l| l.starts_with("| 8x8 |")).expect("README's 8x8 row");
+    for x in numbers {
+        let three = format!("{x:.2e}");
+        assert!(row.contains(&three), "README's 8x8 row lacks {three}: {row}");
+    }
+}
+
 /// README's set-up is the two commands a fresh machine with the Rust
 /// toolchain runs (the main job on the small default board, and the
 /// tests, which CI runs as README gives them), and README stays a page a
