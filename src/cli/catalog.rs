@@ -99,6 +99,14 @@ fn add(runs: &[PathBuf], dir: &Path) -> anyhow::Result<ExitCode> {
             serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: not a result file ({e})", path.display()))?;
         let table = catalog.add(path, &doc)?;
         added.push(format!("{}: added to {table}", path.display()));
+        if othello_census::report::catalog::unsealed(&doc) {
+            added.push(format!(
+                "warning: {} was written before result documents carried a checksum (schema version {}): its \
+                 counts were checked with one another, but an edit that keeps them consistent cannot be found",
+                path.display(),
+                doc["schema_version"]
+            ));
+        }
         if let Some(commit) = doc["commit"].as_str().filter(|c| c.ends_with("-dirty")) {
             added.push(format!(
                 "warning: {} was computed by a build with uncommitted changes (commit {commit}); its rows \
