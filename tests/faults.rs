@@ -484,3 +484,43 @@ fn a_failed_resume_leaves_the_runs_limit() {
     assert!(err.contains("needs an estimated"), "{err}");
     assert_eq!(std::fs::read(d.join("w/run.manifest")).unwrap(), manifest, "the manifest is unchanged");
 }
+
+/// Issue 52, item 4: a DFS run whose --out cannot take the result at the
+/// end (here the directory replaced by a file while it counts) writes the
+/// result files beside its checkpoint instead, says where in one line and
+/// exits non-zero; before, a run too short to have saved a checkpoint left
+/// nothing to report from but the table on stdout.
+#[test]
+fn a_dfs_result_that_out_refuses_goes_beside_the_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("ck")).unwrap();
+    let child = Command::new(bin())
+        .args(["count", "--size", "6", "--max-discs", "14", "--threads", "1", "-q", "--out", "res"])
+        .args(["--checkpoint", "ck/c.ckpt"])
+        .current_dir(d)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    common::wait_for_cpu(&child, 0.2, Duration::from_secs(20));
+    // --out was checked before the run; now it cannot take a file
+    if d.join("res").is_dir() {
+        std::fs::remove_dir_all(d.join("res")).unwrap();
+    }
+    std::fs::write(d.join("res"), b"not a directory").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("could not be written into res") && err.contains("instead"), "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("census 6x6"), "the table still reaches stdout");
+    let json: Vec<String> = names(&d.join("ck")).into_iter().filter(|n| n.ends_with(".json")).collect();
+    assert_eq!(json.len(), 1, "{:?}", names(&d.join("ck")));
+    assert!(err.contains(&json[0]), "{err}");
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join("ck").join(&json[0])).unwrap()).unwrap();
+    assert!(doc["totals"]["positions"].as_u64().is_some());
+    assert!(othello_census::report::seal::verify(&doc).is_ok());
+    assert!(names(&d.join("ck")).iter().any(|n| n.ends_with(".csv")));
+    assert_eq!(std::fs::read(d.join("res")).unwrap(), b"not a directory", "the file in the way is untouched");
+}

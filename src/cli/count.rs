@@ -233,7 +233,13 @@ fn drive<G: Keyed>(
         engine_stats: stats_map(&outcome.stats()),
     };
     let kept = job.plan.path.exists();
-    let code = report(out_dir, out.json, out.quiet, &run, &outcome.census)
+    // where the result goes when --out refuses it at the end: beside the
+    // checkpoint (its directory was checked writable before the run)
+    let beside = match job.plan.path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let code = report(out_dir, out.json, out.quiet, &run, &outcome.census, Some(&beside))
         .map_err(|e| if kept { e.context(format!("the checkpoint {} is kept", job.plan.path.display())) } else { e })?;
     // the result is written: the checkpoint of the finished run would only
     // make a later `resume` of it count its last stretch again and write

@@ -385,7 +385,7 @@ fn finish(
         resumed,
         engine_stats: stats_map(&stats),
     };
-    let code = report(&out.out_dir(), out.json, out.quiet, &run, &outcome.census)?;
+    let code = report(&out.out_dir(), out.json, out.quiet, &run, &outcome.census, None)?;
     if !out.quiet && outcome.last_layer_stored {
         note(format!(
             "the last layer stays in {} ({}); delete the directory when you no longer need it",
