@@ -524,3 +524,60 @@ fn a_dfs_result_that_out_refuses_goes_beside_the_checkpoint() {
     assert!(names(&d.join("ck")).iter().any(|n| n.ends_with(".csv")));
     assert_eq!(std::fs::read(d.join("res")).unwrap(), b"not a directory", "the file in the way is untouched");
 }
+
+/// Issue 52, item 8: hostile values are refused in one line before any
+/// work. A --budget beyond 10^15 (3.85e17 wrapped the memory estimate to a
+/// few bytes and ran), 0 or 10^30; `estimate --resolve` of /dev/zero or a
+/// FIFO (read until memory ran out, or waited on); threads and partitions
+/// whose buffers exceed --memory (3.1 GB at --memory 1MiB); a solve of a
+/// position with an empty centre square (an empty board was solved); a
+/// perft deeper than the longest game (4x4 to 100 printed 83 rows of
+/// zeros). Nothing is written.
+#[test]
+fn out_of_range_values_and_impossible_positions_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let fifo = d.join("fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let fifo = fifo.to_string_lossy().into_owned();
+    let cases: &[(&[&str], &str)] = &[
+        (&["estimate", "--size", "6", "--budget", "385000000000000000"], "from 1 to 1000000000000000"),
+        (&["estimate", "--size", "6", "--budget", "1000000000000000000000000000000"], "from 1 to"),
+        (&["estimate", "--size", "6", "--budget", "0"], "from 1 to"),
+        (&["reachable", "--budget", "0", "--position", "----------------X"], "from 1 to"),
+        (&["estimate", "--resolve", "/dev/zero", "--budget", "10"], "not a regular file"),
+        (&["estimate", "--resolve", &fifo, "--budget", "10"], "not a regular file"),
+        (
+            &[
+                "count",
+                "--engine",
+                "layers",
+                "--size",
+                "4",
+                "--threads",
+                "1024",
+                "--partitions",
+                "4096",
+                "--memory",
+                "1MiB",
+            ],
+            "give fewer --threads or --partitions",
+        ),
+        (&["solve", "--position", "---------------- X"], "centre square is empty"),
+        (&["solve", "--position", "-----XO--O------ X"], "centre square is empty"),
+        (&["perft", "--size", "4", "--depth", "100"], "give --depth 24 or less"),
+    ];
+    for (args, needle) in cases {
+        let started = Instant::now();
+        let out = run_in(d, args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("error: ") && err.contains(needle), "{args:?}: {err}");
+        assert!(started.elapsed() < Duration::from_secs(10), "{args:?} took {:?}", started.elapsed());
+    }
+    assert_eq!(names(d), vec!["fifo".to_string()], "nothing written");
+    // the letters --help documents are read, and the start solves
+    let out = run_in(d, &["solve", "--position", "....  .wb.  .bw.  .... b", "-q"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}

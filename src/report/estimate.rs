@@ -180,7 +180,10 @@ pub fn validate_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
     };
     let n = doc["size"].as_u64().filter(|n| [4, 6, 8].contains(n)).ok_or("no board size 4, 6 or 8")? as u32;
     let seed = doc["seed"].as_u64().ok_or("no seed")?;
-    let budget = doc["budget"].as_u64().filter(|&b| b > 0).ok_or("no search budget")?;
+    let budget = match &doc["budget"] {
+        Value::Null => return Err("no search budget".into()),
+        b => b.as_u64().filter(|&b| b > 0).ok_or_else(|| format!("a search budget of {b}, not 1 to 2^64 - 1"))?,
+    };
     // a run stopped by a signal kept, of the samples under way, those
     // whose searches had ended: the quick ones, so its figures may lean
     if doc["interrupted"] == true {
