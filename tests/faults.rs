@@ -581,3 +581,59 @@ fn out_of_range_values_and_impossible_positions_are_refused() {
     let out = run_in(d, &["solve", "--position", "....  .wb.  .bw.  .... b", "-q"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// Issue 52, item 9: a work directory another process is running is named
+/// as such. `resume` and `count --work-dir` of it say so in one line and
+/// no longer advise `resume` of it (they told the user to resume the
+/// directory the other process runs); `inspect` says the run is live and
+/// exits 0 instead of reporting "FAILED" for a part being written.
+#[test]
+fn a_running_work_directory_is_named_as_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut child = Command::new(bin())
+        .args(["count", "--engine", "layers", "--size", "6", "--max-discs", "16", "-j", "1", "-q"])
+        .args(["--work-dir", "w", "--out", "o"])
+        .current_dir(d)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !(d.join("w/run.lock").exists() && d.join("w/run.manifest").exists()) {
+        assert!(started.elapsed() < Duration::from_secs(30), "the run did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for args in [&["resume", "w"][..], &["count", "--engine", "layers", "--size", "6", "--work-dir", "w", "--out", "o"]]
+    {
+        let out = run_in(d, args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains("another othello-census process is running this work directory"), "{args:?}: {err}");
+        assert!(!err.contains("resume"), "{args:?}: {err}");
+    }
+    let out = run_in(d, &["inspect", "w"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("running: another othello-census process holds its lock"), "{text}");
+    assert!(!text.contains("FAILED"), "{text}");
+    common::signal(&child, "TERM");
+    let _ = child.wait();
+    // stopped: inspect checks every part again, and says nothing of a run
+    let out = run_in(d, &["inspect", "w"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && !text.contains("running:") && text.contains("checksums: ok"), "{text}");
+}
+
+/// Issue 52, item 9: `estimate --discs 22-20` is named a reversed range
+/// (it said "22-20 is outside 4..=36").
+#[test]
+fn a_reversed_disc_range_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    common::fails_with(
+        dir.path(),
+        &["estimate", "--size", "6", "--discs", "22-20"],
+        "reversed range; give the smaller count first (20-22)",
+    );
+}

@@ -64,7 +64,10 @@ fn parse_discs(spec: &str, n: u32) -> anyhow::Result<Vec<u32>> {
             a.parse().with_context(|| format!("--discs: {part:?} is not a disc count or a range K-L"))?,
             b.parse().with_context(|| format!("--discs: {part:?} is not a disc count or a range K-L"))?,
         );
-        if a < 4 || b > max || a > b {
+        if a > b {
+            bail!("--discs: {part} is a reversed range; give the smaller count first ({b}-{a})");
+        }
+        if a < 4 || b > max {
             bail!("--discs: {part} is outside 4..={max} on a {n}x{n} board");
         }
         out.extend(a..=b);

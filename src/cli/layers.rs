@@ -44,6 +44,13 @@ pub fn count(a: &LayersCount, command_line: &str, ranks: &Ranks) -> anyhow::Resu
         String::from_utf8_lossy(&ranks.broadcast(work_dir.to_string_lossy().into_owned().into_bytes())).into_owned(),
     );
     if ranks.rank() == 0 {
+        if WorkDir::new(&work_dir).is_running() {
+            bail!(
+                "{}: another othello-census process is running this work directory (run.lock is held); wait for it \
+                 to finish, or give another --work-dir",
+                work_dir.display()
+            );
+        }
         if WorkDir::is_work_dir(&work_dir) {
             bail!(
                 "{} already holds a layered run; continue it with `{}othello-census resume {}`",
@@ -399,8 +406,9 @@ fn finish(
             launcher(ranks),
             shell_path(work_dir)
         ),
-        // these say what to do themselves
-        Err(e @ LayersError::WorkDir { .. }) => return Err(e.into()),
+        // these say what to do themselves (a locked directory is another
+        // process's to continue: no "resume" advice)
+        Err(e @ (LayersError::WorkDir { .. } | LayersError::Locked(_))) => return Err(e.into()),
         Err(e) if e.damaged_file() => bail!(
             "{e}; resuming cannot get past a damaged file: restore it from a copy and resume, or start the run \
              again in a new work directory"
@@ -459,10 +467,22 @@ pub fn inspect_dir(a: &InspectArgs) -> anyhow::Result<ExitCode> {
             disk = othello_census::text::human_bytes(i.bytes as f64),
             check = if i.checksums_ok {
                 format!("ok ({} parts of layer {})", i.parts_checked, i.checked_layer)
+            } else if i.running {
+                format!("{} of {} parts did not check while they are being written", i.problems.len(), i.parts_checked)
             } else {
                 format!("FAILED ({} of {} parts)", i.problems.len(), i.parts_checked)
             }
         )?;
+        if i.running {
+            crate::outln!(
+                "running: another othello-census process holds its lock (run.lock); this is a view of a live run,                  inspect it again once the run stops to check every part"
+            )?;
+        }
+    }
+    // a part of a live run may be read while it is written: that is no
+    // damage (it said FAILED for a moment on a healthy run)
+    if i.running {
+        return Ok(ExitCode::SUCCESS);
     }
     if let Some(first) = i.problems.first() {
         bail!(
