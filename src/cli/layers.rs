@@ -262,6 +262,10 @@ pub fn resume_dir(a: &ResumeArgs, ranks: &Ranks) -> anyhow::Result<ExitCode> {
 /// of 4-8 h with 25 min left.)
 const MERGE_OVERHEAD: f64 = 0.15;
 
+/// Seconds a layer's expansion is watched before its rate and growth
+/// price the rest of the run ([`layers_message`]).
+const RUN_ETA_AFTER: f64 = 5.0;
+
 /// The progress message of a layered run: the phase of the current layer
 /// and, while expanding, the ETA of the layer and of the whole run, from
 /// the measured rate and the growth of the last layer. `merged` is how
@@ -289,7 +293,13 @@ fn layers_message(live: &LayersLive, since: (u64, f64), merged: Option<f64>, tot
                 human_duration(total_secs)
             );
         }
-        let run_eta = if previous > 0 {
+        // the run's ETA extrapolates this layer's rate and growth to every
+        // later layer: on a layer measured for a moment both are noise (4 s
+        // into an 11 s run it said ~31 min), so only once the layer has
+        // been watched for RUN_ETA_AFTER seconds
+        let run_eta = if previous > 0 && since.1 < RUN_ETA_AFTER {
+            format!(", run ETA once a layer has run {RUN_ETA_AFTER:.0} s")
+        } else if previous > 0 {
             let growth = total as f64 / previous as f64;
             let merge_rate = match merged {
                 Some(secs) if secs > 0.0 => total as f64 / secs,
@@ -491,4 +501,25 @@ pub fn inspect_dir(a: &InspectArgs) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 52, item 10: no run ETA from a layer watched for a moment;
+    /// one once it has run long enough to measure.
+    #[test]
+    fn the_run_eta_waits_for_a_measured_layer() {
+        let live = LayersLive::default();
+        live.layer.store(8, Ordering::Relaxed);
+        live.total.store(1000, Ordering::Relaxed);
+        live.done.store(400, Ordering::Relaxed);
+        live.previous.store(300, Ordering::Relaxed);
+        live.limit.store(16, Ordering::Relaxed);
+        let early = layers_message(&live, (0, 0.5), None, 4.0);
+        assert!(early.contains("run ETA once a layer has run") && !early.contains("run ETA ~"), "{early}");
+        let later = layers_message(&live, (0, RUN_ETA_AFTER + 1.0), None, 20.0);
+        assert!(later.contains("run ETA ~"), "{later}");
+    }
 }
