@@ -555,7 +555,9 @@ pub fn census_layer_memory(reserved: u64) -> u64 {
 /// census layer), from [`Frontier::bytes_needed`] and
 /// [`Search::peak_bytes`].
 pub fn search_memory<G: Keyed>(frontier_discs: u32, budget: u64, threads: usize) -> u64 {
-    Frontier::<G>::bytes_needed(frontier_discs) as u64 + Search::<G>::peak_bytes(budget).saturating_mul(threads as u64)
+    // saturating: a sum that wrapped let an impossible budget through
+    (Frontier::<G>::bytes_needed(frontier_discs) as u64)
+        .saturating_add(Search::<G>::peak_bytes(budget).saturating_mul(threads as u64))
 }
 
 /// Searches that would hold more memory than is free: each of `threads`
@@ -597,7 +599,8 @@ pub fn searches_fit<G: Keyed>(
         return Ok(need);
     }
     let one = Search::<G>::peak_bytes(budget);
-    let per_thread = allowed.saturating_sub(need - one * threads as u64) / threads.max(1) as u64;
+    let per_thread =
+        allowed.saturating_sub(need.saturating_sub(one.saturating_mul(threads as u64))) / threads.max(1) as u64;
     // a search's memory steps up where its table doubles, at powers of two
     let mut fits = 1u64;
     while Search::<G>::peak_bytes(fits * 2) <= per_thread {

@@ -2,6 +2,18 @@
 //! the number, words in the plural, and shell quoting for commands a user
 //! may copy and paste. Every layer may use them (they depend on nothing).
 
+/// Two sizes set side by side ("needs A, only B free"): as
+/// [`human_bytes`], and with their byte counts where those read the same
+/// ("needs 58.0 MiB, only 58.0 MiB free" said nothing).
+pub fn distinct_bytes(a: f64, b: f64) -> (String, String) {
+    let (x, y) = (human_bytes(a), human_bytes(b));
+    if x == y && a.is_finite() && b.is_finite() {
+        (format!("{x} ({:.0} bytes)", a.ceil()), format!("{y} ({:.0} bytes)", b.floor()))
+    } else {
+        (x, y)
+    }
+}
+
 /// A byte count in the unit that fits it: `512 B`, `3.4 KiB`, `160 MiB`,
 /// `2.25 GiB`, `1.50 TiB`; beyond 1024 TiB a power of ten (`2.1e22 bytes`).
 /// Never rounds a non-zero size to zero, and keeps three significant digits.
@@ -68,6 +80,15 @@ pub fn shell_words<S: AsRef<str>>(words: impl IntoIterator<Item = S>) -> String 
 
 #[cfg(test)]
 mod tests {
+    /// Sizes that read the same are told apart by their bytes.
+    #[test]
+    fn equal_looking_sizes_show_their_bytes() {
+        let mib = (1u64 << 20) as f64;
+        let (a, b) = super::distinct_bytes(58.04 * mib, 57.98 * mib);
+        assert!(a.contains("bytes") && b.contains("bytes") && a != b, "{a} / {b}");
+        assert_eq!(super::distinct_bytes(60.0 * mib, 2.0 * mib), ("60.0 MiB".to_string(), "2.00 MiB".to_string()));
+    }
+
     use super::*;
 
     #[test]

@@ -85,9 +85,12 @@ fn incomplete_or_inconsistent_runs_are_refused_and_nothing_is_written() {
     let good =
         result_of(d, "a", &["--engine", "layers", "--size", "8", "--by", "ply", "--plies", "7", "--work-dir", "w"]);
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&good).unwrap()).unwrap();
+    // each variant sealed again (a forger can compute the checksum): the
+    // checks of its counts must find it
     let variant = |name: &str, f: &dyn Fn(&mut Value)| {
         let mut v = doc.clone();
         f(&mut v);
+        othello_census::report::seal::seal(&mut v);
         let p = d.join(name);
         std::fs::write(&p, serde_json::to_string(&v).unwrap()).unwrap();
         p.to_string_lossy().into_owned()
@@ -122,8 +125,11 @@ fn incomplete_or_inconsistent_runs_are_refused_and_nothing_is_written() {
     fails_with(d, &["catalog", "add", "--new", "--dir", "cat", &gap], "not contiguous");
     // positions by games that do not add up to the layer's positions
     let spread = variant("spread.json", &|v| {
-        let bucket = &mut v["layers"][4]["positions_by_games"]["1"]["positions"];
-        *bucket = Value::from(bucket.as_u64().unwrap() + 1);
+        // the bucket itself consistent: one game a position
+        for f in ["positions", "games"] {
+            let bucket = &mut v["layers"][4]["positions_by_games"]["1"][f];
+            *bucket = Value::from(bucket.as_u64().unwrap() + 1);
+        }
     });
     fails_with(d, &["catalog", "add", "--new", "--dir", "cat", &spread], "positions by games do not add up");
     // more games ending in a layer than reach it
@@ -172,7 +178,7 @@ fn game_columns_by_ply_are_held_to_their_published_conventions() {
     let d = dir.path();
     let good = result_of(d, "a", &["--engine", "layers", "--size", "4", "--by", "ply", "--work-dir", "w"]);
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&good).unwrap()).unwrap();
-    assert_eq!(doc["schema_version"], 3);
+    assert_eq!(doc["schema_version"], othello_census::report::census::SCHEMA_VERSION);
     let col = |v: &Value, name: &str| -> Vec<u128> {
         v["layers"].as_array().unwrap().iter().take(17).map(|l| l[name].as_u64().unwrap() as u128).collect()
     };
@@ -184,8 +190,10 @@ fn game_columns_by_ply_are_held_to_their_published_conventions() {
     assert!(csv.lines().any(|l| l.starts_with("# games: ") && l.contains("A124004")), "{csv}");
 
     let write = |name: &str, v: &Value| {
+        let mut v = v.clone();
+        othello_census::report::seal::seal(&mut v);
         let p = d.join(name);
-        std::fs::write(&p, serde_json::to_string(v).unwrap()).unwrap();
+        std::fs::write(&p, serde_json::to_string(&v).unwrap()).unwrap();
         p.to_string_lossy().into_owned()
     };
     // swapped columns (totals untouched: they hold no such column)
@@ -318,9 +326,11 @@ fn runs_of_dirty_builds_are_added_with_a_warning() {
     let run = result_of(d, "a", &["--size", "4"]);
     let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&run).unwrap()).unwrap();
     doc["commit"] = Value::from("0123456789ab-dirty");
+    othello_census::report::seal::seal(&mut doc);
     let dirty = d.join("dirty.json");
     std::fs::write(&dirty, serde_json::to_string(&doc).unwrap()).unwrap();
     doc["commit"] = Value::from("0123456789ab");
+    othello_census::report::seal::seal(&mut doc);
     let clean = d.join("clean.json");
     std::fs::write(&clean, serde_json::to_string(&doc).unwrap()).unwrap();
     let out = add(d, &[&clean]);
@@ -347,6 +357,7 @@ fn concurrent_adds_all_land() {
         .map(|i| {
             let mut v = doc.clone();
             v["elapsed_seconds"] = Value::from(1.0 + i as f64);
+            othello_census::report::seal::seal(&mut v);
             let p = d.join(format!("run-{i}.json"));
             std::fs::write(&p, serde_json::to_string(&v).unwrap()).unwrap();
             p
@@ -431,4 +442,124 @@ fn a_catalogue_with_an_estimate_that_no_longer_checks_is_refused() {
     assert!(err.contains("no longer checks") && err.contains("nothing is written"), "{err}");
     assert_eq!(std::fs::read_to_string(cat.join("catalog.json")).unwrap(), text);
     assert_eq!(std::fs::read_dir(&cat).unwrap().count(), 1, "only catalog.json");
+}
+
+/// Issue 52, item 7: a result or estimate document edited after it was
+/// written is refused in one line, nothing written. An edit that keeps the
+/// counts consistent is found by the checksum (version 4 results, version
+/// 3 estimates); one whose checksum was computed again, by the documents'
+/// invariants (the start layer, the positions by games, the totals). The
+/// same finished run reported again by `resume` (a `-2` file) is not a
+/// second run. A document of an older version, without a checksum, is
+/// added with a one-line warning.
+#[test]
+fn edited_documents_and_runs_reported_again_are_refused() {
+    use othello_census::report::seal::seal;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cat = |files: &[&Path]| add(d, files);
+    let ply =
+        result_of(d, "a", &["--engine", "layers", "--size", "8", "--by", "ply", "--plies", "7", "--work-dir", "w"]);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&ply).unwrap()).unwrap();
+    let write = |name: &str, v: &Value| {
+        let p = d.join(name);
+        std::fs::write(&p, serde_json::to_string_pretty(v).unwrap()).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    let refused = |file: &str, needle: &str| {
+        fails_with(d, &["catalog", "add", "--new", "--dir", "cat", file], needle);
+        assert!(!d.join("cat").exists(), "nothing was written");
+    };
+    // +1 to a count no check relates to another (each of them was accepted
+    // on 51dd78d): the checksum finds it
+    let discs = result_of(d, "b", &["--engine", "layers", "--size", "4", "--work-dir", "w2"]);
+    let by_discs: Value = serde_json::from_str(&std::fs::read_to_string(&discs).unwrap()).unwrap();
+    // (places in the 4x4 run's layers: 12 discs, 13, 10)
+    for (layer, field) in [(8, "pass_classes"), (9, "terminal_classes"), (6, "shapes")] {
+        let mut v = by_discs.clone();
+        v["layers"][layer][field] = Value::from(v["layers"][layer][field].as_u64().unwrap() + 1);
+        if let Some(t) = v["totals"][field].as_u64() {
+            v["totals"][field] = Value::from(t + 1);
+        }
+        refused(&write("plus1.json", &v), "was edited");
+    }
+    // the checksum removed from a version 4 document
+    let mut v = doc.clone();
+    v.as_object_mut().unwrap().remove("checksum");
+    refused(&write("bare.json", &v), "no checksum");
+    // sealed again: the start layer has one game and no pass
+    let mut v = doc.clone();
+    v["layers"][0]["games_passes"] = Value::from(1);
+    seal(&mut v);
+    refused(&write("start.json", &v), "start layer");
+    // by discs, the games of the positions reached by one game are those
+    // positions (by ply the layer's games also bound them)
+    let mut v = by_discs.clone();
+    let g = &mut v["layers"][5]["positions_by_games"]["1"]["games"];
+    *g = Value::from(g.as_u64().unwrap() + 1);
+    seal(&mut v);
+    refused(&write("bucket.json", &v), "bucket 1");
+    // a totals' count that is not its column's sum
+    let mut v = doc.clone();
+    v["totals"]["pass_classes"] = Value::from(v["totals"]["pass_classes"].as_u64().unwrap() + 1);
+    seal(&mut v);
+    refused(&write("totals.json", &v), "totals.pass_classes");
+
+    // estimates: a changed seed (one run pooled twice), totals edited
+    let est = Command::new(bin())
+        .args(["estimate", "--size", "4", "--discs", "10-12", "--samples", "2000", "--seed", "5", "-q", "--json"])
+        .current_dir(d)
+        .output()
+        .unwrap();
+    assert!(est.status.success());
+    let e: Value = serde_json::from_slice(&est.stdout).unwrap();
+    let mut v = e.clone();
+    v["seed"] = Value::from(6);
+    refused(&write("seed.json", &v), "was edited");
+    let mut v = e.clone();
+    v["totals"]["positions"]["estimate"] = Value::from(1e6);
+    seal(&mut v);
+    refused(&write("est-totals.json", &v), "totals' intervals");
+
+    // the finished layered run reported again by resume: the same run
+    let again = Command::new(bin()).args(["resume", "w2", "-q", "--out", "b"]).current_dir(d).output().unwrap();
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+    let second = std::fs::read_dir(d.join("b"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "json") && *p != discs)
+        .expect("a second result (a -2 file within the same second)");
+    let out = cat(&[&discs]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let before = std::fs::read(d.join("cat/catalog.json")).unwrap();
+    fails_with(d, &["catalog", "add", "--dir", "cat", &second.to_string_lossy()], "reported again by resume");
+    assert_eq!(std::fs::read(d.join("cat/catalog.json")).unwrap(), before);
+
+    // a version 3 document (no checksum) is added, with one warning line
+    let mut old = doc.clone();
+    old.as_object_mut().unwrap().remove("checksum");
+    old["schema_version"] = Value::from(3);
+    let old = write("old.json", &old);
+    let out = Command::new(bin()).args(["catalog", "add", "--dir", "cat", &old]).current_dir(d).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    // (a build with local changes warns of that too)
+    let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning: ") && l.contains("checksum")).collect();
+    assert!(warnings.len() == 1 && warnings[0].contains("before result documents carried a checksum"), "{err}");
+
+    // the catalogue's load finds an estimate of version 3 edited inside it
+    let out = Command::new(bin())
+        .args(["catalog", "add", "--dir", "cat", &write("est.json", &e)])
+        .current_dir(d)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut c: Value = serde_json::from_slice(&std::fs::read(d.join("cat/catalog.json")).unwrap()).unwrap();
+    assert!(c["estimates"][0]["checksum"].is_string());
+    c["estimates"][0]["seed"] = Value::from(99);
+    let text = serde_json::to_string_pretty(&c).unwrap();
+    std::fs::write(d.join("cat/catalog.json"), &text).unwrap();
+    fails_with(d, &["catalog", "regenerate", "--dir", "cat"], "was edited");
+    assert_eq!(std::fs::read_to_string(d.join("cat/catalog.json")).unwrap(), text);
 }

@@ -115,7 +115,13 @@ fn count_4x4_json_and_result_files() {
     assert_eq!(cells[10..12], ["8988", "2279"]);
     let hist: u64 = cells[12].split(' ').map(|p| p.split_once(':').unwrap().1.parse::<u64>().unwrap()).sum();
     assert_eq!(hist, 6168);
-    assert!(csv.starts_with("# schema: othello-census-results 3\n"), "{csv}");
+    assert!(
+        csv.starts_with(&format!(
+            "# schema: othello-census-results {}\n",
+            othello_census::report::census::SCHEMA_VERSION
+        )),
+        "{csv}"
+    );
     assert!(
         csv.lines().any(|l| l.starts_with("# engine: dfs; board: 4x4; layer_by: discs; limit: 16; complete: true"))
     );

@@ -594,6 +594,14 @@ fn resolve_decides_the_undecided_samples_again() {
         serde_json::json!(doc["undecided_samples"][0]["index"].as_u64().unwrap() + 1);
     let edited = dir.path().join("edited.json");
     std::fs::write(&edited, serde_json::to_vec(&doc).unwrap()).unwrap();
+    // the checksum finds the edit; sealed again, the samples' check does
+    common::fails_with(
+        dir.path(),
+        &["estimate", "--resolve", edited.to_str().unwrap(), "--budget", "100"],
+        "was edited",
+    );
+    othello_census::report::seal::seal(&mut doc);
+    std::fs::write(&edited, serde_json::to_vec(&doc).unwrap()).unwrap();
     common::fails_with(
         dir.path(),
         &["estimate", "--resolve", edited.to_str().unwrap(), "--budget", "100"],
@@ -745,6 +753,7 @@ fn estimates_enter_the_catalogue_apart() {
     let mut legacy = doc.clone();
     legacy.as_object_mut().unwrap().remove("census_layer");
     legacy["odd_pass_discs"] = serde_json::json!(10);
+    othello_census::report::seal::seal(&mut legacy);
     let strength = |d: &serde_json::Value| othello_census::report::estimate::validate_estimate(d).unwrap().strength();
     assert_eq!(strength(&legacy), strength(&doc));
     assert_eq!(
@@ -795,6 +804,7 @@ fn estimates_enter_the_catalogue_apart() {
     older.as_object_mut().unwrap().remove("search_generation");
     older["seed"] = serde_json::json!(3);
     older["budget"] = serde_json::json!(4_000_000);
+    othello_census::report::seal::seal(&mut older);
     let older_path = runs.join("estimate-4x4-older.json");
     std::fs::write(&older_path, serde_json::to_vec(&older).unwrap()).unwrap();
     assert_eq!(strength(&older).0, 1);

@@ -484,3 +484,156 @@ fn a_failed_resume_leaves_the_runs_limit() {
     assert!(err.contains("needs an estimated"), "{err}");
     assert_eq!(std::fs::read(d.join("w/run.manifest")).unwrap(), manifest, "the manifest is unchanged");
 }
+
+/// Issue 52, item 4: a DFS run whose --out cannot take the result at the
+/// end (here the directory replaced by a file while it counts) writes the
+/// result files beside its checkpoint instead, says where in one line and
+/// exits non-zero; before, a run too short to have saved a checkpoint left
+/// nothing to report from but the table on stdout.
+#[test]
+fn a_dfs_result_that_out_refuses_goes_beside_the_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("ck")).unwrap();
+    let child = Command::new(bin())
+        .args(["count", "--size", "6", "--max-discs", "14", "--threads", "1", "-q", "--out", "res"])
+        .args(["--checkpoint", "ck/c.ckpt"])
+        .current_dir(d)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    common::wait_for_cpu(&child, 0.2, Duration::from_secs(20));
+    // --out was checked before the run; now it cannot take a file
+    if d.join("res").is_dir() {
+        std::fs::remove_dir_all(d.join("res")).unwrap();
+    }
+    std::fs::write(d.join("res"), b"not a directory").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("could not be written into res") && err.contains("instead"), "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("census 6x6"), "the table still reaches stdout");
+    let json: Vec<String> = names(&d.join("ck")).into_iter().filter(|n| n.ends_with(".json")).collect();
+    assert_eq!(json.len(), 1, "{:?}", names(&d.join("ck")));
+    assert!(err.contains(&json[0]), "{err}");
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join("ck").join(&json[0])).unwrap()).unwrap();
+    assert!(doc["totals"]["positions"].as_u64().is_some());
+    assert!(othello_census::report::seal::verify(&doc).is_ok());
+    assert!(names(&d.join("ck")).iter().any(|n| n.ends_with(".csv")));
+    assert_eq!(std::fs::read(d.join("res")).unwrap(), b"not a directory", "the file in the way is untouched");
+}
+
+/// Issue 52, item 8: hostile values are refused in one line before any
+/// work. A --budget beyond 10^15 (3.85e17 wrapped the memory estimate to a
+/// few bytes and ran), 0 or 10^30; `estimate --resolve` of /dev/zero or a
+/// FIFO (read until memory ran out, or waited on); threads and partitions
+/// whose buffers exceed --memory (3.1 GB at --memory 1MiB); a solve of a
+/// position with an empty centre square (an empty board was solved); a
+/// perft deeper than the longest game (4x4 to 100 printed 83 rows of
+/// zeros). Nothing is written.
+#[test]
+fn out_of_range_values_and_impossible_positions_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let fifo = d.join("fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let fifo = fifo.to_string_lossy().into_owned();
+    let cases: &[(&[&str], &str)] = &[
+        (&["estimate", "--size", "6", "--budget", "385000000000000000"], "from 1 to 1000000000000000"),
+        (&["estimate", "--size", "6", "--budget", "1000000000000000000000000000000"], "from 1 to"),
+        (&["estimate", "--size", "6", "--budget", "0"], "from 1 to"),
+        (&["reachable", "--budget", "0", "--position", "----------------X"], "from 1 to"),
+        (&["estimate", "--resolve", "/dev/zero", "--budget", "10"], "not a regular file"),
+        (&["estimate", "--resolve", &fifo, "--budget", "10"], "not a regular file"),
+        (
+            &[
+                "count",
+                "--engine",
+                "layers",
+                "--size",
+                "4",
+                "--threads",
+                "1024",
+                "--partitions",
+                "4096",
+                "--memory",
+                "1MiB",
+            ],
+            "give fewer --threads or --partitions",
+        ),
+        (&["solve", "--position", "---------------- X"], "centre square is empty"),
+        (&["solve", "--position", "-----XO--O------ X"], "centre square is empty"),
+        (&["perft", "--size", "4", "--depth", "100"], "give --depth 24 or less"),
+    ];
+    for (args, needle) in cases {
+        let started = Instant::now();
+        let out = run_in(d, args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("error: ") && err.contains(needle), "{args:?}: {err}");
+        assert!(started.elapsed() < Duration::from_secs(10), "{args:?} took {:?}", started.elapsed());
+    }
+    assert_eq!(names(d), vec!["fifo".to_string()], "nothing written");
+    // the letters --help documents are read, and the start solves
+    let out = run_in(d, &["solve", "--position", "....  .wb.  .bw.  .... b", "-q"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Issue 52, item 9: a work directory another process is running is named
+/// as such. `resume` and `count --work-dir` of it say so in one line and
+/// no longer advise `resume` of it (they told the user to resume the
+/// directory the other process runs); `inspect` says the run is live and
+/// exits 0 instead of reporting "FAILED" for a part being written.
+#[test]
+fn a_running_work_directory_is_named_as_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut child = Command::new(bin())
+        .args(["count", "--engine", "layers", "--size", "6", "--max-discs", "16", "-j", "1", "-q"])
+        .args(["--work-dir", "w", "--out", "o"])
+        .current_dir(d)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !(d.join("w/run.lock").exists() && d.join("w/run.manifest").exists()) {
+        assert!(started.elapsed() < Duration::from_secs(30), "the run did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for args in [&["resume", "w"][..], &["count", "--engine", "layers", "--size", "6", "--work-dir", "w", "--out", "o"]]
+    {
+        let out = run_in(d, args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains("another othello-census process is running this work directory"), "{args:?}: {err}");
+        assert!(!err.contains("resume"), "{args:?}: {err}");
+    }
+    let out = run_in(d, &["inspect", "w"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("running: another othello-census process holds its lock"), "{text}");
+    assert!(!text.contains("FAILED"), "{text}");
+    common::signal(&child, "TERM");
+    let _ = child.wait();
+    // stopped: inspect checks every part again, and says nothing of a run
+    let out = run_in(d, &["inspect", "w"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && !text.contains("running:") && text.contains("checksums: ok"), "{text}");
+}
+
+/// Issue 52, item 9: `estimate --discs 22-20` is named a reversed range
+/// (it said "22-20 is outside 4..=36").
+#[test]
+fn a_reversed_disc_range_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    common::fails_with(
+        dir.path(),
+        &["estimate", "--size", "6", "--discs", "22-20"],
+        "reversed range; give the smaller count first (20-22)",
+    );
+}

@@ -112,6 +112,22 @@ fn parse_size(s: &str) -> Result<BoardSize, String> {
     s.parse::<BoardSize>().map_err(|e| e.to_string())
 }
 
+/// The largest search budget: a search of 10^15 positions may hold 10^15
+/// classes, petabytes; beyond it the memory estimate's products overflow
+/// (3.85e17 wrapped to a few bytes and was let through).
+pub const MAX_BUDGET: u64 = 1_000_000_000_000_000;
+
+/// `--budget`: a whole number of positions, 1 to [`MAX_BUDGET`].
+fn parse_budget(s: &str) -> Result<u64, String> {
+    let out_of_range = || format!("the budget is a number of positions from 1 to {MAX_BUDGET} (10^15)");
+    match s.trim().parse::<u128>() {
+        Ok(b) if (1..=MAX_BUDGET as u128).contains(&b) => Ok(b as u64),
+        Ok(_) => Err(out_of_range()),
+        Err(_) if s.trim().starts_with('-') => Err(out_of_range()),
+        Err(_) => Err(format!("{s:?} is not a whole number of positions; {}", out_of_range())),
+    }
+}
+
 /// The board size `--size` gives, or else the one a position's text has
 /// (its non-blank characters before any `;` are the squares and the side
 /// to move): `reachable` and `solve` need no `--size` beside a position,
@@ -190,8 +206,8 @@ pub struct EstimateArgs {
     #[arg(long, value_name = "S", default_value = "1")]
     pub seed: u64,
     /// Positions one backward search may visit before the sample is
-    /// counted undecided (it then widens the interval).
-    #[arg(long, value_name = "NODES", default_value = "1000000")]
+    /// counted undecided (it then widens the interval); 1 to 10^15.
+    #[arg(long, value_name = "NODES", default_value = "1000000", value_parser = parse_budget)]
     pub budget: u64,
     /// Conflicts the flip-history relaxation (a SAT proof that no flip
     /// history makes the board) may spend on a position before the
@@ -258,12 +274,14 @@ pub struct ReachableArgs {
     #[arg(short, long, value_name = "N", value_parser = parse_size, allow_negative_numbers = true)]
     pub size: Option<BoardSize>,
     /// The position: N*N squares row by row from the top left, `X` Black,
-    /// `O` White, `-` empty, then the side to move (`X` or `O`).
+    /// `O` White, `-` empty, then the side to move (`X` or `O`); also read:
+    /// `x`, `*`, `B`, `b` Black, `o`, `W`, `w` White, `.` empty (the
+    /// letters of other tools), spaces anywhere.
     #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub position: String,
     /// Positions the backward search may visit before it answers
-    /// "undecided".
-    #[arg(long, value_name = "NODES", default_value = "100000000")]
+    /// "undecided" (1 to 10^15).
+    #[arg(long, value_name = "NODES", default_value = "100000000", value_parser = parse_budget)]
     pub budget: u64,
     /// Conflicts the flip-history relaxation (a SAT proof that no flip
     /// history makes the board) may spend on a position before the
@@ -308,7 +326,9 @@ pub struct SolveArgs {
     pub force: bool,
     /// The position (default: the start): N*N squares row by row from the
     /// top left, `X` Black, `O` White, `-` empty, then the side to move
-    /// (`X` or `O`); an 8x8 `.obf` line reads too.
+    /// (`X` or `O`); also read: `x`, `*`, `B`, `b` Black, `o`, `W`, `w`
+    /// White, `.` empty, spaces anywhere; an 8x8 `.obf` line reads too. Its
+    /// four centre squares must be occupied (they are from the start on).
     #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub position: Option<String>,
     /// Threads (default: all cores), sharing one transposition table.

@@ -74,31 +74,45 @@ fn lock(dir: &Path) -> anyhow::Result<FileLock> {
 /// largest are estimates listing their undecided samples, megabytes).
 const MAX_DOCUMENT: u64 = 256 << 20;
 
+/// Reads a result or estimate document, refusing first (in one line,
+/// `what` naming it) what is not a regular file or is over
+/// [`MAX_DOCUMENT`]: a result document is kilobytes, and /dev/zero, a
+/// FIFO or a huge file would be read into memory, or waited on, without
+/// end.
+pub fn read_document(path: &Path, what: &str) -> anyhow::Result<String> {
+    let meta = std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
+    if !meta.is_file() || meta.len() > MAX_DOCUMENT {
+        anyhow::bail!(
+            "{what}: not a result file ({})",
+            if meta.is_file() {
+                format!("{} bytes, over the {MAX_DOCUMENT} a result may have", meta.len())
+            } else {
+                "not a regular file".into()
+            }
+        );
+    }
+    std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
 /// Adds `runs` to the catalogue in `dir` (under its lock) and writes it.
 fn add(runs: &[PathBuf], dir: &Path) -> anyhow::Result<ExitCode> {
     let mut catalog = Catalog::load(dir)?;
     // told once the catalogue is written: a later refusal adds nothing
     let mut added = Vec::new();
     for path in runs {
-        // a result document is kilobytes: /dev/zero, a FIFO or a huge
-        // file would be read into memory, or waited on, without end
-        let meta = std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
-        if !meta.is_file() || meta.len() > MAX_DOCUMENT {
-            anyhow::bail!(
-                "{}: not a result file ({})",
-                path.display(),
-                if meta.is_file() {
-                    format!("{} bytes, over the {MAX_DOCUMENT} a result may have", meta.len())
-                } else {
-                    "not a regular file".into()
-                }
-            );
-        }
-        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let text = read_document(path, &path.display().to_string())?;
         let doc: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: not a result file ({e})", path.display()))?;
         let table = catalog.add(path, &doc)?;
         added.push(format!("{}: added to {table}", path.display()));
+        if othello_census::report::catalog::unsealed(&doc) {
+            added.push(format!(
+                "warning: {} was written before result documents carried a checksum (schema version {}): its \
+                 counts were checked with one another, but an edit that keeps them consistent cannot be found",
+                path.display(),
+                doc["schema_version"]
+            ));
+        }
         if let Some(commit) = doc["commit"].as_str().filter(|c| c.ends_with("-dirty")) {
             added.push(format!(
                 "warning: {} was computed by a build with uncommitted changes (commit {commit}); its rows \

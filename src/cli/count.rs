@@ -10,7 +10,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::{Context, bail};
 
 use super::args::{DfsCount, OutputArgs, ResumeArgs};
-use super::run::{EXIT_INTERRUPTED, Progress, check_out_dir, memory_limit, note, report, watched};
+use super::run::{EXIT_INTERRUPTED, Progress, check_out_dir, human_duration, memory_limit, note, report, watched};
 use super::signals::stop_flag;
 use othello_census::board::BoardSize;
 use othello_census::engine::dfs::{
@@ -82,7 +82,7 @@ pub fn run(a: &DfsCount, command_line: &str) -> anyhow::Result<ExitCode> {
     };
     with_geometry!(a.size, G => {
         check_fits::<G>(a.size, max_discs, memory, 0)?;
-        drive::<G>(job, &a.output, &out, None, 0)
+        drive::<G>(job, &a.output, &out, None, (0, 0))
     })
 }
 
@@ -145,7 +145,7 @@ pub fn resume(a: &ResumeArgs) -> anyhow::Result<ExitCode> {
             note(format!("loading {} ({} classes)...", a.file.display(), group_digits(header.cache_len)));
         }
         let loaded = Resume::<G>::load(&a.file)?;
-        drive::<G>(job, &a.output, &out, Some(loaded), header.explored)
+        drive::<G>(job, &a.output, &out, Some(loaded), (header.explored, header.cache_len))
     })
 }
 
@@ -174,14 +174,14 @@ fn refuse_existing(path: &Path, size: BoardSize, max_discs: u32) -> anyhow::Resu
     }
 }
 
-/// Runs `job`, its result files into `out_dir`; `explored_before`: the
-/// classes a resumed run had explored (its rate counts this session's).
+/// Runs `job`, its result files into `out_dir`; `before`: the classes a
+/// resumed run had explored and found (its rates count this session's).
 fn drive<G: Keyed>(
     job: Job,
     out: &OutputArgs,
     out_dir: &Path,
     resume: Option<Resume<G>>,
-    explored_before: u64,
+    before: (u64, u64),
 ) -> anyhow::Result<ExitCode> {
     let stop = stop_flag();
     let live = Live::default();
@@ -192,11 +192,12 @@ fn drive<G: Keyed>(
         }
     };
     let control = Control { stop, checkpoint: Some(job.plan.clone()), on_save: &on_save };
+    let expected = BoardSize::from_n(G::N).map_or(f64::INFINITY, |s| estimate_classes(s, job.config.max_discs));
     let started = Instant::now();
     let result = watched(
         Duration::from_millis(100),
         || census_with::<G>(&job.config, &live, &control, resume),
-        || progress.lock().expect("progress lock").update(|| progress_line::<G>(&live, started, explored_before)),
+        || progress.lock().expect("progress lock").update(|| progress_line::<G>(&live, started, before, expected)),
     );
     progress.lock().expect("progress lock").finish();
     let outcome = match result {
@@ -233,7 +234,13 @@ fn drive<G: Keyed>(
         engine_stats: stats_map(&outcome.stats()),
     };
     let kept = job.plan.path.exists();
-    let code = report(out_dir, out.json, out.quiet, &run, &outcome.census)
+    // where the result goes when --out refuses it at the end: beside the
+    // checkpoint (its directory was checked writable before the run)
+    let beside = match job.plan.path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let code = report(out_dir, out.json, out.quiet, &run, &outcome.census, Some(&beside))
         .map_err(|e| if kept { e.context(format!("the checkpoint {} is kept", job.plan.path.display())) } else { e })?;
     // the result is written: the checkpoint of the finished run would only
     // make a later `resume` of it count its last stretch again and write
@@ -264,21 +271,49 @@ fn save_line(r: &SaveReport, quiet: bool) -> Option<String> {
 }
 
 /// The progress line of a DFS run: classes, positions, the rate of this
-/// session (a resumed run starts from the saved count, `explored_before`;
-/// taken from the first line instead, that line always said 0 classes/s)
-/// and the cache's size.
-fn progress_line<G: Keyed>(live: &Live, started: Instant, explored_before: u64) -> String {
+/// session (a resumed run starts from the saved counts, `before`; taken
+/// from the first line instead, that line always said 0 classes/s), the
+/// cache's size and, once measured, the share done and an ETA.
+fn progress_line<G: Keyed>(live: &Live, started: Instant, before: (u64, u64), expected: f64) -> String {
     let secs = started.elapsed().as_secs_f64().max(1e-9);
     let classes = live.classes.load(Ordering::Relaxed);
     let explored = live.explored.load(Ordering::Relaxed);
-    let first = explored_before.min(explored);
+    let first = before.0.min(explored);
+    let rate = (explored - first) as f64 / secs;
+    // classes are found faster than they are explored early on and slower
+    // late: the ETA takes the rate of finding them, this session's
+    let found_rate = classes.saturating_sub(before.1) as f64 / secs;
     format!(
-        "{} classes, {} positions, {} classes/s, cache ~{}, {:.0} s",
+        "{} classes, {} positions, {} classes/s, cache ~{}, {:.0} s{}",
         group_digits(classes),
         group_digits(live.positions.load(Ordering::Relaxed)),
-        group_digits(((explored - first) as f64 / secs) as u64),
+        group_digits(rate as u64),
         human_bytes(classes as f64 * cache_bytes_per_class_worst::<G>()),
         secs,
+        // (the share counts classes found: every class of the census is
+        // found, while those of the last layer are never explored)
+        dfs_eta(classes, found_rate, secs, expected),
+    )
+}
+
+/// The DFS engine walks depth first, every layer at once, so it has no
+/// layer to show; its share of the census is the classes it found against
+/// the classes expected to `--max-discs` ([`estimate_classes`]: the
+/// measured counts where known, extrapolated beyond), and the ETA that
+/// share gives at the rate since the run's start. None until the rate has
+/// been measured for a few seconds, or past the expected count (an
+/// extrapolation that fell short says nothing false).
+fn dfs_eta(found: u64, rate: f64, secs: f64, expected: f64) -> String {
+    const MEASURED_AFTER: f64 = 5.0;
+    let left = expected - found as f64;
+    if secs < MEASURED_AFTER || rate < 1.0 || left <= 0.0 || !expected.is_finite() {
+        return String::new();
+    }
+    format!(
+        ", ~{:.0}% of about {:.2e} classes, ETA ~{}",
+        100.0 * found as f64 / expected,
+        expected,
+        human_duration(left / rate)
     )
 }
 
@@ -319,4 +354,17 @@ fn check_fits<G: Keyed>(size: BoardSize, max_discs: u32, memory: u64, classes_no
         "{head}; the layered engine would need far more disk than this machine has, so {}",
         fits.map_or("this census is beyond reach here".to_string(), |k| format!("use --max-discs {k} or lower"))
     )
+}
+
+#[cfg(test)]
+mod tests {
+    /// Issue 52, item 10: the DFS line gives its share and an ETA once its
+    /// rate has been measured, never before, nor past the expected count.
+    #[test]
+    fn the_dfs_eta_needs_a_measured_rate() {
+        assert_eq!(super::dfs_eta(100, 50.0, 2.0, 1000.0), "");
+        let eta = super::dfs_eta(250, 50.0, 6.0, 1000.0);
+        assert!(eta.contains("~25% of about 1.00e3 classes") && eta.contains("ETA ~"), "{eta}");
+        assert_eq!(super::dfs_eta(1200, 50.0, 6.0, 1000.0), "");
+    }
 }

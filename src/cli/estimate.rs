@@ -64,7 +64,10 @@ fn parse_discs(spec: &str, n: u32) -> anyhow::Result<Vec<u32>> {
             a.parse().with_context(|| format!("--discs: {part:?} is not a disc count or a range K-L"))?,
             b.parse().with_context(|| format!("--discs: {part:?} is not a disc count or a range K-L"))?,
         );
-        if a < 4 || b > max || a > b {
+        if a > b {
+            bail!("--discs: {part} is a reversed range; give the smaller count first ({b}-{a})");
+        }
+        if a < 4 || b > max {
             bail!("--discs: {part} is outside 4..={max} on a {n}x{n} board");
         }
         out.extend(a..=b);
@@ -109,9 +112,9 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
 fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> anyhow::Result<ExitCode> {
     use othello_census::search::reachable::SEARCH_GENERATION;
     let what = format!("--resolve {}", file.display());
-    let text = std::fs::read(file).with_context(|| format!("{what}: cannot read it"))?;
+    let text = super::catalog::read_document(file, &what)?;
     let doc: serde_json::Value =
-        serde_json::from_slice(&text).map_err(|e| anyhow::anyhow!("{what}: not a JSON document ({e})"))?;
+        serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{what}: not a JSON document ({e})"))?;
     let checked =
         othello_census::report::estimate::validate_estimate(&doc).map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
     let listed: Vec<othello_census::estimate::UndecidedSample> = match &doc["undecided_samples"] {

@@ -49,8 +49,21 @@ pub fn run(a: &PerftArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Refuses, unless `--force`, a perft that would take longer than
-/// [`reach::MAX_SECONDS`] even by an optimistic estimate.
+/// [`reach::MAX_SECONDS`] even by an optimistic estimate; and, always, a
+/// depth beyond the longest game of the board (it printed rows of zeros
+/// after reserving its table: 83 of them for 4x4 to depth 100).
 fn refuse_beyond_reach(a: &PerftArgs) -> anyhow::Result<()> {
+    let n = a.size.n();
+    // every move adds a disc, and a pass is followed by a move (two
+    // passes end the game): at most N*N - 4 moves and as many passes
+    let longest = 2 * (n * n - 4);
+    if a.depth > longest {
+        anyhow::bail!(
+            "--depth {} is beyond the longest {n}x{n} game: {} moves and a pass after each at most, {longest} plies; give --depth {longest} or less",
+            a.depth,
+            n * n - 4
+        );
+    }
     let hashed = a.method == PerftMethod::Hashed;
     let threads = othello_census::engine::resources::threads(None);
     if let Some(secs) = reach::perft_seconds(a.size, a.depth, hashed, threads)

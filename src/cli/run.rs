@@ -88,9 +88,22 @@ pub fn check_out_dir(out: &Path) -> anyhow::Result<()> {
 
 /// Prints the report and writes the result files. If the files cannot be
 /// written, the result still reaches stdout, and the error says where the
-/// run's data is kept.
-pub fn report(out: &Path, json: bool, quiet: bool, run: &RunInfo, census: &Census) -> anyhow::Result<ExitCode> {
+/// run's data is kept. `fallback`: where the files go when `out` refuses
+/// them (a DFS run's checkpoint directory: a short run has no checkpoint,
+/// so without them nothing would be left to report from but stdout).
+pub fn report(
+    out: &Path,
+    json: bool,
+    quiet: bool,
+    run: &RunInfo,
+    census: &Census,
+    fallback: Option<&Path>,
+) -> anyhow::Result<ExitCode> {
     let written = write_results(out, run, census);
+    let rescued = match (&written, fallback) {
+        (Err(_), Some(dir)) => write_results(dir, run, census).ok(),
+        _ => None,
+    };
     let mut o = std::io::stdout().lock();
     let shown = if json {
         writeln!(o, "{}", serde_json::to_string_pretty(&census_json(run, census)).expect("serialisable"))
@@ -112,6 +125,15 @@ pub fn report(out: &Path, json: bool, quiet: bool, run: &RunInfo, census: &Censu
             j.display(),
             c.display()
         ),
+        (Err(e), _) if rescued.is_some() => {
+            let (j, c) = rescued.expect("some");
+            bail!(
+                "the result files could not be written into {} ({e}); they were written to {} and {} instead{kept}",
+                out.display(),
+                j.display(),
+                c.display()
+            )
+        }
         (Err(e), Ok(())) => bail!(
             "the result files could not be written into {} ({e}); the result is on stdout above{kept}",
             out.display()

@@ -28,6 +28,16 @@ pub fn run(a: &SolveArgs) -> anyhow::Result<ExitCode> {
             Some(t) => Position::<G>::parse(t).map_err(|e| anyhow::anyhow!("--position: {e}"))?,
             None => Position::<G>::start(),
         };
+        // the four centre squares are occupied from the start on: a
+        // position with one of them empty (an empty board) cannot arise,
+        // and solving it would answer for a game that does not exist
+        let start = Position::<G>::start();
+        let centre = (start.black() | start.white()).0;
+        if (p.black() | p.white()).0 & centre != centre {
+            anyhow::bail!(
+                "--position: a centre square is empty, but all four are occupied from the start on: no game reaches this position"
+            );
+        }
         refuse_beyond_reach(a, (n * n).saturating_sub(p.discs()))?;
         (solve_shown(a, &p, memory, threads), p.to_string(), p.side_to_move())
     });

@@ -134,7 +134,8 @@ impl Catalog {
             return Err(refuse(
                 path,
                 format!(
-                    "this run is in the catalogue already as {} (same command, commit, machine, timings and layers)",
+                    "this run is in the catalogue already as {} (same command, commit, machine, elapsed time and \
+                     layers: a copy, or the run reported again by resume)",
                     same.id
                 ),
             ));
@@ -1045,12 +1046,25 @@ pub struct RunEntry {
 
 impl RunEntry {
     /// Whether two records describe the same run: every field but the id
-    /// (the file name) is equal, and so are the digests of their layers
-    /// where both have one (runs catalogued before the digest have none).
+    /// (the file name) and those of the last session is equal, and so are
+    /// the digests of their layers where both have one (runs catalogued
+    /// before the digest have none). The last session's threads, memory
+    /// limit, peak RSS and peak disk are left out: `resume` of a finished
+    /// layered run reports it again (a `-2` file) with the same command,
+    /// elapsed time (summed over its sessions, to the nanosecond) and
+    /// layers but its own session's figures, and is the same evidence.
     fn same_run(&self, other: &RunEntry) -> bool {
         let digests_differ =
             self.layers_digest.is_some() && other.layers_digest.is_some() && self.layers_digest != other.layers_digest;
-        let bare = |r: &RunEntry| RunEntry { id: String::new(), layers_digest: None, ..r.clone() };
+        let bare = |r: &RunEntry| RunEntry {
+            id: String::new(),
+            layers_digest: None,
+            threads: 0,
+            memory_limit_bytes: 0,
+            peak_rss_bytes: None,
+            peak_disk_bytes: None,
+            ..r.clone()
+        };
         bare(self) == bare(other) && !digests_differ
     }
 
@@ -1164,11 +1178,42 @@ fn validate<'a>(path: &Path, doc: &'a Value) -> Result<&'a Vec<Value>, CatalogEr
         }
         check.layer(layer, l, &mut ended_before)?;
     }
+    check_start(path, &layers[0])?;
     check_run(path, doc, layers, limit)?;
     if let Some(to) = perft_checked_to(doc) {
         check_perft(path, size as u32, layers, to as u32)?;
     }
+    // last, so that an inconsistent document is named by what is wrong in
+    // it; an edit that keeps it consistent (a +1 to a count no check
+    // relates to another) is found here. Versions 1 to 3 carry none.
+    if version.is_some_and(|v| v >= 4) {
+        super::seal::verify(doc).map_err(|e| refuse(path, e))?;
+    }
     Ok(layers)
+}
+
+/// Whether a result document was written before documents carried a
+/// checksum (schema versions 1 to 3): `catalog add` checks its
+/// invariants but cannot find an edit that keeps them.
+pub fn unsealed(doc: &Value) -> bool {
+    let v = doc["schema_version"].as_u64().unwrap_or(0);
+    if doc["schema"] == estimate::ESTIMATE_SCHEMA { v < 3 } else { v < 4 }
+}
+
+/// The first layer is the start: one position (one class, one board),
+/// not terminal and not a pass, reached by one game that neither passed
+/// nor ended, one shape reached by that one game.
+fn check_start(path: &Path, l: &Value) -> Result<(), CatalogError> {
+    let one = ["positions", "classes", "boards", "games", "positions_unique", "shapes", "shapes_unique"];
+    let none = ["terminal_positions", "pass_positions", "games_passes", "games_ended"];
+    let wrong = |f: &&str, want: u128| !l[*f].is_null() && count(&l[*f]) != Some(want);
+    if let Some(f) = one.iter().find(|f| wrong(f, 1)).or_else(|| none.iter().find(|f| wrong(f, 0))) {
+        return Err(refuse(
+            path,
+            format!("layer {}: {f} is {} but the start layer has one position reached by one game", l["layer"], l[*f]),
+        ));
+    }
+    Ok(())
 }
 
 /// The checks of one layer of a result document: its counts consistent
@@ -1219,7 +1264,10 @@ impl LayerCheck<'_> {
             && pc <= cls
             && pp <= pos
             && tc <= tp
-            && pc <= pp;
+            && pc <= pp
+            // a class has at most four positions
+            && tp <= 4 * tc
+            && pp <= 4 * pc;
         if !fine {
             return Err(self.refuse(layer, "the counts are inconsistent with one another"));
         }
@@ -1257,10 +1305,27 @@ impl LayerCheck<'_> {
             return Ok(());
         };
         let (mut n, mut g) = (0u128, 0u128);
-        for v in spread.values() {
-            let bad = || self.refuse(layer, "a bad game bucket");
-            n += count(&v["positions"]).ok_or_else(bad)?;
-            g += count(&v["games"]).ok_or_else(bad)?;
+        for (label, v) in spread {
+            let bad = || self.refuse(layer, format!("a bad game bucket {label}"));
+            let (positions, games) = (count(&v["positions"]).ok_or_else(bad)?, count(&v["games"]).ok_or_else(bad)?);
+            // bucket `a-b` holds positions reached by a to b games each (`1`:
+            // by exactly one, so its games are its positions)
+            let (lo, hi) = match label.split_once('-') {
+                Some((a, b)) => (a.parse::<u128>().ok(), b.parse::<u128>().ok()),
+                None => (label.parse::<u128>().ok(), label.parse::<u128>().ok()),
+            };
+            let (Some(lo), Some(hi)) = (lo, hi) else { return Err(bad()) };
+            if positions == 0 || games < positions.saturating_mul(lo) || games > positions.saturating_mul(hi) {
+                return Err(self.refuse(
+                    layer,
+                    format!(
+                        "bucket {label} of the positions by games holds {positions} positions and {games} games, \
+                         not {lo} to {hi} games a position"
+                    ),
+                ));
+            }
+            n += positions;
+            g += games;
         }
         let one = spread.get("1").and_then(|v| count(&v["positions"])).unwrap_or(0);
         let games = self.num(l, "games")?;
@@ -1290,9 +1355,16 @@ fn check_run(path: &Path, doc: &Value, layers: &[Value], limit: u64) -> Result<(
     if complete != (last["classes"] == last["terminal_classes"]) {
         return Err(refuse(path, "the completeness flag disagrees with the last layer"));
     }
-    let sum = |f: &str| layers.iter().map(|l| l[f].as_u64().unwrap_or(0) as u128).sum::<u128>();
+    let sum = |f: &str| layers.iter().map(|l| count(&l[f]).unwrap_or(0)).sum::<u128>();
     for f in ["positions", "classes", "boards", "terminal_positions", "pass_positions"] {
-        if doc["totals"][f].as_u64().map(u128::from) != Some(sum(f)) {
+        if count(&doc["totals"][f]) != Some(sum(f)) {
+            return Err(refuse(path, format!("totals.{f} is not the sum of the layers")));
+        }
+    }
+    // every other count of the totals too (the histogram of differences
+    // aside): each is its column's sum
+    for (f, v) in doc["totals"].as_object().into_iter().flatten() {
+        if f != super::census::DIFFERENCES && !v.is_null() && count(v) != Some(sum(f)) {
             return Err(refuse(path, format!("totals.{f} is not the sum of the layers")));
         }
     }

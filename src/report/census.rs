@@ -15,8 +15,9 @@ use crate::formats::atomic::atomic_write;
 /// Name of the result schema, in the JSON and the CSV.
 pub const SCHEMA: &str = "othello-census-results";
 /// Version of the result schema; it changes whenever a field changes
-/// meaning, is renamed or removed.
-pub const SCHEMA_VERSION: u32 = 3;
+/// meaning, is renamed or removed. Version 4 added `checksum` (an edited
+/// document is refused by `catalog add`); 1 to 3 are read without one.
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// An engine's figures (a `Serialize` struct) as the `engine_stats` of a
 /// [`RunInfo`].
@@ -128,14 +129,15 @@ fn layer_json(c: &Census, l: &LayerCounts) -> Value {
     Value::Object(m)
 }
 
-/// The JSON document of a census.
+/// The JSON document of a census, sealed with its checksum
+/// ([`super::seal`]).
 pub fn census_json(run: &RunInfo, c: &Census) -> Value {
     let mut t = Map::new();
     for col in c.columns().into_iter().filter(|col| col.name == "games_ended" || !col.game) {
         t.insert(col.name.into(), total_value(c, col).map_or(Value::Null, number));
     }
     t.insert(DIFFERENCES.into(), differences_json(&c.totals().outcomes));
-    json!({
+    let mut doc = json!({
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
         "tool": "othello-census",
@@ -160,7 +162,9 @@ pub fn census_json(run: &RunInfo, c: &Census) -> Value {
         "conventions": conventions(c).into_iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<Map<_, _>>(),
         "totals": t,
         "layers": c.layers.iter().map(|l| layer_json(c, l)).collect::<Vec<_>>(),
-    })
+    });
+    super::seal::seal(&mut doc);
+    doc
 }
 
 /// What the run's game columns count ([`crate::census::game_conventions`]):

@@ -16,7 +16,10 @@ pub const ESTIMATE_SCHEMA: &str = "othello-census-estimate";
 /// reachable), and the totals' intervals combine the layers' Wilson
 /// intervals (MOVER); version 1 documents (the point with every undecided
 /// sample unreachable, normal totals) are read and checked as written.
-pub const ESTIMATE_SCHEMA_VERSION: u32 = 2;
+/// Version 3 added `checksum` ([`super::seal`]): a document edited after
+/// it was written (another seed, a changed total) is refused; versions 1
+/// and 2 are read without one.
+pub const ESTIMATE_SCHEMA_VERSION: u32 = 3;
 
 /// The exact figures of a layer counted by the census.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,7 +42,8 @@ fn inside(i: &Interval, exact: u64) -> bool {
     i.low <= x * (1.0 + 1e-12) && x <= i.high * (1.0 + 1e-12)
 }
 
-/// The JSON document of an estimate (`docs/results-format.md`).
+/// The JSON document of an estimate (`docs/estimate.md`), sealed with its
+/// checksum.
 pub fn estimate_json(e: &Estimate, command: &str, exact: &BTreeMap<u32, ExactLayer>) -> Value {
     let layers: Vec<Value> = e
         .layers
@@ -71,7 +75,7 @@ pub fn estimate_json(e: &Estimate, command: &str, exact: &BTreeMap<u32, ExactLay
         .collect();
     let compared: Vec<bool> =
         e.layers.iter().filter_map(|l| exact.get(&l.discs).map(|x| inside(&l.positions, x.positions))).collect();
-    json!({
+    let mut doc = json!({
         "schema": ESTIMATE_SCHEMA,
         "schema_version": ESTIMATE_SCHEMA_VERSION,
         "tool": "othello-census",
@@ -110,7 +114,9 @@ pub fn estimate_json(e: &Estimate, command: &str, exact: &BTreeMap<u32, ExactLay
         "layers": layers,
         "undecided_samples": e.undecided_samples,
         "resolved": e.resolved,
-    })
+    });
+    super::seal::seal(&mut doc);
+    doc
 }
 
 /// A number to three significant digits (`1.23e12`), or exactly below
@@ -176,7 +182,10 @@ pub fn validate_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
     };
     let n = doc["size"].as_u64().filter(|n| [4, 6, 8].contains(n)).ok_or("no board size 4, 6 or 8")? as u32;
     let seed = doc["seed"].as_u64().ok_or("no seed")?;
-    let budget = doc["budget"].as_u64().filter(|&b| b > 0).ok_or("no search budget")?;
+    let budget = match &doc["budget"] {
+        Value::Null => return Err("no search budget".into()),
+        b => b.as_u64().filter(|&b| b > 0).ok_or_else(|| format!("a search budget of {b}, not 1 to 2^64 - 1"))?,
+    };
     // a run stopped by a signal kept, of the samples under way, those
     // whose searches had ended: the quick ones, so its figures may lean
     if doc["interrupted"] == true {
@@ -216,6 +225,23 @@ pub fn validate_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
         if interval_json(&positions) != l["positions"] || interval_json(&classes) != l["classes"] {
             return Err(format!("layer {k}: the intervals are not those of its tally"));
         }
+        // the tally's figures are also written beside it (for readers of the
+        // JSON): they must be the same numbers
+        let beside = [
+            ("samples", t.samples),
+            ("joined", t.joined),
+            ("reachable", t.reachable),
+            ("unreachable", t.unreachable),
+            ("undecided", t.undecided),
+            ("terminal", t.terminal),
+            ("nodes", t.nodes),
+        ];
+        if let Some((f, _)) = beside.iter().find(|(f, v)| l[*f].as_u64() != Some(*v)) {
+            return Err(format!("layer {k}: {f} is not its tally's"));
+        }
+        if version >= 2 && interval_json(&LayerEstimate::new(k, c, t).terminal_positions) != l["terminal_positions"] {
+            return Err(format!("layer {k}: the intervals are not those of its tally"));
+        }
         if out.iter().any(|(d, _)| *d == k) {
             return Err(format!("layer {k} twice"));
         }
@@ -241,7 +267,42 @@ pub fn validate_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
         }
         _ => return Err("the undecided samples are not a list".into()),
     }
+    check_totals(doc, version, n, &out)?;
+    // last, so that an inconsistent document is named by what is wrong in
+    // it; a consistent one edited (another seed: one run pooled twice) is
+    // found here. Versions 1 and 2 carry no checksum.
+    if version >= 3 {
+        super::seal::verify(doc)?;
+    }
     Ok(CheckedEstimate { n, seed, budget, search_generation, census_layer, layers: out })
+}
+
+/// The document's totals are those of its layers' tallies: the sample
+/// counts always, the three intervals since version 2 (computed as the
+/// run computed them, [`crate::estimate::totals`]).
+fn check_totals(doc: &Value, version: u64, n: u32, layers: &[(u32, Tally)]) -> Result<(), String> {
+    let t = &doc["totals"];
+    let sum = |f: fn(&Tally) -> u64| layers.iter().map(|(_, t)| f(t)).sum::<u64>();
+    let samples = sum(|t| t.samples);
+    if t["samples"].as_u64() != Some(samples)
+        || doc["samples"].as_u64() != Some(samples)
+        || t["reachable"].as_u64() != Some(sum(|t| t.reachable))
+        || t["undecided"].as_u64() != Some(sum(|t| t.undecided))
+    {
+        return Err("the totals' sample counts are not the sums of the layers' tallies".into());
+    }
+    if version >= 2 {
+        let again: Vec<LayerEstimate> =
+            layers.iter().map(|&(k, tally)| LayerEstimate::new(k, candidates(n, k), tally)).collect();
+        let [p, tp, c] = crate::estimate::totals(&again);
+        if interval_json(&p) != t["positions"]
+            || interval_json(&tp) != t["terminal_positions"]
+            || interval_json(&c) != t["classes"]
+        {
+            return Err("the totals' intervals are not those of the layers' tallies".into());
+        }
+    }
+    Ok(())
 }
 
 /// The positions' and classes' intervals a version 1 document gives of a

@@ -164,7 +164,8 @@ impl ClassSet {
     /// at once: its table, kept at most half full, and during its last
     /// growth the table before it.
     pub fn peak_bytes(classes: u64) -> u64 {
-        let slots = classes.saturating_mul(2).next_power_of_two().max(FIRST_SLOTS as u64);
+        // checked: next_power_of_two wraps to 0 beyond 2^63 in release builds
+        let slots = classes.saturating_mul(2).checked_next_power_of_two().unwrap_or(u64::MAX).max(FIRST_SLOTS as u64);
         let slot = std::mem::size_of::<Class>() as u64;
         slots.saturating_mul(slot).saturating_add(slots / 2 * slot)
     }

@@ -45,6 +45,9 @@ pub struct Inspection {
     pub checksums_ok: bool,
     /// One line per part that failed its check.
     pub problems: Vec<String>,
+    /// Whether another process holds the run's lock: it is running, and a
+    /// part it is writing may fail the checks for a moment.
+    pub running: bool,
     /// The state in words.
     #[serde(skip)]
     pub state: String,
@@ -214,6 +217,7 @@ pub fn inspect(dir: &Path) -> Result<Inspection, LayersError> {
         parts_checked: checked,
         checksums_ok: problems.is_empty(),
         problems,
+        running: work.is_running(),
         state,
         counted,
     })

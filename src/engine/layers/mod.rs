@@ -195,11 +195,11 @@ pub enum LayersError {
         "layer {layer}{} needs an estimated {} of disk in {} ({} of sorted runs, then a {} layer that replaces \
          them partition by partition), but only {} {what}",
         slices.filter(|&k| k > 1).map_or(String::new(), |k| format!(" (one of {k} slices)")),
-        human_bytes(*need),
+        crate::text::distinct_bytes(*need, *free).0,
         dir.display(),
         human_bytes(*runs),
         human_bytes(*layer_bytes),
-        human_bytes(*free)
+        crate::text::distinct_bytes(*need, *free).1
     )]
     Disk {
         layer: u32,

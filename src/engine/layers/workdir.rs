@@ -129,6 +129,17 @@ impl WorkDir {
         }
     }
 
+    /// Whether another process holds the run's lock (is running it now),
+    /// found without taking the lock for longer than the test and without
+    /// creating run.lock where there is none.
+    pub fn is_running(&self) -> bool {
+        match fs::File::open(self.root.join("run.lock")) {
+            // dropped at once: the test's lock, if taken, is released
+            Ok(f) => matches!(f.try_lock_shared(), Err(fs::TryLockError::WouldBlock)),
+            Err(_) => false,
+        }
+    }
+
     /// Creates the directory of layer `k` (durably).
     pub fn create_layer_dir(&self, k: u32) -> Result<PathBuf, LayersError> {
         let d = self.layer_dir(k);
