@@ -374,7 +374,7 @@ fn both_engines_write_one_schema() {
     let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
     assert_eq!(keys(&dfs), keys(&lay));
     assert_eq!(dfs["schema"], "othello-census-results");
-    assert_eq!(dfs["schema_version"], 3);
+    assert_eq!(dfs["schema_version"], othello_census::report::census::SCHEMA_VERSION);
     // only meaningful columns: no game columns where no game is counted,
     // and by discs none of the by-ply game columns
     let games = ["games", "games_ended", "positions_unique", "shapes", "shapes_unique", "positions_by_games"];
