@@ -22,7 +22,8 @@ use bincode::enc::Encoder;
 use bincode::error::{DecodeError, EncodeError};
 use bincode::{Decode, Encode};
 
-use super::expand::Expansion;
+use super::expansion::{Entering, Expansion};
+use super::workdir::Keep;
 use crate::census::LayerCounts;
 use crate::formats::atomic::{atomic_write_with, start_writeback};
 use crate::formats::framed::{
@@ -136,15 +137,6 @@ impl RunConfig {
     pub fn part(&self, layer: u32, partition: u32) -> PartId {
         PartId { size: self.size, by: self.by, layer, partition, partitions: self.partitions }
     }
-}
-
-/// Games entering the next layer, carried between phases.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Entering {
-    /// Game prefixes reaching the layer.
-    pub games: u128,
-    /// Of those, the ones whose last ply is a pass.
-    pub passes: u128,
 }
 
 /// What a manifest says is complete (encoded as a u8: the codes below).
@@ -294,6 +286,23 @@ pub struct Manifest {
     pub slicing: Slicing,
     /// The disk settings the run was last given.
     pub settings: RunSettings,
+}
+
+impl Manifest {
+    /// What no longer belongs to the run, for a sweep to remove: in phase 0
+    /// (and 3) everything but the parts of `layer` and the buckets of an
+    /// expansion of it under way (its progress file says how far it got);
+    /// in phase 1 everything but the buckets and merged parts of
+    /// `layer + 1`; in phase 2 (the last layer counted unstored) every
+    /// layer and bucket.
+    pub fn keep(&self) -> Keep {
+        let (layer, buckets) = match self.phase {
+            Phase::Complete | Phase::Slicing => (Some(self.layer), Some(self.layer + 1)),
+            Phase::Expanded => (Some(self.layer + 1), Some(self.layer + 1)),
+            Phase::Counted => (None, None),
+        };
+        Keep { layer, buckets }
+    }
 }
 
 impl Encode for Manifest {
