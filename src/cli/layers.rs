@@ -16,6 +16,7 @@ use othello_census::census::LayerBy;
 use othello_census::engine::layers::commit::read_state;
 use othello_census::engine::layers::inspect::inspect;
 use othello_census::engine::layers::store::Phase;
+use othello_census::engine::layers::transport::launcher;
 use othello_census::engine::layers::{
     CompactionMode, LayersError, LayersLive, LayersOutcome, LayersPlan, LayersSettings, MAX_PLIES, Ranks, Transport,
     WorkDir, driver,
@@ -80,11 +81,6 @@ pub fn count(a: &LayersCount, command_line: &str, ranks: &Ranks) -> anyhow::Resu
         driver::start::<G, _>(ranks, &plan, &settings, stop, &live)
     }));
     finish(result, &work_dir, &settings, &a.output, false, ranks)
-}
-
-/// `mpirun -np N ` under MPI, to put before a command that names a run.
-fn launcher(ranks: &Ranks) -> String {
-    if ranks.distributed() { format!("mpirun -np {} ", ranks.ranks()) } else { String::new() }
 }
 
 /// Refuses a run whose disk is far beyond what the machine (or the ranks'

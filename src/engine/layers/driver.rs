@@ -25,7 +25,7 @@ use super::store::{
     Compaction, MIN_COMPACT_RATIO, Manifest, Phase, RunConfig, RunSettings, Slicing, merge_bucket, partition_of,
     to_stored, verify_bucket, write_part,
 };
-use super::transport::{Outbox, Transport, decode_message};
+use super::transport::{Outbox, Transport, decode_message, launcher};
 use super::workdir::{RunLock, WorkDir};
 use super::{
     CompactionMode, LayersError, LayersLive, LayersOutcome, LayersPlan, LayersSettings, PhaseStat, RunContext,
@@ -56,11 +56,6 @@ const RAW_CHILDREN_PER_CLASS: f64 = 2.5;
 /// `rank-RRRR-of-NNNN` below it.
 fn rank_dir<T: Transport>(t: &T, root: &WorkDir) -> WorkDir {
     if t.separate_dirs() { root.for_rank(t.rank(), t.ranks()) } else { root.clone() }
-}
-
-/// `mpirun -np N ` when the run has ranks, to put before a command.
-fn launcher<T: Transport>(t: &T) -> String {
-    if t.separate_dirs() { format!("mpirun -np {} ", t.ranks()) } else { String::new() }
 }
 
 /// Starts a new run in `plan.work_dir` over the ranks of `t`: writes the
