@@ -419,6 +419,19 @@ pub struct EncodedRun<'a> {
     body: &'a [u8],
 }
 
+/// What is wrong with a run from outside ([`EncodedRun::parse`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RunDefect {
+    #[error("a bad record")]
+    BadRecord,
+    #[error("a run whose keys repeat")]
+    RepeatedKey,
+    #[error("a key overflow")]
+    KeyOverflow,
+    #[error("a run of {found} records that says {said}")]
+    WrongCount { found: u64, said: u64 },
+}
+
 impl<'a> EncodedRun<'a> {
     /// Records in the run.
     pub fn records(&self) -> u64 {
@@ -437,21 +450,21 @@ impl<'a> EncodedRun<'a> {
 
     /// Checks bytes from outside (another rank) said to hold `records`
     /// records: every number fits in 128 bits, keys increase, and the
-    /// count is right. Says what is wrong, in words, otherwise.
-    pub fn parse(body: &'a [u8], records: u64) -> Result<EncodedRun<'a>, String> {
+    /// count is right. Says what is wrong otherwise.
+    pub fn parse(body: &'a [u8], records: u64) -> Result<EncodedRun<'a>, RunDefect> {
         let mut n = 0u64;
         let (mut pos, mut key) = (0usize, 0u128);
         while pos < body.len() {
-            let delta = get_varint(body, &mut pos).ok_or("a bad record")?;
-            get_varint(body, &mut pos).ok_or("a bad record")?;
+            let delta = get_varint(body, &mut pos).ok_or(RunDefect::BadRecord)?;
+            get_varint(body, &mut pos).ok_or(RunDefect::BadRecord)?;
             if delta == 0 && n > 0 {
-                return Err("a run whose keys repeat".into());
+                return Err(RunDefect::RepeatedKey);
             }
-            key = key.checked_add(delta).ok_or("a key overflow")?;
+            key = key.checked_add(delta).ok_or(RunDefect::KeyOverflow)?;
             n += 1;
         }
         if n != records {
-            return Err(format!("a run of {n} records that says {records}"));
+            return Err(RunDefect::WrongCount { found: n, said: records });
         }
         Ok(EncodedRun { records, body })
     }
@@ -1120,6 +1133,16 @@ fn merge_offsets(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A run from another rank is refused with what is wrong with it.
+    #[test]
+    fn a_defective_run_says_what_is_wrong() {
+        // (key difference, multiplicity) pairs, one byte each
+        assert_eq!(EncodedRun::parse(&[5, 1, 2, 1], 2).map(|r| r.records()), Ok(2));
+        assert_eq!(EncodedRun::parse(&[5, 1], 2).unwrap_err().to_string(), "a run of 1 records that says 2");
+        assert_eq!(EncodedRun::parse(&[5, 1, 0, 1], 2).unwrap_err(), RunDefect::RepeatedKey);
+        assert_eq!(EncodedRun::parse(&[5, 0x80], 1).unwrap_err(), RunDefect::BadRecord);
+    }
 
     proptest::proptest! {
         /// The loser tree yields every head of every run in key order (ties

@@ -312,7 +312,7 @@ pub fn decode_message(
             usize::try_from(len).ok().and_then(|l| at.checked_add(l)).ok_or_else(|| bad("a bad length".into()))?;
         let body = bytes.get(at..end).ok_or_else(|| bad("a truncated run".into()))?;
         at = end;
-        deliver(partition, EncodedRun::parse(body, n).map_err(bad)?)?;
+        deliver(partition, EncodedRun::parse(body, n).map_err(|e| bad(e.to_string()))?)?;
     }
     Ok(())
 }
