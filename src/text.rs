@@ -1,6 +1,7 @@
 //! Small helpers for text meant for people: byte sizes in units that fit
-//! the number, words in the plural, and shell quoting for commands a user
-//! may copy and paste. Every layer may use them (they depend on nothing).
+//! the number (and the fixed form of the catalogue's tables), words in the
+//! plural, and shell quoting for commands a user may copy and paste. Every
+//! layer may use them (they depend on nothing).
 
 /// Two sizes set side by side ("needs A, only B free"): as
 /// [`human_bytes`], and with their byte counts where those read the same
@@ -37,6 +38,18 @@ pub fn human_bytes(bytes: f64) -> String {
         }
     }
     format!("{bytes:.1e} bytes")
+}
+
+/// A byte count in KiB, MiB or GiB, each with its own fixed decimals
+/// (`29 KiB`, `22.6 MiB`, `23.54 GiB`): the form of the tables in
+/// `results/README.md`, kept so that the catalogue writes them byte for
+/// byte as before. Text for people elsewhere uses [`human_bytes`].
+pub fn table_bytes(bytes: f64) -> String {
+    match bytes {
+        b if b < (1u64 << 20) as f64 => format!("{:.0} KiB", b / 1024.0),
+        b if b < (1u64 << 30) as f64 => format!("{:.1} MiB", b / (1u64 << 20) as f64),
+        b => format!("{:.2} GiB", b / (1u64 << 30) as f64),
+    }
 }
 
 /// `1234567` -> `"1,234,567"`.
@@ -100,6 +113,9 @@ mod tests {
         assert_eq!(human_bytes(2.5 * (1u64 << 30) as f64), "2.50 GiB");
         assert_eq!(human_bytes(3.0 * (1u64 << 40) as f64), "3.00 TiB");
         assert_eq!(human_bytes(2.1e22), "2.1e22 bytes");
+        assert_eq!(table_bytes(29.0 * 1024.0), "29 KiB");
+        assert_eq!(table_bytes(22.6 * (1u64 << 20) as f64), "22.6 MiB");
+        assert_eq!(table_bytes(23.54 * (1u64 << 30) as f64), "23.54 GiB");
     }
 
     #[test]

@@ -6,8 +6,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::movegen::{Rays, rays};
-
 /// A board size known at compile time.
 pub trait Geometry:
     Copy + Clone + Default + fmt::Debug + PartialEq + Eq + std::hash::Hash + Send + Sync + 'static
@@ -23,7 +21,7 @@ pub trait Geometry:
     const INNER_COLS: u64 = inner_cols_mask(Self::N);
     /// The run-time name of this size.
     const SIZE: BoardSize;
-    /// The rays of every square (see [`super::movegen::rays`]), one static
+    /// The rays of every square (see [`rays`]), one static
     /// table per size.
     fn rays() -> &'static Rays;
 }
@@ -176,6 +174,37 @@ macro_rules! with_geometry {
             }
         }
     };
+}
+
+/// The squares seen from each square in each of the eight directions, out
+/// to the board edge: the four directions towards higher square numbers
+/// first, then the four towards lower ones. Computed at compile time.
+pub type Rays = [[u64; 8]; 64];
+
+/// The [`Rays`] of an `n` x `n` board.
+pub const fn rays(n: u32) -> Rays {
+    // (row step, column step): up-directions, then their opposites
+    const DIRS: [(i32, i32); 8] = [(0, 1), (1, -1), (1, 0), (1, 1), (0, -1), (-1, 1), (-1, 0), (-1, -1)];
+    let mut out = [[0u64; 8]; 64];
+    let n = n as i32;
+    let mut sq = 0;
+    while sq < n * n {
+        let mut d = 0;
+        while d < 8 {
+            let (dr, dc) = DIRS[d];
+            let (mut r, mut c) = (sq / n + dr, sq % n + dc);
+            let mut ray = 0u64;
+            while r >= 0 && r < n && c >= 0 && c < n {
+                ray |= 1u64 << (r * n + c);
+                r += dr;
+                c += dc;
+            }
+            out[sq as usize][d] = ray;
+            d += 1;
+        }
+        sq += 1;
+    }
+    out
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ use othello_census::census::LayerBy;
 use othello_census::engine::layers::commit::read_state;
 use othello_census::engine::layers::inspect::inspect;
 use othello_census::engine::layers::store::Phase;
+use othello_census::engine::layers::transport::launcher;
 use othello_census::engine::layers::{
     CompactionMode, LayersError, LayersLive, LayersOutcome, LayersPlan, LayersSettings, MAX_PLIES, Ranks, Transport,
     WorkDir, driver,
@@ -123,11 +124,6 @@ fn check_overhead(threads: usize, partitions: u32, memory_limit: u64) -> anyhow:
         );
     }
     Ok(())
-}
-
-/// `mpirun -np N ` under MPI, to put before a command that names a run.
-fn launcher(ranks: &Ranks) -> String {
-    if ranks.distributed() { format!("mpirun -np {} ", ranks.ranks()) } else { String::new() }
 }
 
 /// Refuses a run whose disk is far beyond what the machine (or the ranks'

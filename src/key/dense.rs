@@ -19,20 +19,11 @@ use std::fmt::Debug;
 use std::hash::Hash;
 use std::ops::Add;
 
-use super::{spiral_index, spiral_order};
+use super::{KeyError, spiral_index, spiral_order};
 use std::sync::LazyLock;
 
 use crate::board::{B4, B6, B8, Color, Geometry, Position};
 use crate::symmetry::Symmetry;
-
-/// A malformed key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum KeyError {
-    #[error("key has bits set above the width of its board size")]
-    OutOfRange,
-    #[error("key has an invalid square field")]
-    BadField,
-}
 
 /// An unsigned integer that holds a dense key.
 pub trait PackedKey:

@@ -13,8 +13,17 @@ pub mod occupancy;
 pub mod spiral;
 
 pub use canonical::{canonical_and_orbit, canonical_key};
-pub use dense::{KeyError, Keyed, PackedKey};
+pub use dense::{Keyed, PackedKey};
 pub use spiral::SpiralKey;
+
+/// A malformed key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum KeyError {
+    #[error("key has bits set above the width of its board size")]
+    OutOfRange,
+    #[error("key has an invalid square field")]
+    BadField,
+}
 
 /// The order in which squares are packed into a key: the four centre squares
 /// first (upper-left, lower-left, lower-right, upper-right), then each ring

@@ -7,7 +7,7 @@
 //! for the side to move, 1 = White. Width: 29 bits on 4x4, 69 on 6x6, 125 on
 //! 8x8; higher bits are zero.
 
-use super::dense::KeyError;
+use super::KeyError;
 use super::spiral_order;
 use crate::board::{Bitboard, Color, Geometry, Position};
 

@@ -19,6 +19,7 @@ use crate::census::{COLUMNS, LayerBy, columns};
 use crate::formats::atomic::atomic_write;
 use crate::published;
 use crate::stats::{Replicate, Replication};
+use crate::text::table_bytes;
 
 /// The catalogue file inside the catalogue directory.
 pub const CATALOG_FILE: &str = "catalog.json";
@@ -508,7 +509,7 @@ impl Catalog {
         out.push_str("| run | layers | command | version (commit) | machine | wall time | peak RSS | peak disk |\n");
         out.push_str("|---|---|---|---|---|---|---|---|\n");
         for r in self.runs.iter().filter(|r| r.table == name) {
-            let bytes = |v: Option<u64>| v.map_or("-".into(), |b| human_bytes(b as f64));
+            let bytes = |v: Option<u64>| v.map_or("-".into(), |b| table_bytes(b as f64));
             out.push_str(&format!(
                 "| {} | {}..{} | `{}` | {} ({}) | {} | {:.3} s | {} | {} |\n",
                 r.id,
@@ -733,15 +734,6 @@ const README_INTRO: &str = "# Results\n\n\
 /// What `results/` shows for a fact a run's file does not give.
 const NOT_RECORDED: &str = "not recorded";
 
-/// `bytes` in KiB, MiB or GiB.
-fn human_bytes(bytes: f64) -> String {
-    match bytes {
-        b if b < (1u64 << 20) as f64 => format!("{:.0} KiB", b / 1024.0),
-        b if b < (1u64 << 30) as f64 => format!("{:.1} MiB", b / (1u64 << 20) as f64),
-        b => format!("{:.2} GiB", b / (1u64 << 30) as f64),
-    }
-}
-
 /// Placeholders for the values of the flags that name a local file or
 /// directory, in the commands `results/README.md` shows.
 const PATH_FLAGS: [(&str, &str); 6] = [
@@ -820,7 +812,7 @@ fn shell_split(command: &str) -> Vec<String> {
 /// "not recorded" where it gives none (a run of a build before they were).
 fn machine_cell(machine: &Value, with_ram: bool) -> String {
     let cores = machine["cores"].as_u64().map(|c| format!("{c} cores"));
-    let ram = machine["memory_bytes"].as_f64().map(|b| format!("{} RAM", human_bytes(b)));
+    let ram = machine["memory_bytes"].as_f64().map(|b| format!("{} RAM", table_bytes(b)));
     match (cores, with_ram.then_some(ram).flatten()) {
         (None, None) => "not recorded".to_string(),
         (Some(c), None) if !with_ram => c,

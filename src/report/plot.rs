@@ -7,7 +7,7 @@
 //! board's positions where every layer is counted or estimated.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use plotters::prelude::*;
 
@@ -24,9 +24,21 @@ type Bar = (f64, f64, f64, f64);
 const QUANTITIES: [(&str, usize); 3] = [("classes", 0usize), ("positions", 1), ("terminal_positions", 2)];
 const COLOURS: [RGBColor; 3] = [BLUE, RED, GREEN];
 
+/// Why the plot was not drawn.
+#[derive(Debug, thiserror::Error)]
+pub enum PlotError {
+    #[error("the catalogue holds no rows to plot")]
+    Empty,
+    /// The plotting library failed (its message).
+    #[error("{}: {detail}", path.display())]
+    Draw { path: PathBuf, detail: String },
+    #[error("{}: {error}", path.display())]
+    Write { path: PathBuf, error: std::io::Error },
+}
+
 /// Draws the catalogue into an SVG at `path`: a panel per board that has
 /// exact rows or estimates. Returns the number of series drawn.
-pub fn plot(catalog: &Catalog, path: &Path) -> Result<usize, String> {
+pub fn plot(catalog: &Catalog, path: &Path) -> Result<usize, PlotError> {
     let pooled = catalog.pooled_estimates();
     let mut boards: Vec<u32> = catalog
         .tables
@@ -37,14 +49,15 @@ pub fn plot(catalog: &Catalog, path: &Path) -> Result<usize, String> {
     boards.sort_unstable();
     boards.dedup();
     if boards.is_empty() {
-        return Err("the catalogue holds no rows to plot".into());
+        return Err(PlotError::Empty);
     }
     // drawn in memory, then written atomically: a plot stopped half way
     // leaves the previous one
     let mut svg = String::new();
     let drawn = {
         let root = SVGBackend::with_string(&mut svg, (560 * boards.len() as u32, 640)).into_drawing_area();
-        let err = |e: DrawingAreaErrorKind<_>| format!("{}: {e}", path.display());
+        let draw = |detail: String| PlotError::Draw { path: path.to_path_buf(), detail };
+        let err = |e: DrawingAreaErrorKind<_>| draw(e.to_string());
         root.fill(&WHITE).map_err(err)?;
         let panels = root.split_evenly((1, boards.len()));
         let mut drawn = 0;
@@ -59,13 +72,14 @@ pub fn plot(catalog: &Catalog, path: &Path) -> Result<usize, String> {
                 }
                 None => format!("{n}x{n}"),
             };
-            drawn += draw_panel(panel, &caption, n, &exact_series(catalog, n), &bars)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
+            drawn +=
+                draw_panel(panel, &caption, n, &exact_series(catalog, n), &bars).map_err(|e| draw(e.to_string()))?;
         }
         root.present().map_err(err)?;
         drawn
     };
-    crate::formats::atomic::atomic_write(path, svg.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
+    crate::formats::atomic::atomic_write(path, svg.as_bytes())
+        .map_err(|error| PlotError::Write { path: path.to_path_buf(), error })?;
     Ok(drawn)
 }
 

@@ -16,37 +16,6 @@ pub use avx2::{flips_avx2, legal_moves_avx2, mobility_sum_avx2};
 pub use avx512::mobility_sum_avx512;
 pub use portable::{flips, legal_moves, mobility_sum};
 
-/// The squares seen from each square in each of the eight directions, out
-/// to the board edge: the four directions towards higher square numbers
-/// first, then the four towards lower ones. Computed at compile time.
-pub type Rays = [[u64; 8]; 64];
-
-/// The [`Rays`] of an `n` x `n` board.
-pub const fn rays(n: u32) -> Rays {
-    // (row step, column step): up-directions, then their opposites
-    const DIRS: [(i32, i32); 8] = [(0, 1), (1, -1), (1, 0), (1, 1), (0, -1), (-1, 1), (-1, 0), (-1, -1)];
-    let mut out = [[0u64; 8]; 64];
-    let n = n as i32;
-    let mut sq = 0;
-    while sq < n * n {
-        let mut d = 0;
-        while d < 8 {
-            let (dr, dc) = DIRS[d];
-            let (mut r, mut c) = (sq / n + dr, sq % n + dc);
-            let mut ray = 0u64;
-            while r >= 0 && r < n && c >= 0 && c < n {
-                ray |= 1u64 << (r * n + c);
-                r += dr;
-                c += dc;
-            }
-            out[sq as usize][d] = ray;
-            d += 1;
-        }
-        sq += 1;
-    }
-    out
-}
-
 /// The mover and opponent after the side to move (`me`) plays `square`,
 /// flipping `flipped` (the opponent's discs that [`flips`] gives): the
 /// opponent moves next. Written once for every engine.

@@ -11,7 +11,7 @@ use crate::software;
 pub fn commit(work: &WorkDir, m: &mut Manifest) -> Result<(), LayersError> {
     m.software = software();
     write_manifest(&work.manifest(), m)?;
-    work.sweep(m);
+    work.sweep(m.keep());
     Ok(())
 }
 

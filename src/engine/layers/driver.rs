@@ -16,15 +16,16 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use super::commit::{commit, read_state, set_limit};
-use super::expand::{BUFFER_SHARE, BufferPool, Counter, Expansion, PartInput, buffer_bytes_per_record, expand};
+use super::expand::{BUFFER_SHARE, BufferPool, Counter, PartInput, buffer_bytes_per_record, expand};
+use super::expansion::{Entering, Expansion};
 use super::merge::{merge_and_count, merge_partition};
 use super::progress::{ExpandProgress, ExpansionId};
 use super::shuffle::{LocalBuckets, NoChildren, ShuffleSink};
 use super::store::{
-    Compaction, Entering, MIN_COMPACT_RATIO, Manifest, Phase, RunConfig, RunSettings, Slicing, merge_bucket,
-    partition_of, to_stored, verify_bucket, write_part,
+    Compaction, MIN_COMPACT_RATIO, Manifest, Phase, RunConfig, RunSettings, Slicing, merge_bucket, partition_of,
+    to_stored, verify_bucket, write_part,
 };
-use super::transport::{Outbox, Transport, decode_message};
+use super::transport::{Outbox, Transport, decode_message, launcher};
 use super::workdir::{RunLock, WorkDir};
 use super::{
     CompactionMode, LayersError, LayersLive, LayersOutcome, LayersPlan, LayersSettings, PhaseStat, RunContext,
@@ -55,11 +56,6 @@ const RAW_CHILDREN_PER_CLASS: f64 = 2.5;
 /// `rank-RRRR-of-NNNN` below it.
 fn rank_dir<T: Transport>(t: &T, root: &WorkDir) -> WorkDir {
     if t.separate_dirs() { root.for_rank(t.rank(), t.ranks()) } else { root.clone() }
-}
-
-/// `mpirun -np N ` when the run has ranks, to put before a command.
-fn launcher<T: Transport>(t: &T) -> String {
-    if t.separate_dirs() { format!("mpirun -np {} ", t.ranks()) } else { String::new() }
 }
 
 /// Starts a new run in `plan.work_dir` over the ranks of `t`: writes the
@@ -409,7 +405,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
         let r = if self.t.rank() == 0 { commit(self.root, m) } else { Ok(()) };
         self.t.agree(r, self.path())?;
         if self.t.separate_dirs() {
-            self.mine.sweep(m);
+            self.mine.sweep(m.keep());
         }
         Ok(())
     }
@@ -425,7 +421,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
         let mut s = self.session(&m)?;
         self.ctx.live.partitions.store(s.owned.len() as u64, Ordering::Relaxed);
         self.ctx.live.limit.store(m.run.limit as u64, Ordering::Relaxed);
-        self.mine.sweep(&m);
+        self.mine.sweep(m.keep());
         loop {
             if m.phase == Phase::Counted {
                 return Ok(self.finished(m, s));

@@ -14,7 +14,7 @@ use super::store::{PartReader, Phase, from_stored};
 use super::transport::owner_of;
 use super::workdir::WorkDir;
 use crate::census::LayerBy;
-use crate::report::group_digits;
+use crate::text::group_digits;
 
 /// What a work directory holds and whether its parts are sound.
 #[derive(Clone, Debug, Serialize)]

@@ -3,7 +3,8 @@
 //! holds its bucket; a part finished before an interruption is kept.
 
 use super::LayersError;
-use super::expand::{Counter, Expansion};
+use super::expand::Counter;
+use super::expansion::Expansion;
 use super::store::{PartId, PartReader, Record, merge_bucket, write_part};
 use super::workdir::WorkDir;
 use crate::census::LayerBy;

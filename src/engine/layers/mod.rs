@@ -33,6 +33,7 @@ pub mod commit;
 pub mod distributed;
 pub mod driver;
 pub mod expand;
+pub mod expansion;
 pub mod inspect;
 pub mod merge;
 pub mod progress;

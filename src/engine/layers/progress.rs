@@ -16,12 +16,12 @@ use bincode::enc::Encoder;
 use bincode::error::{DecodeError, EncodeError};
 use bincode::{Decode, Encode};
 
-use super::expand::Expansion;
+use super::expansion::Expansion;
 use super::store::BucketState;
 use crate::formats::framed::{FileKind, FrameError, read_head_file, write_head_file};
 
-/// The file's name in a bucket directory.
-pub const FILE_NAME: &str = "expand.progress";
+/// The file's name in a bucket directory (the work directory owns the names).
+pub use super::workdir::PROGRESS_FILE as FILE_NAME;
 
 pub const PROGRESS_KIND: FileKind =
     FileKind { magic: crate::formats::framed::MAGIC_PROGRESS, version: 1, name: "expansion progress file" };

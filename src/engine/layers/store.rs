@@ -22,7 +22,8 @@ use bincode::enc::Encoder;
 use bincode::error::{DecodeError, EncodeError};
 use bincode::{Decode, Encode};
 
-use super::expand::Expansion;
+use super::expansion::{Entering, Expansion};
+use super::workdir::Keep;
 use crate::census::LayerCounts;
 use crate::formats::atomic::{atomic_write_with, start_writeback};
 use crate::formats::framed::{
@@ -136,15 +137,6 @@ impl RunConfig {
     pub fn part(&self, layer: u32, partition: u32) -> PartId {
         PartId { size: self.size, by: self.by, layer, partition, partitions: self.partitions }
     }
-}
-
-/// Games entering the next layer, carried between phases.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Entering {
-    /// Game prefixes reaching the layer.
-    pub games: u128,
-    /// Of those, the ones whose last ply is a pass.
-    pub passes: u128,
 }
 
 /// What a manifest says is complete (encoded as a u8: the codes below).
@@ -296,6 +288,23 @@ pub struct Manifest {
     pub settings: RunSettings,
 }
 
+impl Manifest {
+    /// What no longer belongs to the run, for a sweep to remove: in phase 0
+    /// (and 3) everything but the parts of `layer` and the buckets of an
+    /// expansion of it under way (its progress file says how far it got);
+    /// in phase 1 everything but the buckets and merged parts of
+    /// `layer + 1`; in phase 2 (the last layer counted unstored) every
+    /// layer and bucket.
+    pub fn keep(&self) -> Keep {
+        let (layer, buckets) = match self.phase {
+            Phase::Complete | Phase::Slicing => (Some(self.layer), Some(self.layer + 1)),
+            Phase::Expanded => (Some(self.layer + 1), Some(self.layer + 1)),
+            Phase::Counted => (None, None),
+        };
+        Keep { layer, buckets }
+    }
+}
+
 impl Encode for Manifest {
     fn encode<E: Encoder>(&self, e: &mut E) -> Result<(), EncodeError> {
         encode_fields!(
@@ -410,6 +419,19 @@ pub struct EncodedRun<'a> {
     body: &'a [u8],
 }
 
+/// What is wrong with a run from outside ([`EncodedRun::parse`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RunDefect {
+    #[error("a bad record")]
+    BadRecord,
+    #[error("a run whose keys repeat")]
+    RepeatedKey,
+    #[error("a key overflow")]
+    KeyOverflow,
+    #[error("a run of {found} records that says {said}")]
+    WrongCount { found: u64, said: u64 },
+}
+
 impl<'a> EncodedRun<'a> {
     /// Records in the run.
     pub fn records(&self) -> u64 {
@@ -428,21 +450,21 @@ impl<'a> EncodedRun<'a> {
 
     /// Checks bytes from outside (another rank) said to hold `records`
     /// records: every number fits in 128 bits, keys increase, and the
-    /// count is right. Says what is wrong, in words, otherwise.
-    pub fn parse(body: &'a [u8], records: u64) -> Result<EncodedRun<'a>, String> {
+    /// count is right. Says what is wrong otherwise.
+    pub fn parse(body: &'a [u8], records: u64) -> Result<EncodedRun<'a>, RunDefect> {
         let mut n = 0u64;
         let (mut pos, mut key) = (0usize, 0u128);
         while pos < body.len() {
-            let delta = get_varint(body, &mut pos).ok_or("a bad record")?;
-            get_varint(body, &mut pos).ok_or("a bad record")?;
+            let delta = get_varint(body, &mut pos).ok_or(RunDefect::BadRecord)?;
+            get_varint(body, &mut pos).ok_or(RunDefect::BadRecord)?;
             if delta == 0 && n > 0 {
-                return Err("a run whose keys repeat".into());
+                return Err(RunDefect::RepeatedKey);
             }
-            key = key.checked_add(delta).ok_or("a key overflow")?;
+            key = key.checked_add(delta).ok_or(RunDefect::KeyOverflow)?;
             n += 1;
         }
         if n != records {
-            return Err(format!("a run of {n} records that says {records}"));
+            return Err(RunDefect::WrongCount { found: n, said: records });
         }
         Ok(EncodedRun { records, body })
     }
@@ -1111,6 +1133,16 @@ fn merge_offsets(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A run from another rank is refused with what is wrong with it.
+    #[test]
+    fn a_defective_run_says_what_is_wrong() {
+        // (key difference, multiplicity) pairs, one byte each
+        assert_eq!(EncodedRun::parse(&[5, 1, 2, 1], 2).map(|r| r.records()), Ok(2));
+        assert_eq!(EncodedRun::parse(&[5, 1], 2).unwrap_err().to_string(), "a run of 1 records that says 2");
+        assert_eq!(EncodedRun::parse(&[5, 1, 0, 1], 2).unwrap_err(), RunDefect::RepeatedKey);
+        assert_eq!(EncodedRun::parse(&[5, 0x80], 1).unwrap_err(), RunDefect::BadRecord);
+    }
 
     proptest::proptest! {
         /// The loser tree yields every head of every run in key order (ties

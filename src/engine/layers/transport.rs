@@ -28,6 +28,12 @@ pub const fn owner_of(partition: u32, ranks: u32) -> u32 {
     partition % ranks
 }
 
+/// `mpirun -np N ` when the run has ranks (each in its own directory), to
+/// put before a command that names the run; empty for one process.
+pub fn launcher<T: Transport + ?Sized>(t: &T) -> String {
+    if t.separate_dirs() { format!("mpirun -np {} ", t.ranks()) } else { String::new() }
+}
+
 /// The processes of one run, seen from one of them. Every collective
 /// (everything but `rank`, `ranks`, `owns`, `separate_dirs` and
 /// `message_cap`) must be called by every rank, in the same order.
@@ -306,7 +312,7 @@ pub fn decode_message(
             usize::try_from(len).ok().and_then(|l| at.checked_add(l)).ok_or_else(|| bad("a bad length".into()))?;
         let body = bytes.get(at..end).ok_or_else(|| bad("a truncated run".into()))?;
         at = end;
-        deliver(partition, EncodedRun::parse(body, n).map_err(bad)?)?;
+        deliver(partition, EncodedRun::parse(body, n).map_err(|e| bad(e.to_string()))?)?;
     }
     Ok(())
 }

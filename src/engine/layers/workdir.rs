@@ -11,7 +11,19 @@ use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
 use super::LayersError;
-use super::store::Manifest;
+
+/// The name of an expansion's progress file in a bucket directory
+/// ([`super::progress`]).
+pub const PROGRESS_FILE: &str = "expand.progress";
+
+/// The layer and bucket directories a sweep keeps ([`WorkDir::sweep`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Keep {
+    /// The layer whose parts are kept.
+    pub layer: Option<u32>,
+    /// The layer whose buckets are kept.
+    pub buckets: Option<u32>,
+}
 
 /// A layered run's work directory.
 #[derive(Clone, Debug)]
@@ -161,19 +173,10 @@ impl WorkDir {
         File::open(dir).and_then(|f| f.sync_all()).map_err(|e| io_err(dir, e))
     }
 
-    /// Removes what no longer belongs to the run of manifest `m`: in phase 0
-    /// (and 3) everything but the parts of `layer` and the buckets of an
-    /// expansion of it under way (its progress file says how far it got);
-    /// in phase 1 everything but the buckets and merged parts of
-    /// `layer + 1`; in phase 2 (the last layer counted unstored) every
-    /// layer and bucket.
-    pub fn sweep(&self, m: &Manifest) {
-        use super::store::Phase;
-        let (keep_layer, keep_bucket) = match m.phase {
-            Phase::Complete | Phase::Slicing => (Some(m.layer), Some(m.layer + 1)),
-            Phase::Expanded => (Some(m.layer + 1), Some(m.layer + 1)),
-            Phase::Counted => (None, None),
-        };
+    /// Removes every layer and bucket directory but those `keep` names
+    /// (the manifest says which: [`super::store::Manifest::keep`]).
+    pub fn sweep(&self, keep: Keep) {
+        let Keep { layer: keep_layer, buckets: keep_bucket } = keep;
         if let Ok(entries) = fs::read_dir(&self.root) {
             for e in entries.flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
@@ -253,7 +256,7 @@ fn own_entry(name: &str) -> bool {
 /// temporaries of atomic writes (`.part-JJJJ.lyr.tmp-PID`).
 fn own_file(name: &str) -> bool {
     let name = name.strip_prefix('.').map_or(name, |n| n.split_once(".tmp-").map_or(n, |(f, _)| f));
-    if name == super::progress::FILE_NAME {
+    if name == PROGRESS_FILE {
         return true;
     }
     let numbered = |ext: &str, prefix: &str| {
