@@ -485,13 +485,7 @@ fn report_graphs(graphs: BTreeMap<ModPath, Vec<Edge>>) -> String {
 /// Dependencies the check lets stand, each with the reason, until the code
 /// that makes it moves: (directory, from, to, why). The check fails when
 /// one is gone, so that the list only shrinks.
-const ALLOWED: &[(&str, &str, &str, &str)] = &[(
-    "crate",
-    "search",
-    "estimate",
-    "a test in src/search/reachable.rs draws its samples with crate::estimate::SplitMix; \
-     src/search/reachable* and src/estimate* are left to issue 50 (the 8x8 decider), which reshapes them",
-)];
+const ALLOWED: &[(&str, &str, &str, &str)] = &[];
 
 #[test]
 fn no_import_circle_in_src() {
