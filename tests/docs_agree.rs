@@ -55,38 +55,35 @@ fn documented_defaults_are_the_codes() {
     }
 }
 
-/// README's 6x6 answer is the catalogue's whole-board figure (point and
-/// 95% interval, to three significant digits), as `results/README.md`
-/// states it.
-#[test]
-fn readme_gives_the_catalogues_6x6_figure() {
+/// The three figures (point and 95% interval) of the catalogue's
+/// whole-board positions line for an `n x n` board, as `results/README.md`
+/// states them, each in README's row for that board to three significant
+/// digits.
+fn readme_row_gives_the_catalogues_whole_board(n: u32) {
     let results = read("results/README.md");
-    let line = results.lines().find(|l| l.starts_with("**The whole 6x6 board**")).expect("a 6x6 whole-board line");
-    let after = line.split("positions ").nth(1).unwrap();
-    let numbers: Vec<f64> = after.split([' ', '(', ')', ',']).filter_map(|w| w.parse::<f64>().ok()).take(3).collect();
-    let readme = read("README.md");
-    let row = readme.lines().find(|l| l.starts_with("| 6x6 |")).expect("README's 6x6 row");
-    for x in numbers {
-        let three = format!("{x:.2e}");
-        assert!(row.contains(&three), "README's 6x6 row lacks {three}: {row}");
-    }
-}
-
-/// README's 8x8 answer is the catalogue's whole-board interval (to three
-/// significant digits), as `results/README.md` states it.
-#[test]
-fn readme_gives_the_catalogues_8x8_interval() {
-    let results = read("results/README.md");
-    let line = results.lines().find(|l| l.starts_with("**The whole 8x8 board**")).expect("an 8x8 whole-board line");
+    let head = format!("**The whole {n}x{n} board**");
+    let line = results.lines().find(|l| l.starts_with(&head)).expect("a whole-board line");
     let after = line.split("positions ").nth(1).unwrap();
     let numbers: Vec<f64> = after.split([' ', '(', ')', ',']).filter_map(|w| w.parse::<f64>().ok()).take(3).collect();
     assert_eq!(numbers.len(), 3, "{line}");
     let readme = read("README.md");
-    let row = readme.lines().find(|l| l.starts_with("| 8x8 |")).expect("README's 8x8 row");
+    let row = readme.lines().find(|l| l.starts_with(&format!("| {n}x{n} |"))).expect("README's row");
     for x in numbers {
         let three = format!("{x:.2e}");
-        assert!(row.contains(&three), "README's 8x8 row lacks {three}: {row}");
+        assert!(row.contains(&three), "README's {n}x{n} row lacks {three}: {row}");
     }
+}
+
+/// README's 6x6 answer is the catalogue's whole-board figure.
+#[test]
+fn readme_gives_the_catalogues_6x6_figure() {
+    readme_row_gives_the_catalogues_whole_board(6);
+}
+
+/// README's 8x8 answer is the catalogue's whole-board interval.
+#[test]
+fn readme_gives_the_catalogues_8x8_interval() {
+    readme_row_gives_the_catalogues_whole_board(8);
 }
 
 /// README's set-up is the two commands a fresh machine with the Rust

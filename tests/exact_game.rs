@@ -11,6 +11,7 @@
 //!   a search of budget 1, gives the same verdict.
 
 mod oracle;
+mod policies;
 
 use std::collections::HashSet;
 
@@ -20,18 +21,7 @@ use othello_census::search::reachable::{Frontier, Search, Stage, Verdict};
 
 const CONFLICTS: u64 = 1_000_000;
 
-/// A generator for the tests' random choices (splitmix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
+use policies::Rng;
 
 fn position<G: Geometry>(b: u64, w: u64, black_to_move: bool) -> Position<G> {
     let side = if black_to_move { Color::Black } else { Color::White };
@@ -121,80 +111,32 @@ fn on_4x4_the_verdicts_are_the_oracles_at_length() {
     four_by_four(1500, 1, 2);
 }
 
-/// A move policy: the position, its legal moves, a random number.
-type Policy<'a, G> = &'a dyn Fn(&Position<G>, &[u32], u64) -> u32;
-
-/// Positions of `games` games under `policy`, up to `max_discs` discs,
-/// each never unreachable (and, when reachable, its game replays).
-fn games_of<G: Geometry>(games: u64, seed: u64, max_discs: u32, policy: Policy<'_, G>) -> (u64, u64) {
-    let mut rng = Rng(seed);
+/// Positions of `games` games under each policy (uniform, then the
+/// biased ones), seeds from `seed` on, up to `max_discs` discs, each never
+/// unreachable (and, when reachable, its game replays): the positions
+/// checked and those given a game.
+fn under_every_policy<G: Geometry>(games: u64, seed: u64, max_discs: u32) -> (u64, u64) {
     let (mut checked, mut decided) = (0, 0);
-    for _ in 0..games {
-        let mut p = Position::<G>::start();
-        loop {
-            let moves: Vec<u32> = p.legal_moves().iter().collect();
-            if moves.is_empty() {
-                if !p.opponent_can_move() {
-                    break;
-                }
-                p = p.pass();
-            } else {
-                p = p.play(policy(&p, &moves, rng.next()));
-            }
-            if p.discs() > max_discs {
-                break;
-            }
-            checked += 1;
-            match exact_game::<G>(&p, 20_000) {
-                Exact::Unreachable => panic!("a position of a game called unreachable: {}", p.line()),
-                Exact::Reachable(g) => {
-                    assert_eq!(g.replay(), Ok(()), "{}", p.line());
-                    decided += 1;
-                }
-                Exact::Unknown => {}
-            }
+    let mut check = |p: &Position<G>| {
+        if p.discs() > max_discs {
+            return false;
         }
+        checked += 1;
+        match exact_game::<G>(p, 20_000) {
+            Exact::Unreachable => panic!("a position of a game called unreachable: {}", p.line()),
+            Exact::Reachable(g) => {
+                assert_eq!(g.replay(), Ok(()), "{}", p.line());
+                decided += 1;
+            }
+            Exact::Unknown => {}
+        }
+        true
+    };
+    policies::play::<G>(games, seed, &policies::uniform::<G>, &mut check);
+    for (i, policy) in policies::biased::<G>().into_iter().enumerate() {
+        policies::play::<G>(games, seed + 1 + i as u64, policy, &mut check);
     }
     (checked, decided)
-}
-
-fn uniform<G: Geometry>(_: &Position<G>, moves: &[u32], r: u64) -> u32 {
-    moves[(r % moves.len() as u64) as usize]
-}
-
-/// The legal move with the least `key`, ties broken by `r`.
-fn least_by<K: Ord>(moves: &[u32], r: u64, key: impl Fn(u32) -> K) -> u32 {
-    let best = moves.iter().map(|&m| key(m)).min().unwrap();
-    let tied: Vec<u32> = moves.iter().copied().filter(|&m| key(m) == best).collect();
-    tied[(r % tied.len() as u64) as usize]
-}
-
-fn most_flips<G: Geometry>(p: &Position<G>, moves: &[u32], r: u64) -> u32 {
-    least_by(moves, r, |m| -i64::from(p.flips(m).0.count_ones()))
-}
-
-fn fewest_flips<G: Geometry>(p: &Position<G>, moves: &[u32], r: u64) -> u32 {
-    least_by(moves, r, |m| p.flips(m).0.count_ones())
-}
-
-fn corners_and_edges<G: Geometry>(_: &Position<G>, moves: &[u32], r: u64) -> u32 {
-    let n = G::N;
-    least_by(moves, r, |m| 2 - u32::from(m / n == 0 || m / n == n - 1) - u32::from(m % n == 0 || m % n == n - 1))
-}
-
-fn fewest_replies<G: Geometry>(p: &Position<G>, moves: &[u32], r: u64) -> u32 {
-    least_by(moves, r, |m| p.play(m).legal_moves().0.count_ones())
-}
-
-fn under_every_policy<G: Geometry>(games: u64, seed: u64, max_discs: u32) -> (u64, u64) {
-    let policies: [Policy<'_, G>; 5] =
-        [&uniform::<G>, &most_flips::<G>, &fewest_flips::<G>, &corners_and_edges::<G>, &fewest_replies::<G>];
-    let mut total = (0, 0);
-    for (i, policy) in policies.iter().enumerate() {
-        let (c, d) = games_of::<G>(games, seed + i as u64, max_discs, *policy);
-        total = (total.0 + c, total.1 + d);
-    }
-    total
 }
 
 #[test]

@@ -7,6 +7,7 @@
 //! conditions pass, so the tests above are not vacuous.
 
 mod oracle;
+mod policies;
 
 use othello_census::board::{B4, B6, B8, Geometry, Position};
 use othello_census::search::flip_history::{Relaxation, flip_history};
@@ -69,85 +70,22 @@ fn every_4x4_board_of_12_discs() {
     reachable_4x4_positions_are_feasible(1);
 }
 
-/// A move policy: the position, its legal moves, a random number for ties.
-type Policy<'a, G> = &'a dyn Fn(&Position<G>, &[u32], u64) -> u32;
-
-/// Plays `games` games of board `G` from the start, each move chosen by
-/// `policy` among the legal ones (with a generator for ties), and checks
-/// every position on the way.
-fn games_of<G: Geometry>(games: u64, seed: u64, policy: Policy<'_, G>) -> u64 {
-    let mut state = seed;
-    let mut next = move || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
+/// `uniform_games` games with uniform moves and `games` under each biased
+/// policy, seeds from `seed` on, every position feasible: the positions
+/// checked.
+fn under_every_policy<G: Geometry>(uniform_games: u64, games: u64, seed: u64) -> u64 {
     let mut checked = 0;
-    for _ in 0..games {
-        let mut p = Position::<G>::start();
-        loop {
-            let moves: Vec<u32> = p.legal_moves().iter().collect();
-            if moves.is_empty() {
-                if !p.opponent_can_move() {
-                    break;
-                }
-                p = p.pass();
-            } else {
-                p = p.play(policy(&p, &moves, next()));
-            }
-            checked += 1;
-            let r = flip_history::<G>(p.black().0, p.white().0, CONFLICTS);
-            assert_ne!(r, Relaxation::Infeasible, "a position of a game: {}", p.line());
-        }
+    let mut check = |p: &Position<G>| {
+        checked += 1;
+        let r = flip_history::<G>(p.black().0, p.white().0, CONFLICTS);
+        assert_ne!(r, Relaxation::Infeasible, "a position of a game: {}", p.line());
+        true
+    };
+    policies::play::<G>(uniform_games, seed, &policies::uniform::<G>, &mut check);
+    for (i, policy) in policies::biased::<G>().into_iter().enumerate() {
+        policies::play::<G>(games, seed + 1 + i as u64, policy, &mut check);
     }
     checked
-}
-
-fn uniform<G: Geometry>(_: &Position<G>, moves: &[u32], r: u64) -> u32 {
-    moves[(r % moves.len() as u64) as usize]
-}
-
-/// The legal move with the least `key`, ties broken by `r`.
-fn least_by<K: Ord>(moves: &[u32], r: u64, key: impl Fn(u32) -> K) -> u32 {
-    let best = moves.iter().map(|&m| key(m)).min().unwrap();
-    let tied: Vec<u32> = moves.iter().copied().filter(|&m| key(m) == best).collect();
-    tied[(r % tied.len() as u64) as usize]
-}
-
-/// The move that flips most (`most`) or fewest discs.
-fn by_flips<G: Geometry>(p: &Position<G>, moves: &[u32], r: u64, most: bool) -> u32 {
-    least_by(moves, r, |m| {
-        let f = i64::from(p.flips(m).0.count_ones());
-        if most { -f } else { f }
-    })
-}
-
-/// Corners first, then edges, then anything.
-fn corners_and_edges<G: Geometry>(_: &Position<G>, moves: &[u32], r: u64) -> u32 {
-    let n = G::N;
-    least_by(moves, r, |m| {
-        let edge_row = m / n == 0 || m / n == n - 1;
-        let edge_col = m % n == 0 || m % n == n - 1;
-        2 - u32::from(edge_row) - u32::from(edge_col)
-    })
-}
-
-/// The move that leaves the opponent fewest replies.
-fn fewest_replies<G: Geometry>(p: &Position<G>, moves: &[u32], r: u64) -> u32 {
-    least_by(moves, r, |m| p.play(m).legal_moves().0.count_ones())
-}
-
-/// `uniform` games with uniform moves and `games` under each other
-/// policy, seeds from `seed` on: the positions checked.
-fn under_every_policy<G: Geometry>(uniform_games: u64, games: u64, seed: u64) -> u64 {
-    let mut n = games_of::<G>(uniform_games, seed, &uniform::<G>);
-    n += games_of::<G>(games, seed + 1, &|p, m, r| by_flips(p, m, r, true));
-    n += games_of::<G>(games, seed + 2, &|p, m, r| by_flips(p, m, r, false));
-    n += games_of::<G>(games, seed + 3, &corners_and_edges::<G>);
-    n += games_of::<G>(games, seed + 4, &fewest_replies::<G>);
-    n
 }
 
 #[test]

@@ -1,0 +1,83 @@
+//! Games played from the start under move policies, for tests that check
+//! a stage of `reachable` against positions of real games (reachable by
+//! construction): uniform, and biased (most and fewest flips, corners and
+//! edges first, fewest replies).
+#![allow(dead_code)]
+
+use othello_census::board::{Geometry, Position};
+
+/// A generator for the tests' random choices (splitmix64).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// A move policy: the position, its legal moves, a random number for ties.
+pub type Policy<'a, G> = &'a dyn Fn(&Position<G>, &[u32], u64) -> u32;
+
+/// Plays `games` games from the start, each move chosen by `policy` (with
+/// a generator seeded by `seed` for ties), passing where forced, and hands
+/// `visit` every position after a move or a pass; a game stops early when
+/// `visit` says false.
+pub fn play<G: Geometry>(games: u64, seed: u64, policy: Policy<'_, G>, mut visit: impl FnMut(&Position<G>) -> bool) {
+    let mut rng = Rng(seed);
+    for _ in 0..games {
+        let mut p = Position::<G>::start();
+        loop {
+            let moves: Vec<u32> = p.legal_moves().iter().collect();
+            if moves.is_empty() {
+                if !p.opponent_can_move() {
+                    break;
+                }
+                p = p.pass();
+            } else {
+                p = p.play(policy(&p, &moves, rng.next()));
+            }
+            if !visit(&p) {
+                break;
+            }
+        }
+    }
+}
+
+pub fn uniform<G: Geometry>(_: &Position<G>, moves: &[u32], r: u64) -> u32 {
+    moves[(r % moves.len() as u64) as usize]
+}
+
+/// The legal move with the least `key`, ties broken by `r`.
+pub fn least_by<K: Ord>(moves: &[u32], r: u64, key: impl Fn(u32) -> K) -> u32 {
+    let best = moves.iter().map(|&m| key(m)).min().unwrap();
+    let tied: Vec<u32> = moves.iter().copied().filter(|&m| key(m) == best).collect();
+    tied[(r % tied.len() as u64) as usize]
+}
+
+pub fn most_flips<G: Geometry>(p: &Position<G>, moves: &[u32], r: u64) -> u32 {
+    least_by(moves, r, |m| -i64::from(p.flips(m).0.count_ones()))
+}
+
+pub fn fewest_flips<G: Geometry>(p: &Position<G>, moves: &[u32], r: u64) -> u32 {
+    least_by(moves, r, |m| p.flips(m).0.count_ones())
+}
+
+/// Corners first, then edges, then anything.
+pub fn corners_and_edges<G: Geometry>(_: &Position<G>, moves: &[u32], r: u64) -> u32 {
+    let n = G::N;
+    least_by(moves, r, |m| 2 - u32::from(m / n == 0 || m / n == n - 1) - u32::from(m % n == 0 || m % n == n - 1))
+}
+
+/// The move that leaves the opponent fewest replies.
+pub fn fewest_replies<G: Geometry>(p: &Position<G>, moves: &[u32], r: u64) -> u32 {
+    least_by(moves, r, |m| p.play(m).legal_moves().0.count_ones())
+}
+
+/// The biased policies, in the order the tests seed them (seed + 1 on).
+pub fn biased<'a, G: Geometry>() -> [Policy<'a, G>; 4] {
+    [&most_flips::<G>, &fewest_flips::<G>, &corners_and_edges::<G>, &fewest_replies::<G>]
+}
