@@ -10,6 +10,9 @@
 # ODD_PASS_CENSUS=DIR passes --odd-pass-census DIR (a census work directory
 # whose stored layer's odd-pass positions the searches also stop at);
 # CENSUS_LAYER=DIR passes --census-layer DIR (the whole stored layer).
+# FOCUS=terminal passes --focus terminal (only terminal candidates decided;
+# the catalogue pools such runs into terminal positions only, under seeds
+# no run of every sample of the board uses).
 # RESOLVE_BUDGET=N: after each unit, its undecided samples are searched
 # again at budget N (`estimate --resolve`), written to OUT/resolved: the
 # same samples at budget N (`catalog add` both: the catalogue pools the
@@ -26,7 +29,8 @@ for seed in $(seq "$first" "$last"); do
     othello-census estimate --size "$size" --discs "$discs" --time "$unit" --seed "$seed" \
         --out "$out" --progress-every 5m -q ${BUDGET:+--budget "$BUDGET"} \
         ${ODD_PASS_CENSUS:+--odd-pass-census "$ODD_PASS_CENSUS"} \
-        ${CENSUS_LAYER:+--census-layer "$CENSUS_LAYER"}
+        ${CENSUS_LAYER:+--census-layer "$CENSUS_LAYER"} \
+        ${FOCUS:+--focus "$FOCUS"}
     if [ -n "${RESOLVE_BUDGET:-}" ]; then
         unit_doc=$(ls -t "$out"/estimate-*.json | head -1)
         othello-census estimate --resolve "$unit_doc" --budget "$RESOLVE_BUDGET" --out "$out/resolved" -q \

@@ -92,14 +92,18 @@ impl SplitMix {
     /// A uniform integer below `bound` (> 0), without bias (Lemire's
     /// multiply and reject).
     pub fn below(&mut self, bound: u64) -> u64 {
-        loop {
-            let m = u128::from(self.next_u64()) * u128::from(bound);
-            let low = m as u64;
-            if low >= bound.wrapping_neg() % bound {
-                return (m >> 64) as u64;
+        let mut m = u128::from(self.next_u64()) * u128::from(bound);
+        // the biased zone lies below `2^64 mod bound`, itself below
+        // `bound`: the division that finds it (most of a draw's time) is
+        // needed only when the low part is below `bound`, and the same
+        // words are accepted and rejected as when it is always made
+        if (m as u64) < bound {
+            let zone = bound.wrapping_neg() % bound;
+            while (m as u64) < zone {
+                m = u128::from(self.next_u64()) * u128::from(bound);
             }
-            // rejected: the low part fell in the biased zone
         }
+        (m >> 64) as u64
     }
 }
 
@@ -172,6 +176,12 @@ pub struct Tally {
     /// from earlier documents).
     #[serde(default)]
     pub exact_unreachable: u64,
+    /// Joined candidates left undecided on purpose because they are not
+    /// terminal: a run focused on terminal positions ([`Focus::Terminal`])
+    /// decides only terminal candidates (0 in other runs; absent from
+    /// documents before version 4).
+    #[serde(default)]
+    pub not_terminal: u64,
 }
 
 impl Tally {
@@ -191,6 +201,7 @@ impl Tally {
         self.relaxed += o.relaxed;
         self.exact_reachable += o.exact_reachable;
         self.exact_unreachable += o.exact_unreachable;
+        self.not_terminal += o.not_terminal;
         self
     }
 }
@@ -290,7 +301,10 @@ impl LayerEstimate {
             let (_, hi) = wilson_corrected(hi_x, n);
             Interval { estimate: point, low: c * lo, high: c * hi }
         };
-        let positions = scaled(t.reachable, t.reachable + t.undecided);
+        // a candidate not decided because it is not terminal may be
+        // reachable: it widens the positions' upper end, not the terminal
+        // positions'
+        let positions = scaled(t.reachable, t.reachable + t.undecided + t.not_terminal);
         let terminal_positions = scaled(t.terminal, t.terminal + t.undecided_terminal);
         let per = Self::classes_per_position(&t);
         let (lo_w, hi_w) = Self::class_weights(&t);
@@ -310,11 +324,11 @@ impl LayerEstimate {
     }
 
     /// The classes the samples stand for, in samples: the reachable ones'
-    /// `1 / orbit`, and that plus the undecided ones at the sampled
-    /// classes per position.
+    /// `1 / orbit`, and that plus the undecided ones (and those left
+    /// undecided as not terminal) at the sampled classes per position.
     fn class_weights(t: &Tally) -> (f64, f64) {
         let weight = t.by_orbit[0] as f64 + t.by_orbit[1] as f64 / 2.0 + t.by_orbit[2] as f64 / 4.0;
-        (weight, weight + t.undecided as f64 * Self::classes_per_position(t))
+        (weight, weight + (t.undecided + t.not_terminal) as f64 * Self::classes_per_position(t))
     }
 
     /// The lower and upper points of a figure (undecided samples as
@@ -323,7 +337,7 @@ impl LayerEstimate {
         let t = &self.tally;
         let per = self.candidates as f64 / t.samples.max(1) as f64;
         let (lo, hi) = match figure {
-            Figure::Positions => (t.reachable as f64, (t.reachable + t.undecided) as f64),
+            Figure::Positions => (t.reachable as f64, (t.reachable + t.undecided + t.not_terminal) as f64),
             Figure::TerminalPositions => (t.terminal as f64, (t.terminal + t.undecided_terminal) as f64),
             Figure::Classes => Self::class_weights(t),
         };
@@ -356,6 +370,46 @@ impl Figure {
     pub const ALL: [Figure; 3] = [Figure::Positions, Figure::TerminalPositions, Figure::Classes];
 }
 
+/// Which samples a run decides.
+///
+/// A run focused on terminal positions draws the same candidates as any
+/// run of its seed, but decides only those that are terminal (neither
+/// side can move): the others cannot count as terminal positions, so the
+/// terminal figure is exactly what a run deciding every sample would give
+/// for the same draws, at a fraction of the searches. Its positions and
+/// classes only get an upper end that counts every such candidate as
+/// reachable; the catalogue pools its samples into terminal positions
+/// only. It pays where terminal positions are rare among the candidates
+/// and the reachable ones (6x6 layers 21-35, which a run of every sample
+/// leaves without one terminal hit).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Focus {
+    /// Every sample is decided.
+    #[default]
+    All,
+    /// Only terminal candidates are decided.
+    Terminal,
+}
+
+impl Focus {
+    /// Its name in documents and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Focus::All => "all",
+            Focus::Terminal => "terminal",
+        }
+    }
+
+    /// The figure whose variance the sampling allocates for.
+    fn figure(self) -> Figure {
+        match self {
+            Focus::All => Figure::Positions,
+            Focus::Terminal => Figure::TerminalPositions,
+        }
+    }
+}
+
 /// Settings of an estimate.
 #[derive(Clone, Debug)]
 pub struct EstimateConfig {
@@ -382,6 +436,8 @@ pub struct EstimateConfig {
     /// leaves (0: not tried), and its solver.
     pub exact_conflicts: u64,
     pub exact_solver: Solver,
+    /// Which samples are decided.
+    pub focus: Focus,
 }
 
 /// Reachable positions of one layer above the frontier, read from a
@@ -657,6 +713,8 @@ pub struct Estimate {
     /// solver.
     pub exact_conflicts: u64,
     pub exact_solver: Solver,
+    /// Which samples were decided.
+    pub focus: Focus,
     /// Discs of the frontier, and the classes it held.
     pub frontier_discs: u32,
     /// Classes of the frontier.
@@ -754,7 +812,7 @@ fn sample_range<G: Keyed>(
                     if stop.load(Ordering::Relaxed) {
                         break;
                     }
-                    let one = one_sample(search, cfg.seed, discs, i);
+                    let one = one_sample(search, cfg.seed, discs, i, cfg.focus);
                     if one.undecided > 0 {
                         undecided.push(i);
                     }
@@ -781,7 +839,7 @@ pub fn sample_position<G: Keyed>(seed: u64, discs: u32, index: u64) -> Position<
     Position::<G>::from_colors_unchecked(black, white, side)
 }
 
-fn one_sample<G: Keyed>(search: &mut Search<'_, G>, seed: u64, discs: u32, index: u64) -> Tally {
+fn one_sample<G: Keyed>(search: &mut Search<'_, G>, seed: u64, discs: u32, index: u64, focus: Focus) -> Tally {
     let p = sample_position::<G>(seed, discs, index);
     let (black, white) = (p.black().0, p.white().0);
     let mut t = Tally { samples: 1, ..Tally::default() };
@@ -791,6 +849,10 @@ fn one_sample<G: Keyed>(search: &mut Search<'_, G>, seed: u64, discs: u32, index
     }
     t.joined = 1;
     let terminal = p.status() == Status::Terminal;
+    if focus == Focus::Terminal && !terminal {
+        t.not_terminal = 1;
+        return t;
+    }
     match search.is_reachable(&p) {
         Some(true) => {
             t.reachable = 1;
@@ -850,12 +912,12 @@ fn work_done(tallies: &[Tally]) -> f64 {
 ///
 /// The work of layer `i` is its samples times its mean cost `c_i`
 /// (positions searched per sample, plus [`SAMPLE_COST`]). Neyman gives it
-/// `n_i ∝ C_i σ_i / √c_i` samples, so the share `w_i ∝ n_i c_i` of the
+/// `n_i ∝ C_i σ_i / √c_i` samples (`σ_i` that of `figure`'s proportion), so the share `w_i ∝ n_i c_i` of the
 /// work; the round gives it `FLOOR_SHARE / k + (1 - FLOOR_SHARE) w_i` of
 /// its work, so a layer whose searches are long takes no more than its
 /// variance earns (a floor counted in samples gave the four costliest
 /// 6x6 layers three quarters of the work).
-fn allocate(cands: &[u128], tallies: &[Tally], round: u64) -> Vec<u64> {
+fn allocate(cands: &[u128], tallies: &[Tally], round: u64, figure: Figure) -> Vec<u64> {
     let k = cands.len();
     let costs = costs(tallies);
     let neyman: Vec<f64> = cands
@@ -864,7 +926,11 @@ fn allocate(cands: &[u128], tallies: &[Tally], round: u64) -> Vec<u64> {
         .zip(&costs)
         .map(|((&c, t), &cost)| {
             let n = t.samples as f64;
-            let p = ((t.reachable + t.undecided) as f64 + 1.0) / (n + 2.0);
+            let hits = match figure {
+                Figure::TerminalPositions => t.terminal + t.undecided_terminal,
+                _ => t.reachable + t.undecided,
+            };
+            let p = (hits as f64 + 1.0) / (n + 2.0);
             c as f64 * (p * (1.0 - p)).sqrt() / cost.sqrt()
         })
         .collect();
@@ -1006,6 +1072,7 @@ pub fn estimate_on<G: Keyed>(
         relaxation_conflicts: cfg.relaxation_conflicts,
         exact_conflicts: cfg.exact_conflicts,
         exact_solver: cfg.exact_solver,
+        focus: cfg.focus,
         frontier_discs: frontier.discs(),
         frontier_classes: frontier.classes() as u64,
         frontier_seconds,
@@ -1090,7 +1157,9 @@ pub fn resolve<G: Keyed>(
                         return None;
                     }
                     let terminal = sample_position::<G>(seed, u.discs, u.index).status() == Status::Terminal;
-                    Some((one_sample(search, seed, u.discs, u.index), terminal))
+                    // an undecided sample was searched, so deciding it
+                    // again needs no focus
+                    Some((one_sample(search, seed, u.discs, u.index, Focus::All), terminal))
                 },
             )
             .collect()
@@ -1155,7 +1224,7 @@ fn next_round(
             (size, last) = (left, true);
         }
     }
-    let mut shares = allocate(cands, tallies, size);
+    let mut shares = allocate(cands, tallies, size, cfg.focus.figure());
     if let Some(limit) = cfg.time {
         let elapsed = started.elapsed().as_secs_f64();
         let left = limit.as_secs_f64() - elapsed;
@@ -1171,7 +1240,7 @@ fn next_round(
                 if size == 0 {
                     return None;
                 }
-                shares = allocate(cands, tallies, size);
+                shares = allocate(cands, tallies, size, cfg.focus.figure());
                 last = true;
             }
         }
@@ -1305,6 +1374,30 @@ mod tests {
         }
     }
 
+    /// `below` takes and rejects the same words as Lemire's method with
+    /// the zone computed every time, so every seed draws the samples it
+    /// always drew (documents in the catalogue are drawn again by their
+    /// seed): checked against that reference, with bounds that reject
+    /// often (2^63 + 1 rejects about half the words).
+    #[test]
+    fn below_draws_what_the_plain_method_draws() {
+        fn plain(g: &mut SplitMix, bound: u64) -> u64 {
+            loop {
+                let m = u128::from(g.next_u64()) * u128::from(bound);
+                if m as u64 >= bound.wrapping_neg() % bound {
+                    return (m >> 64) as u64;
+                }
+            }
+        }
+        for bound in [1u64, 2, 3, 5, 7, 12, 32, 60, 1000, (1 << 63) + 1, u64::MAX - 1, u64::MAX] {
+            let (mut a, mut b) = (SplitMix::for_sample(11, 9, bound), SplitMix::for_sample(11, 9, bound));
+            for _ in 0..10_000 {
+                assert_eq!(a.below(bound), plain(&mut b, bound), "bound {bound}");
+            }
+            assert_eq!(a.next_u64(), b.next_u64(), "bound {bound}: the streams stay in step");
+        }
+    }
+
     /// On a full 8x8 board the side to move is not the colour of a disc.
     #[test]
     fn full_board_sides_are_independent_of_the_discs() {
@@ -1348,10 +1441,13 @@ mod tests {
     #[test]
     fn allocation_adds_up() {
         let t = [Tally::default(); 3];
-        let a = allocate(&[10, 1000, 100], &t, 1000);
+        let a = allocate(&[10, 1000, 100], &t, 1000, Figure::Positions);
         assert_eq!(a.iter().sum::<u64>(), 1000);
         for round in [1, 2, 3, 5, 11] {
-            assert_eq!(allocate(&[10, 1000, 100, 5, 7], &[Tally::default(); 5], round).iter().sum::<u64>(), round);
+            assert_eq!(
+                allocate(&[10, 1000, 100, 5, 7], &[Tally::default(); 5], round, Figure::Positions).iter().sum::<u64>(),
+                round
+            );
         }
         assert!(a[1] > a[2] && a[2] > a[0]);
         let _ = estimate::<B4>;
@@ -1371,7 +1467,7 @@ mod tests {
         let cands = [1u128 << 60, 1 << 40, 1 << 60];
         // large enough that whole samples do not matter
         let round = 1 << 28;
-        let a = allocate(&cands, &t, round);
+        let a = allocate(&cands, &t, round, Figure::Positions);
         assert_eq!(a.iter().sum::<u64>(), round);
         let cost = |i: usize| (t[i].nodes as f64 + SAMPLE_COST * (t[i].samples + 1) as f64) / (t[i].samples + 1) as f64;
         let work: Vec<f64> = (0..3).map(|i| a[i] as f64 * cost(i)).collect();

@@ -315,6 +315,7 @@ fn config(layers: Vec<u32>, samples: u64, threads: usize) -> EstimateConfig {
         relaxation_conflicts: RELAXATION_CONFLICTS,
         exact_conflicts: 0,
         exact_solver: Default::default(),
+        focus: Default::default(),
     }
 }
 

@@ -224,6 +224,13 @@ pub struct EstimateArgs {
     /// where built: `--features cadical`).
     #[arg(long, value_name = "SOLVER", value_enum, default_value_t = SatSolver::default())]
     pub sat_solver: SatSolver,
+    /// Which samples to decide: all, or only the terminal ones (neither
+    /// side can move). `terminal` gives the same terminal figure as `all`
+    /// for the same draws at a fraction of the searches; its positions and
+    /// classes are only bounded above, and the catalogue pools it into
+    /// terminal positions only (with a seed no `all` run of the board uses).
+    #[arg(long, value_name = "WHICH", value_enum, default_value_t = FocusArg::All)]
+    pub focus: FocusArg,
     /// Enumerate every reachable position up to this many discs first; the
     /// backward searches stop there (default: 8 on 4x4, 14 on 6x6, 13 on
     /// 8x8).
@@ -249,7 +256,7 @@ pub struct EstimateArgs {
     /// frontier and census layer: give the same --census-layer DIR when it
     /// used one), and report the estimate they make: the same samples, a
     /// larger budget. The document given is left as it is.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["samples", "time", "odd_pass_census", "frontier"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["samples", "time", "odd_pass_census", "frontier", "focus"])]
     pub resolve: Option<PathBuf>,
     /// Threads (default: all cores).
     #[arg(short = 'j', long, value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -749,6 +756,24 @@ mod tests {
     fn clap_is_consistent() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
+    }
+}
+
+/// Which samples an estimate decides (`--focus`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FocusArg {
+    /// Every sample.
+    All,
+    /// Only terminal candidates.
+    Terminal,
+}
+
+impl From<FocusArg> for othello_census::estimate::Focus {
+    fn from(f: FocusArg) -> Self {
+        match f {
+            FocusArg::All => Self::All,
+            FocusArg::Terminal => Self::Terminal,
+        }
     }
 }
 

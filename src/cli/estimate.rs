@@ -216,6 +216,7 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
             relaxation_conflicts: a.sat_conflicts,
             exact_conflicts: a.exact_conflicts,
             exact_solver: a.sat_solver.into(),
+            focus: checked.focus,
             frontier_discs,
             frontier_classes: frontier.classes() as u64,
             frontier_seconds,
@@ -266,6 +267,7 @@ fn config(a: &EstimateArgs) -> anyhow::Result<(EstimateConfig, u64)> {
             relaxation_conflicts: a.sat_conflicts,
             exact_conflicts: a.exact_conflicts,
             exact_solver: a.sat_solver.into(),
+            focus: a.focus.into(),
         },
         reserved,
     ))

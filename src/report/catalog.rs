@@ -16,6 +16,7 @@ use serde_json::{Map, Value, json};
 use super::census::{SCHEMA, SCHEMA_VERSION};
 use super::estimate;
 use crate::census::{COLUMNS, LayerBy, columns};
+use crate::estimate::Focus;
 use crate::formats::atomic::atomic_write;
 use crate::published;
 use crate::stats::{Replicate, Replication};
@@ -192,12 +193,29 @@ impl Catalog {
             return Err(refuse(path, format!("run {id} is in the catalogue already")));
         }
         for e in &self.estimates {
-            if let Ok(other) = estimate::validate_estimate(e)
-                && other.n == n
-                && other.seed == seed
-                && other.strength() == checked.strength()
-                && other.layers.iter().any(|(k, _)| layers.iter().any(|(k2, _)| k2 == k))
+            let Ok(other) = estimate::validate_estimate(e) else { continue };
+            if other.n != n
+                || other.seed != seed
+                || !other.layers.iter().any(|(k, _)| layers.iter().any(|(k2, _)| k2 == k))
             {
+                continue;
+            }
+            // a run focused on terminal positions draws the same samples as
+            // a run of every sample of its seed, but pools into the terminal
+            // positions only: one seed, one focus, or the two pools would
+            // share draws
+            if other.focus != checked.focus {
+                return Err(refuse(
+                    path,
+                    format!(
+                        "estimate {} has the same board and seed {seed} and layers in common, with --focus {}: the \
+                         draws of one seed pool under one focus; estimate with another seed",
+                        e["id"].as_str().unwrap_or("?"),
+                        other.focus.name()
+                    ),
+                ));
+            }
+            if other.strength() == checked.strength() {
                 return Err(refuse(
                     path,
                     format!(
@@ -231,9 +249,29 @@ impl Catalog {
     /// generation stay in the catalogue and pool only where no newer one
     /// samples the layer (older conditions left several times more
     /// samples undecided at the same budget).
-    pub fn pooled_estimates(&self) -> BTreeMap<u32, BTreeMap<u32, (crate::estimate::Tally, Vec<String>)>> {
-        let mut out: BTreeMap<u32, BTreeMap<u32, (crate::estimate::Tally, Vec<String>)>> = BTreeMap::new();
+    ///
+    /// These are the pools of positions and classes: runs focused on
+    /// terminal positions ([`crate::estimate::Focus::Terminal`]) pool into
+    /// [`Catalog::pooled_terminal`] only.
+    pub fn pooled_estimates(&self) -> Pooled {
+        self.pooled(false)
+    }
+
+    /// Per board, the tallies of every layer pooled for terminal positions:
+    /// the runs of [`Catalog::pooled_estimates`] and the runs focused on
+    /// terminal positions (whose seeds no other run of the board uses, so
+    /// no draw is pooled twice). A focused run's terminal tally is what a
+    /// run of every sample would have found for its draws.
+    pub fn pooled_terminal(&self) -> Pooled {
+        self.pooled(true)
+    }
+
+    fn pooled(&self, with_terminal_runs: bool) -> Pooled {
+        let mut out: Pooled = BTreeMap::new();
         for c in self.chosen_estimates() {
+            if c.focus == crate::estimate::Focus::Terminal && !with_terminal_runs {
+                continue;
+            }
             let slot = out.entry(c.n).or_default().entry(c.discs).or_default();
             slot.0 = slot.0.plus(c.tally);
             slot.1.push(c.id);
@@ -241,12 +279,16 @@ impl Catalog {
         out
     }
 
-    /// Board `n`'s pooled layers apart by seed: seed → layer → the tally
-    /// of the document [`Catalog::pooled_estimates`] takes for that seed.
-    pub fn seed_estimates(&self, n: u32) -> BTreeMap<u64, BTreeMap<u32, crate::estimate::Tally>> {
-        let mut out: BTreeMap<u64, BTreeMap<u32, crate::estimate::Tally>> = BTreeMap::new();
+    /// Board `n`'s pooled layers apart by seed: seed → its runs' focus and
+    /// layer → the tally of the document the pools take for that seed.
+    pub fn seed_estimates(
+        &self,
+        n: u32,
+    ) -> BTreeMap<u64, (crate::estimate::Focus, BTreeMap<u32, crate::estimate::Tally>)> {
+        let mut out: BTreeMap<u64, (crate::estimate::Focus, BTreeMap<u32, crate::estimate::Tally>)> = BTreeMap::new();
         for c in self.chosen_estimates().into_iter().filter(|c| c.n == n) {
-            out.entry(c.seed).or_default().insert(c.discs, c.tally);
+            let slot = out.entry(c.seed).or_insert((c.focus, BTreeMap::new()));
+            slot.1.insert(c.discs, c.tally);
         }
         out
     }
@@ -259,8 +301,12 @@ impl Catalog {
             .iter()
             .filter_map(|e| Some((estimate::validate_estimate(e).ok()?, e["id"].as_str().unwrap_or("?").to_string())))
             .collect();
+        // the newest generation of the runs of every sample; runs focused
+        // on terminal positions add to their terminal figure whatever their
+        // generation (every verdict is exact, so any run's samples bound the
+        // count; the newest runs are preferred only for narrower intervals)
         let mut newest: BTreeMap<(u32, u32), u32> = BTreeMap::new();
-        for (c, _) in &checked {
+        for (c, _) in checked.iter().filter(|(c, _)| c.focus == Focus::All) {
             for (k, _) in &c.layers {
                 let g = newest.entry((c.n, *k)).or_default();
                 *g = (*g).max(c.search_generation);
@@ -270,7 +316,7 @@ impl Catalog {
         let mut chosen: BTreeMap<(u32, u32, u64), (estimate::Strength, usize)> = BTreeMap::new();
         for (i, (c, _)) in checked.iter().enumerate() {
             for (k, _) in &c.layers {
-                if newest[&(c.n, *k)] != c.search_generation {
+                if c.focus == Focus::All && newest[&(c.n, *k)] != c.search_generation {
                     continue;
                 }
                 let slot = chosen.entry((c.n, *k, c.seed)).or_insert((c.strength(), i));
@@ -283,7 +329,14 @@ impl Catalog {
         for (i, (c, id)) in checked.iter().enumerate() {
             for (k, t) in &c.layers {
                 if chosen.get(&(c.n, *k, c.seed)).map(|&(_, j)| j) == Some(i) {
-                    out.push(ChosenLayer { n: c.n, discs: *k, seed: c.seed, tally: *t, id: id.clone() });
+                    out.push(ChosenLayer {
+                        n: c.n,
+                        discs: *k,
+                        seed: c.seed,
+                        focus: c.focus,
+                        tally: *t,
+                        id: id.clone(),
+                    });
                 }
             }
         }
@@ -303,27 +356,49 @@ impl Catalog {
             crate::estimate::LayerEstimate::new(k, crate::estimate::candidates(n, k), t)
         };
         let pooled: Vec<_> = estimated.iter().map(|&k| layer(k, sampled[&k].0)).collect();
-        let pooled_totals = crate::estimate::totals(&pooled);
+        let mut pooled_totals = crate::estimate::totals(&pooled);
+        // terminal positions from their own pool (the runs focused on them
+        // too)
+        let terminal_pool = self.pooled_terminal().remove(&n).unwrap_or_default();
+        let terminal_layers: Vec<_> =
+            estimated.iter().map(|&k| layer(k, terminal_pool.get(&k).map_or(sampled[&k].0, |p| p.0))).collect();
+        pooled_totals[1] = crate::estimate::totals(&terminal_layers)[1];
         // the seeds that sample every estimated layer, each a replicate
         let seeds = self.seed_estimates(n);
-        let replicates: Vec<(u64, [crate::estimate::Interval; 3])> = seeds
+        let replicates: Vec<(u64, Focus, [crate::estimate::Interval; 3])> = seeds
             .iter()
-            .filter(|(_, ls)| estimated.iter().all(|k| ls.contains_key(k)))
-            .map(|(&seed, ls)| {
+            .filter(|(_, (_, ls))| estimated.iter().all(|k| ls.contains_key(k)))
+            .map(|(&seed, (focus, ls))| {
                 let mine: Vec<_> = estimated.iter().map(|&k| layer(k, ls[&k])).collect();
-                (seed, crate::estimate::totals(&mine))
+                (seed, *focus, crate::estimate::totals(&mine))
             })
             .collect();
+        // positions and classes are replicated by the runs of every
+        // sample; terminal positions by the runs focused on them where
+        // enough of them sample every layer (the runs of every sample,
+        // far fewer terminal samples each, would set the t interval of
+        // the seeds' totals by their own scatter), else by all
+        let focused = replicates.iter().filter(|r| r.1 == Focus::Terminal).count();
+        let replicate_of = |f: usize, r: &(u64, Focus, [crate::estimate::Interval; 3])| match f {
+            1 if focused >= crate::stats::MIN_REPLICATES => r.1 == Focus::Terminal,
+            1 => true,
+            _ => r.1 == Focus::All,
+        };
         let as_replicate = |i: &crate::estimate::Interval| Replicate { point: i.estimate, low: i.low, high: i.high };
         let replication: [Option<Replication>; 3] = [0, 1, 2].map(|f| {
-            let reps: Vec<Replicate> = replicates.iter().map(|(_, t)| as_replicate(&t[f])).collect();
+            let reps: Vec<Replicate> =
+                replicates.iter().filter(|r| replicate_of(f, r)).map(|(_, _, t)| as_replicate(&t[f])).collect();
             Replication::of(&reps, as_replicate(&pooled_totals[f]))
         });
         // layer by layer: each layer's positions over the seeds that sample it
         let (mut layer_q, mut layer_df) = (0.0, 0u32);
         for &k in &estimated {
-            let reps: Vec<Replicate> =
-                seeds.values().filter_map(|ls| ls.get(&k)).map(|&t| as_replicate(&layer(k, t).positions)).collect();
+            let reps: Vec<Replicate> = seeds
+                .values()
+                .filter(|(focus, _)| *focus == Focus::All)
+                .filter_map(|(_, ls)| ls.get(&k))
+                .map(|&t| as_replicate(&layer(k, t).positions))
+                .collect();
             let p = layer(k, sampled[&k].0).positions;
             if let Some(r) = Replication::of(&reps, as_replicate(&p)) {
                 layer_q += r.q;
@@ -338,7 +413,7 @@ impl Catalog {
             estimated_from: estimated[0],
             exact: [sum(&|e| e.positions), sum(&|e| e.terminal_positions), sum(&|e| e.classes)],
             pooled: pooled_totals,
-            replicate_seeds: replicates.iter().map(|(s, _)| *s).collect(),
+            replicate_seeds: replicates.iter().filter(|r| r.1 == Focus::All).map(|(s, _, _)| *s).collect(),
             replication,
             layer_q,
             layer_df,
@@ -412,10 +487,12 @@ impl Catalog {
             atomic_write(&p, self.table_csv(name, rows).as_bytes()).map_err(io(&p))?;
             written.push(p);
         }
+        let mut terminal = self.pooled_terminal();
         for (n, pooled) in self.pooled_estimates() {
             let p = dir.join(format!("{n}x{n}-estimate.csv"));
             let whole = self.whole_board_estimate(n).map(|w| w.csv_note());
-            let csv = estimate::estimate_csv(n, &pooled, &self.exact_layers(n), whole.as_deref());
+            let terminal = terminal.remove(&n).unwrap_or_default();
+            let csv = estimate::estimate_csv(n, &pooled, &terminal, &self.exact_layers(n), whole.as_deref());
             atomic_write(&p, csv.as_bytes()).map_err(io(&p))?;
             written.push(p);
         }
@@ -594,11 +671,15 @@ impl Catalog {
     }
 }
 
+/// Per board, per layer: the pooled tally and the runs that gave it.
+pub type Pooled = BTreeMap<u32, BTreeMap<u32, (crate::estimate::Tally, Vec<String>)>>;
+
 /// One layer of a document that pools.
 struct ChosenLayer {
     n: u32,
     discs: u32,
     seed: u64,
+    focus: crate::estimate::Focus,
     tally: crate::estimate::Tally,
     id: String,
 }
