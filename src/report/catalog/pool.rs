@@ -1,0 +1,340 @@
+//! Estimates pooled: per layer, one document per seed of the newest
+//! conditions (runs focused on terminal positions into terminal positions
+//! only), and the whole board's answer with its replication check.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use crate::estimate::Focus;
+use crate::report::estimate;
+use crate::stats::{Replicate, Replication};
+
+use super::*;
+
+impl Catalog {
+    /// Per board, the estimate tallies of every layer pooled over runs,
+    /// with the runs that gave them. A layer pools the runs of the newest
+    /// search generation among those that sample it, whatever their
+    /// budgets and census layers, one document per seed: documents of one
+    /// seed decide the same draws (a resolved document and the run it
+    /// resolves, or the seed run again with other searches), so only the
+    /// strongest of them counts ([`estimate::CheckedEstimate::strength`]:
+    /// the largest budget, then the highest census layer). Every verdict
+    /// is exact or undecided, so each run's lower end (undecided as
+    /// unreachable) and upper end (undecided as reachable) bound the count
+    /// whatever its budget, and so do their sums; a weaker run adds its
+    /// samples and widens only the upper end by its undecided ones. The
+    /// choice depends on how the runs were made, never on what they
+    /// found, so the pooled estimate stays unbiased. Runs of an older
+    /// generation stay in the catalogue and pool only where no newer one
+    /// samples the layer (older conditions left several times more
+    /// samples undecided at the same budget).
+    ///
+    /// These are the pools of positions and classes: runs focused on
+    /// terminal positions ([`crate::estimate::Focus::Terminal`]) pool into
+    /// [`Catalog::pooled_terminal`] only.
+    pub fn pooled_estimates(&self) -> Pooled {
+        self.pooled(false)
+    }
+
+    /// Per board, the tallies of every layer pooled for terminal positions:
+    /// the runs of [`Catalog::pooled_estimates`] and the runs focused on
+    /// terminal positions (whose seeds no other run of the board uses, so
+    /// no draw is pooled twice). A focused run's terminal tally is what a
+    /// run of every sample would have found for its draws.
+    pub fn pooled_terminal(&self) -> Pooled {
+        self.pooled(true)
+    }
+
+    pub(super) fn pooled(&self, with_terminal_runs: bool) -> Pooled {
+        let mut out: Pooled = BTreeMap::new();
+        for c in self.chosen_estimates() {
+            if c.focus == crate::estimate::Focus::Terminal && !with_terminal_runs {
+                continue;
+            }
+            let slot = out.entry(c.n).or_default().entry(c.discs).or_default();
+            slot.0 = slot.0.plus(c.tally);
+            slot.1.push(c.id);
+        }
+        out
+    }
+
+    /// Board `n`'s pooled layers apart by seed: seed → its runs' focus and
+    /// layer → the tally of the document the pools take for that seed.
+    pub fn seed_estimates(
+        &self,
+        n: u32,
+    ) -> BTreeMap<u64, (crate::estimate::Focus, BTreeMap<u32, crate::estimate::Tally>)> {
+        let mut out: BTreeMap<u64, (crate::estimate::Focus, BTreeMap<u32, crate::estimate::Tally>)> = BTreeMap::new();
+        for c in self.chosen_estimates().into_iter().filter(|c| c.n == n) {
+            let slot = out.entry(c.seed).or_insert((c.focus, BTreeMap::new()));
+            slot.1.insert(c.discs, c.tally);
+        }
+        out
+    }
+
+    /// The layers of the documents that pool (see
+    /// [`Catalog::pooled_estimates`]), in the catalogue's order.
+    pub(super) fn chosen_estimates(&self) -> Vec<ChosenLayer> {
+        let checked: Vec<_> = self
+            .estimates
+            .iter()
+            .filter_map(|e| Some((estimate::validate_estimate(e).ok()?, e["id"].as_str().unwrap_or("?").to_string())))
+            .collect();
+        // the newest generation of the runs of every sample; runs focused
+        // on terminal positions add to their terminal figure whatever their
+        // generation (every verdict is exact, so any run's samples bound the
+        // count; the newest runs are preferred only for narrower intervals)
+        let mut newest: BTreeMap<(u32, u32), u32> = BTreeMap::new();
+        for (c, _) in checked.iter().filter(|(c, _)| c.focus == Focus::All) {
+            for (k, _) in &c.layers {
+                let g = newest.entry((c.n, *k)).or_default();
+                *g = (*g).max(c.search_generation);
+            }
+        }
+        // (board, layer, seed) -> the strongest document of the newest generation
+        let mut chosen: BTreeMap<(u32, u32, u64), (estimate::Strength, usize)> = BTreeMap::new();
+        for (i, (c, _)) in checked.iter().enumerate() {
+            for (k, _) in &c.layers {
+                if c.focus == Focus::All && newest[&(c.n, *k)] != c.search_generation {
+                    continue;
+                }
+                let slot = chosen.entry((c.n, *k, c.seed)).or_insert((c.strength(), i));
+                if c.strength() > slot.0 {
+                    *slot = (c.strength(), i);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for (i, (c, id)) in checked.iter().enumerate() {
+            for (k, t) in &c.layers {
+                if chosen.get(&(c.n, *k, c.seed)).map(|&(_, j)| j) == Some(i) {
+                    out.push(ChosenLayer {
+                        n: c.n,
+                        discs: *k,
+                        seed: c.seed,
+                        focus: c.focus,
+                        tally: *t,
+                        id: id.clone(),
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// The replication check of board `n`'s estimates (see
+    /// [`WholeBoard`]); None while a layer is neither counted nor sampled.
+    pub fn whole_board_estimate(&self, n: u32) -> Option<WholeBoard> {
+        let sampled = self.pooled_estimates().remove(&n)?;
+        let exact = self.exact_layers(n);
+        let estimated: Vec<u32> = sampled.keys().copied().filter(|k| !exact.contains_key(k)).collect();
+        if (4..=n * n).any(|k| !exact.contains_key(&k) && !sampled.contains_key(&k)) || estimated.is_empty() {
+            return None;
+        }
+        let layer = |k: u32, t: crate::estimate::Tally| {
+            crate::estimate::LayerEstimate::new(k, crate::estimate::candidates(n, k), t)
+        };
+        let pooled: Vec<_> = estimated.iter().map(|&k| layer(k, sampled[&k].0)).collect();
+        let mut pooled_totals = crate::estimate::totals(&pooled);
+        // terminal positions from their own pool (the runs focused on them
+        // too)
+        let terminal_pool = self.pooled_terminal().remove(&n).unwrap_or_default();
+        let terminal_layers: Vec<_> =
+            estimated.iter().map(|&k| layer(k, terminal_pool.get(&k).map_or(sampled[&k].0, |p| p.0))).collect();
+        pooled_totals[1] = crate::estimate::totals(&terminal_layers)[1];
+        // the seeds that sample every estimated layer, each a replicate
+        let seeds = self.seed_estimates(n);
+        let replicates: Vec<(u64, Focus, [crate::estimate::Interval; 3])> = seeds
+            .iter()
+            .filter(|(_, (_, ls))| estimated.iter().all(|k| ls.contains_key(k)))
+            .map(|(&seed, (focus, ls))| {
+                let mine: Vec<_> = estimated.iter().map(|&k| layer(k, ls[&k])).collect();
+                (seed, *focus, crate::estimate::totals(&mine))
+            })
+            .collect();
+        // positions and classes are replicated by the runs of every
+        // sample; terminal positions by the runs focused on them where
+        // enough of them sample every layer (the runs of every sample,
+        // far fewer terminal samples each, would set the t interval of
+        // the seeds' totals by their own scatter), else by all
+        let focused = replicates.iter().filter(|r| r.1 == Focus::Terminal).count();
+        let replicate_of = |f: usize, r: &(u64, Focus, [crate::estimate::Interval; 3])| match f {
+            1 if focused >= crate::stats::MIN_REPLICATES => r.1 == Focus::Terminal,
+            1 => true,
+            _ => r.1 == Focus::All,
+        };
+        let as_replicate = |i: &crate::estimate::Interval| Replicate { point: i.estimate, low: i.low, high: i.high };
+        let replication: [Option<Replication>; 3] = [0, 1, 2].map(|f| {
+            let reps: Vec<Replicate> =
+                replicates.iter().filter(|r| replicate_of(f, r)).map(|(_, _, t)| as_replicate(&t[f])).collect();
+            Replication::of(&reps, as_replicate(&pooled_totals[f]))
+        });
+        // layer by layer: each layer's positions over the seeds that sample it
+        let (mut layer_q, mut layer_df) = (0.0, 0u32);
+        for &k in &estimated {
+            let reps: Vec<Replicate> = seeds
+                .values()
+                .filter(|(focus, _)| *focus == Focus::All)
+                .filter_map(|(_, ls)| ls.get(&k))
+                .map(|&t| as_replicate(&layer(k, t).positions))
+                .collect();
+            let p = layer(k, sampled[&k].0).positions;
+            if let Some(r) = Replication::of(&reps, as_replicate(&p)) {
+                layer_q += r.q;
+                layer_df += r.m as u32 - 1;
+            }
+        }
+        let sum = |f: &dyn Fn(&estimate::ExactLayer) -> u64| exact.values().map(|e| f(e) as f64).sum::<f64>();
+        Some(WholeBoard {
+            n,
+            exact_layers: exact.len(),
+            exact_to: exact.keys().max().copied().unwrap_or(0),
+            estimated_from: estimated[0],
+            exact: [sum(&|e| e.positions), sum(&|e| e.terminal_positions), sum(&|e| e.classes)],
+            pooled: pooled_totals,
+            replicate_seeds: replicates.iter().filter(|r| r.1 == Focus::All).map(|(s, _, _)| *s).collect(),
+            replication,
+            layer_q,
+            layer_df,
+        })
+    }
+
+    /// The exact layers of a board's by-discs table (those with positions,
+    /// classes and terminal positions), to set beside estimates.
+    pub fn exact_layers(&self, n: u32) -> BTreeMap<u32, estimate::ExactLayer> {
+        let field =
+            |row: &Map<String, Value>, col: &str| row.get(col).and_then(count).and_then(|v| u64::try_from(v).ok());
+        self.tables
+            .get(&format!("{n}x{n}-by-discs"))
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, row)| {
+                let layer = estimate::ExactLayer {
+                    positions: field(row, "positions")?,
+                    classes: field(row, "classes")?,
+                    terminal_positions: field(row, "terminal_positions")?,
+                };
+                Some((*k, layer))
+            })
+            .collect()
+    }
+}
+
+/// Per board, per layer: the pooled tally and the runs that gave it.
+pub type Pooled = BTreeMap<u32, BTreeMap<u32, (crate::estimate::Tally, Vec<String>)>>;
+
+/// One layer of a document that pools.
+pub(super) struct ChosenLayer {
+    n: u32,
+    discs: u32,
+    seed: u64,
+    focus: crate::estimate::Focus,
+    tally: crate::estimate::Tally,
+    id: String,
+}
+
+/// The answer for a whole board from the catalogue: the exact layers'
+/// sums, the estimated layers pooled over every seed, and whether the
+/// seeds that sample every estimated layer agree (each seed's totals a
+/// replicate, [`Replication`]).
+#[derive(Clone, Debug)]
+pub struct WholeBoard {
+    /// Board side.
+    pub n: u32,
+    /// Exact layers, and the largest.
+    pub exact_layers: usize,
+    pub exact_to: u32,
+    /// The first estimated layer (all above it are estimated).
+    pub estimated_from: u32,
+    /// The exact layers' positions, terminal positions and classes.
+    pub exact: [f64; 3],
+    /// The estimated layers pooled: positions, terminal positions, classes.
+    pub pooled: [crate::estimate::Interval; 3],
+    /// The replicate seeds.
+    pub replicate_seeds: Vec<u64>,
+    /// The replication check of each figure (three or more replicates).
+    pub replication: [Option<Replication>; 3],
+    /// Layer by layer: the summed Cochran Q of the layers' positions over
+    /// the seeds that sample them, and its degrees of freedom.
+    pub layer_q: f64,
+    pub layer_df: u32,
+}
+
+impl WholeBoard {
+    /// Figure `f`'s point and published interval, exact layers added: the
+    /// replication interval where there is one, else the pooled one.
+    pub fn published(&self, f: usize) -> (f64, f64, f64) {
+        let x = self.exact[f];
+        let p = &self.pooled[f];
+        match &self.replication[f] {
+            Some(r) => (x + p.estimate, x + r.low, x + r.high),
+            None => (x + p.estimate, x + p.low, x + p.high),
+        }
+    }
+
+    /// The estimate table's comment line on the whole board.
+    pub fn csv_note(&self) -> String {
+        let (p, lo, hi) = self.published(0);
+        let agreement = match &self.replication[0] {
+            Some(r) => format!(
+                "the {} seeds that sample every estimated layer {} (Cochran's Q {:.1} on {} degrees of freedom, p \
+                 {:.3}); the interval holds under their scatter (the union of the pooled interval widened by the \
+                 Birge ratio and the t interval of their totals)",
+                r.m,
+                r.verdict(),
+                r.q,
+                r.m - 1,
+                r.p
+            ),
+            None => "fewer than three seeds sample every estimated layer: their agreement is not checked".into(),
+        };
+        format!(
+            "# whole board: {} positions (95%: {} to {}), exact layers to {} discs added; {agreement}; \
+             method in README.md and docs/estimate.md\n",
+            estimate::sci(p),
+            estimate::sci(lo),
+            estimate::sci(hi),
+            self.exact_to
+        )
+    }
+
+    /// How the positions' interval was made, and what replication found,
+    /// in a sentence or two.
+    pub fn method(&self) -> String {
+        let base = "The point is the middle of the two points the undecided samples allow (all unreachable, \
+                    all reachable); the pooled interval combines the layers' Wilson intervals with continuity correction (MOVER).";
+        match &self.replication[0] {
+            None => format!(
+                "{base} Fewer than {} seeds sample every estimated layer ({}): the seeds' agreement is not checked.",
+                crate::stats::MIN_REPLICATES,
+                self.replicate_seeds.len()
+            ),
+            Some(r) => format!(
+                "{base} Replication: {} seeds sample every estimated layer ({}); their position totals give \
+                 Cochran's Q = {:.1} on {} degrees of freedom (p = {:.3}){}; layer by layer Q = {:.1} on {} \
+                 (p = {:.2}). The interval given is the union of the pooled interval widened by the Birge ratio \
+                 {:.2} ({} to {}) and Student's t interval of the seeds' totals ({} to {}).",
+                r.m,
+                self.replicate_seeds.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
+                r.q,
+                r.m - 1,
+                r.p,
+                if r.disagree() {
+                    ": **the seeds disagree beyond chance**".to_string()
+                } else {
+                    format!(": they {}", r.verdict())
+                },
+                self.layer_q,
+                self.layer_df,
+                crate::stats::chi_square_tail(self.layer_q, self.layer_df),
+                r.birge.max(1.0),
+                estimate::sci(self.exact[0] + r.widened_low),
+                estimate::sci(self.exact[0] + r.widened_high),
+                estimate::sci(self.exact[0] + r.t_low),
+                estimate::sci(self.exact[0] + r.t_high),
+            ),
+        }
+    }
+}
