@@ -1,0 +1,138 @@
+//! The undecided samples of a finished estimate decided again with
+//! stronger searches (`estimate --resolve`).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::board::Status;
+use crate::key::Keyed;
+use crate::search::game_encoding::Solver;
+use crate::search::reachable::{Frontier, Searches};
+
+use super::*;
+
+/// What a resolved estimate came from ([`resolve`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Resolved {
+    /// The budget of the run whose samples these are.
+    pub from_budget: u64,
+    /// That run's commit.
+    pub from_commit: String,
+    /// Its undecided samples, searched again.
+    pub retried: u64,
+    /// Of them, decided now.
+    pub decided: u64,
+    /// Seconds the searches again took (in `elapsed_seconds` too).
+    pub seconds: f64,
+}
+
+/// The limits of one sample's searches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchLimits {
+    /// Positions a backward search may visit.
+    pub budget: u64,
+    /// Conflicts the flip-history relaxation may spend (0: not tried).
+    pub relaxation_conflicts: u64,
+    /// Conflicts the exact game encoding may spend where the search runs
+    /// out (0: not tried), and its solver.
+    pub exact_conflicts: u64,
+    pub exact_solver: Solver,
+}
+
+/// What [`resolve`] makes: the layers' estimates with the samples decided
+/// again, and the samples still undecided.
+pub type ResolvedLayers = (Vec<LayerEstimate>, Vec<UndecidedSample>);
+
+/// The positions a document lists as its undecided samples are those its
+/// seed draws, of layers it has (see [`resolve`]).
+pub fn check_undecided<G: Keyed>(
+    seed: u64,
+    layers: &[(u32, Tally)],
+    undecided: &[UndecidedSample],
+) -> Result<(), String> {
+    for u in undecided {
+        if !layers.iter().any(|(k, _)| *k == u.discs) {
+            return Err(format!("an undecided sample of layer {}, which the document does not have", u.discs));
+        }
+        if sample_position::<G>(seed, u.discs, u.index).line() != u.position {
+            return Err(format!(
+                "sample {} of layer {} is not the position listed: the list is not of the document's seed",
+                u.index, u.discs
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The samples a finished estimate left undecided (`undecided`, listed in
+/// its document), decided again by searches of `limits.budget` positions (the
+/// same frontier and census layer, a larger budget): the layers' tallies
+/// `layers` with those samples' verdicts replaced, and the samples still
+/// undecided. A sample decided at the smaller budget would be decided
+/// alike at this one (a search is deterministic, and its verdicts exact),
+/// so the result is what the same rounds would have found at `budget`
+/// (not what a run at `budget` finds: its rounds, shared by cost, differ).
+/// Refused when a listed position is not the sample its seed draws.
+pub fn resolve<G: Keyed>(
+    frontier: &Frontier<G>,
+    seed: u64,
+    limits: SearchLimits,
+    threads: usize,
+    layers: &[(u32, Tally)],
+    undecided: &[UndecidedSample],
+    stop: &AtomicBool,
+) -> Result<Option<ResolvedLayers>, String> {
+    check_undecided::<G>(seed, layers, undecided)?;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().expect("thread pool");
+    let searches = Searches::new(frontier, limits.budget)
+        .with_relaxation(limits.relaxation_conflicts)
+        .with_exact(limits.exact_conflicts, limits.exact_solver);
+    // a sample a task: a handful of samples, each a long search
+    let again: Vec<Option<(Tally, bool)>> = pool.install(|| {
+        undecided
+            .par_iter()
+            .with_max_len(1)
+            .map_init(
+                || searches.take(),
+                |search, u| {
+                    if stop.load(Ordering::Relaxed) {
+                        return None;
+                    }
+                    let terminal = sample_position::<G>(seed, u.discs, u.index).status() == Status::Terminal;
+                    // an undecided sample was searched, so deciding it
+                    // again needs no focus
+                    Some((one_sample(search, seed, u.discs, u.index, Focus::All), terminal))
+                },
+            )
+            .collect()
+    });
+    if again.iter().any(Option::is_none) {
+        return Ok(None);
+    }
+    let mut out = Vec::new();
+    let mut still = Vec::new();
+    for &(k, old) in layers {
+        let mut t = old;
+        for (u, a) in undecided.iter().zip(&again) {
+            let (a, terminal) = a.expect("all searched");
+            if u.discs != k {
+                continue;
+            }
+            if t.undecided == 0 || (terminal && t.undecided_terminal == 0) {
+                return Err(format!("layer {k} lists more undecided samples than its tally counts"));
+            }
+            // the sample leaves the undecided, and enters where its
+            // search now puts it (drawn and joined already counted)
+            t.undecided -= 1;
+            t.undecided_terminal -= terminal as u64;
+            t = t.plus(Tally { samples: 0, joined: 0, ..a });
+            if a.undecided > 0 {
+                still.push(u.clone());
+            }
+        }
+        out.push(LayerEstimate::new(k, candidates(G::N, k), t));
+    }
+    Ok(Some((out, still)))
+}

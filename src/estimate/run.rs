@@ -1,0 +1,400 @@
+//! An estimate's run: its settings, the rounds of samples, each sample
+//! decided, and the result.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::board::Status;
+use crate::key::{Keyed, canonical_and_orbit};
+use crate::search::game_encoding::Solver;
+use crate::search::reachable::{Frontier, Search, Searches, Stage, joined_to_centre};
+
+use super::*;
+
+/// Settings of an estimate.
+#[derive(Clone, Debug)]
+pub struct EstimateConfig {
+    /// The layers (disc counts) to estimate.
+    pub layers: Vec<u32>,
+    /// Stop after this many samples in all (rounds truncated to fit).
+    pub samples: Option<u64>,
+    /// Or stop when this time is spent (whole rounds, the last one cut to
+    /// what the time allows).
+    pub time: Option<Duration>,
+    /// The seed of every sample.
+    pub seed: u64,
+    /// Positions a search may visit before it gives up (undecided).
+    pub budget: u64,
+    /// The frontier: every reachable position of up to this many discs is
+    /// enumerated first, and the backward searches stop there.
+    pub frontier_discs: u32,
+    /// Threads.
+    pub threads: usize,
+    /// The flip-history relaxation's conflict budget (0: not tried;
+    /// [`crate::search::reachable::RELAXATION_CONFLICTS`] by default).
+    pub relaxation_conflicts: u64,
+    /// The exact game encoding's conflict budget for a sample the search
+    /// leaves (0: not tried), and its solver.
+    pub exact_conflicts: u64,
+    pub exact_solver: Solver,
+    /// Which samples are decided.
+    pub focus: Focus,
+}
+
+/// Counters a progress display may read while it runs.
+#[derive(Debug, Default)]
+pub struct EstimateLive {
+    /// Samples decided so far.
+    pub samples: AtomicU64,
+    /// Samples planned in all (0 while the frontier is built; grows by
+    /// round under a time limit).
+    pub planned: AtomicU64,
+    /// Reachable samples so far.
+    pub reachable: AtomicU64,
+    /// Set to stop at the next piece of a round (the figures are then
+    /// those of the samples decided).
+    pub stop: AtomicBool,
+}
+
+/// An estimate's result.
+#[derive(Clone, Debug, Serialize)]
+pub struct Estimate {
+    /// Board side.
+    pub n: u32,
+    /// The generation of the search's conditions
+    /// ([`crate::search::reachable::SEARCH_GENERATION`]).
+    pub search_generation: u32,
+    /// Per layer, in the order asked.
+    pub layers: Vec<LayerEstimate>,
+    /// The undecided samples, layer by layer in the order asked, indices
+    /// ascending: for a longer search, or a stronger tool.
+    pub undecided_samples: Vec<UndecidedSample>,
+    /// The positions of all the layers asked, with a 95% interval.
+    pub total_positions: Interval,
+    /// Terminal positions of all the layers asked.
+    pub total_terminal_positions: Interval,
+    /// Classes of all the layers asked.
+    pub total_classes: Interval,
+    /// Samples drawn.
+    pub samples: u64,
+    /// Rounds run.
+    pub rounds: u32,
+    /// The seed.
+    pub seed: u64,
+    /// The search budget per sample.
+    pub budget: u64,
+    /// The flip-history relaxation's conflict budget (0: not tried).
+    pub relaxation_conflicts: u64,
+    /// The exact game encoding's conflict budget (0: not tried), and its
+    /// solver.
+    pub exact_conflicts: u64,
+    pub exact_solver: Solver,
+    /// Which samples were decided.
+    pub focus: Focus,
+    /// Discs of the frontier, and the classes it held.
+    pub frontier_discs: u32,
+    /// Classes of the frontier.
+    pub frontier_classes: u64,
+    /// Seconds to build the frontier.
+    pub frontier_seconds: f64,
+    /// The census layer the searches also stopped at: its disc count,
+    /// what it held, the classes it held, and the census it was read from.
+    pub census_layer: Option<CensusLayerUsed>,
+    /// Seconds in all.
+    pub elapsed_seconds: f64,
+    /// Threads.
+    pub threads: usize,
+    /// Stopped by [`EstimateLive::stop`] inside a round.
+    pub interrupted: bool,
+    /// Where this estimate is an earlier one's undecided samples decided
+    /// again at a larger budget ([`resolve`]): what it came from.
+    pub resolved: Option<Resolved>,
+}
+
+/// A sample whose search ran out of budget.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UndecidedSample {
+    /// Its layer.
+    pub discs: u32,
+    /// Its index in the layer ([`sample_position`] draws it again).
+    pub index: u64,
+    /// The position on one line ([`Position::line`]), as `reachable
+    /// --position` reads it.
+    pub position: String,
+}
+
+/// Samples of the first round (shared by the layers): few, so that a run
+/// under a time limit learns the cost of every layer's searches before it
+/// commits to much work (a first round of 4,096 samples of one costly
+/// 6x6 layer took 54 minutes of a 35-minute run).
+pub(super) const FIRST_ROUND: u64 = 64;
+
+/// Decides samples `from..to` of layer `discs`.
+/// Stops early (at a sample) when `stop` is set.
+pub(super) fn sample_range<G: Keyed>(
+    searches: &Searches<'_, G>,
+    cfg: &EstimateConfig,
+    stop: &AtomicBool,
+    discs: u32,
+    from: u64,
+    to: u64,
+) -> (Tally, Vec<u64>) {
+    const CHUNK: u64 = 64;
+    let chunks = (to - from).div_ceil(CHUNK);
+    (0..chunks)
+        .into_par_iter()
+        .map_init(
+            || searches.take(),
+            |search, c| {
+                let (mut t, mut undecided) = (Tally::default(), Vec::new());
+                for i in from + c * CHUNK..(from + (c + 1) * CHUNK).min(to) {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let one = one_sample(search, cfg.seed, discs, i, cfg.focus);
+                    if one.undecided > 0 {
+                        undecided.push(i);
+                    }
+                    t = t.plus(one);
+                }
+                (t, undecided)
+            },
+        )
+        .reduce(
+            || (Tally::default(), Vec::new()),
+            |(a, mut ua), (b, ub)| {
+                ua.extend(ub);
+                (a.plus(b), ua)
+            },
+        )
+}
+
+pub(super) fn one_sample<G: Keyed>(
+    search: &mut Search<'_, G>,
+    seed: u64,
+    discs: u32,
+    index: u64,
+    focus: Focus,
+) -> Tally {
+    let p = sample_position::<G>(seed, discs, index);
+    let (black, white) = (p.black().0, p.white().0);
+    let mut t = Tally { samples: 1, ..Tally::default() };
+    if !joined_to_centre::<G>(black | white) {
+        t.unreachable = 1;
+        return t;
+    }
+    t.joined = 1;
+    let terminal = p.status() == Status::Terminal;
+    if focus == Focus::Terminal && !terminal {
+        t.not_terminal = 1;
+        return t;
+    }
+    match search.is_reachable(&p) {
+        Some(true) => {
+            t.reachable = 1;
+            t.exact_reachable = u64::from(search.decided_by() == Stage::Exact);
+            t.terminal = terminal as u64;
+            let (_, orbit) = canonical_and_orbit(&p);
+            t.by_orbit[match orbit {
+                1 => 0,
+                2 => 1,
+                _ => 2,
+            }] = 1;
+        }
+        Some(false) => {
+            t.unreachable = 1;
+            t.relaxed = u64::from(search.decided_by() == Stage::FlipHistory);
+            t.exact_unreachable = u64::from(search.decided_by() == Stage::Exact);
+        }
+        None => {
+            t.undecided = 1;
+            t.undecided_terminal = terminal as u64;
+        }
+    }
+    t.nodes = search.nodes();
+    t
+}
+
+/// Runs an estimate on board `G`, its searches also stopping at `layer`
+/// where one is given ([`census_layer`] reads it).
+pub fn estimate<G: Keyed>(cfg: &EstimateConfig, layer: Option<CensusLayer<G>>, live: &EstimateLive) -> Estimate {
+    // the time limit and the elapsed time count the census layer's reading
+    let read = Duration::from_secs_f64(layer.as_ref().map_or(0.0, |l| l.read_seconds));
+    let started = Instant::now().checked_sub(read).unwrap_or_else(Instant::now);
+    let (frontier, used) = with_census_layer(Frontier::<G>::build(cfg.frontier_discs), layer);
+    estimate_on(cfg, &frontier, used, started, live)
+}
+
+/// Runs an estimate on board `G` with a frontier built already (and the
+/// census layer it holds, `used`), its clock started at `started`: many
+/// estimates can share one frontier (the coverage tests run hundreds of
+/// seeds over one census layer). `cfg.frontier_discs` is not read.
+pub fn estimate_on<G: Keyed>(
+    cfg: &EstimateConfig,
+    frontier: &Frontier<G>,
+    used: Option<CensusLayerUsed>,
+    started: Instant,
+    live: &EstimateLive,
+) -> Estimate {
+    let frontier_seconds = started.elapsed().as_secs_f64();
+    let cands: Vec<u128> = cfg.layers.iter().map(|&k| candidates(G::N, k)).collect();
+    let mut tallies = vec![Tally::default(); cfg.layers.len()];
+    let mut undecided = vec![Vec::new(); cfg.layers.len()];
+    let mut done = 0u64;
+    let mut rounds = 0;
+    let mut interrupted = false;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(cfg.threads.max(1)).build().expect("thread pool");
+    let searches = Searches::new(frontier, cfg.budget)
+        .with_relaxation(cfg.relaxation_conflicts)
+        .with_exact(cfg.exact_conflicts, cfg.exact_solver);
+    if let Some(s) = cfg.samples {
+        live.planned.store(s, Ordering::Relaxed);
+    }
+    while let Some(round) = next_round(cfg, live, started, frontier_seconds, done, &cands, &tallies) {
+        let before = done;
+        interrupted =
+            pool.install(|| sample_round(&searches, cfg, live, &round.shares, &mut tallies, &mut undecided, &mut done));
+        rounds += 1;
+        if interrupted {
+            break;
+        }
+        debug_assert_eq!(done, before + round.shares.iter().sum::<u64>());
+        if round.last {
+            break;
+        }
+    }
+    let layers: Vec<LayerEstimate> =
+        cfg.layers.iter().zip(&cands).zip(&tallies).map(|((&k, &c), &t)| LayerEstimate::new(k, c, t)).collect();
+    let [total_positions, total_terminal_positions, total_classes] = totals(&layers);
+    Estimate {
+        n: G::N,
+        search_generation: crate::search::reachable::SEARCH_GENERATION,
+        total_positions,
+        total_terminal_positions,
+        total_classes,
+        layers,
+        undecided_samples: cfg
+            .layers
+            .iter()
+            .zip(undecided)
+            .flat_map(|(&discs, u)| {
+                u.into_iter().map(move |index| UndecidedSample {
+                    discs,
+                    index,
+                    position: sample_position::<G>(cfg.seed, discs, index).line(),
+                })
+            })
+            .collect(),
+        samples: done,
+        rounds,
+        seed: cfg.seed,
+        budget: cfg.budget,
+        relaxation_conflicts: cfg.relaxation_conflicts,
+        exact_conflicts: cfg.exact_conflicts,
+        exact_solver: cfg.exact_solver,
+        focus: cfg.focus,
+        frontier_discs: frontier.discs(),
+        frontier_classes: frontier.classes() as u64,
+        frontier_seconds,
+        census_layer: used,
+        elapsed_seconds: started.elapsed().as_secs_f64(),
+        threads: cfg.threads,
+        interrupted,
+        resolved: None,
+    }
+}
+
+/// A round to draw: the samples of each layer, and whether it is the
+/// run's last (cut short).
+pub(super) struct Round {
+    shares: Vec<u64>,
+    last: bool,
+}
+
+/// The next round, `done` samples drawn so far: [`round_size`], shared by
+/// [`allocate`]; cut to the samples asked for, or, under a time limit, to
+/// the work the time left allows at the rate so far (seconds per unit of
+/// work, the work of a round predicted from each layer's mean cost; the
+/// frontier's build and the census layer's reading are not counted in the
+/// rate, but in the time spent). A cut round is the last. `None` when the
+/// run is over.
+pub(super) fn next_round(
+    cfg: &EstimateConfig,
+    live: &EstimateLive,
+    started: Instant,
+    frontier_seconds: f64,
+    done: u64,
+    cands: &[u128],
+    tallies: &[Tally],
+) -> Option<Round> {
+    let mut size = round_size(done, cands.len());
+    let mut last = false;
+    if let Some(s) = cfg.samples {
+        let left = s.checked_sub(done).filter(|&l| l > 0)?;
+        if left <= size {
+            (size, last) = (left, true);
+        }
+    }
+    let mut shares = allocate(cands, tallies, size, cfg.focus.figure());
+    if let Some(limit) = cfg.time {
+        let elapsed = started.elapsed().as_secs_f64();
+        let left = limit.as_secs_f64() - elapsed;
+        if left <= 0.0 {
+            return None;
+        }
+        if done > 0 {
+            let per_work = (elapsed - frontier_seconds).max(1e-9) / work_done(tallies).max(1.0);
+            let work: f64 = shares.iter().zip(costs(tallies)).map(|(&n, c)| n as f64 * c).sum();
+            let predicted = work * per_work;
+            if predicted > left {
+                size = (size as f64 * left / predicted) as u64;
+                if size == 0 {
+                    return None;
+                }
+                shares = allocate(cands, tallies, size, cfg.focus.figure());
+                last = true;
+            }
+        }
+        live.planned.store(done + size, Ordering::Relaxed);
+    }
+    Some(Round { shares, last })
+}
+
+/// Draws one round: `shares[i]` more samples of layer `i`, added to
+/// `tallies[i]` and to `done`. Returns whether it was interrupted.
+pub(super) fn sample_round<G: Keyed>(
+    searches: &Searches<'_, G>,
+    cfg: &EstimateConfig,
+    live: &EstimateLive,
+    shares: &[u64],
+    tallies: &mut [Tally],
+    undecided: &mut [Vec<u64>],
+    done: &mut u64,
+) -> bool {
+    for (i, &share) in shares.iter().enumerate() {
+        let from = tallies[i].samples;
+        // in pieces, for the progress display and a prompt stop
+        let mut at = from;
+        while at < from + share {
+            if live.stop.load(Ordering::Relaxed) {
+                return true;
+            }
+            let to = (at + (1 << 11)).min(from + share);
+            let (t, mut u) = sample_range(searches, cfg, &live.stop, cfg.layers[i], at, to);
+            u.sort_unstable();
+            undecided[i].extend(u);
+            live.samples.fetch_add(t.samples, Ordering::Relaxed);
+            live.reachable.fetch_add(t.reachable, Ordering::Relaxed);
+            tallies[i] = tallies[i].plus(t);
+            *done += t.samples;
+            if t.samples < to - at {
+                return true;
+            }
+            at = to;
+        }
+    }
+    false
+}
