@@ -1,0 +1,428 @@
+//! The backward search: predecessors walked depth first to the frontier
+//! under a budget, the relaxation and the exact encoding where it pays,
+//! and searches lent to threads.
+
+use crate::board::{Color, Geometry, Position};
+use crate::key::Keyed;
+use crate::search::class_set::ClassSet;
+use crate::search::flip_history::{Relaxation, flip_history};
+use crate::search::game_encoding::{Exact, Solver, exact_game_with};
+use crate::symmetry::start_images;
+
+use super::*;
+
+/// The answer of a search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict<G: Geometry> {
+    /// Reachable: a game from the start to the position (checked by
+    /// replaying it).
+    Reachable(Game<G>),
+    /// Unreachable, proven: every backward line was exhausted.
+    Unreachable,
+    /// The search visited its budget of positions without an answer.
+    Undecided,
+}
+
+/// The search ran out of budget.
+pub(super) struct OutOfBudget;
+
+/// The class of `p` as the search remembers it: the least of the four
+/// images (the symmetries of the start) of (occupied squares, black
+/// discs), with the side to move in the first: the centre is occupied in
+/// every position searched and every image, so its lowest square's bit is
+/// cleared for White to move. Made on bitboards, cheaper than the dense
+/// key.
+#[inline]
+pub(super) fn class_of<G: Geometry>(p: &Position<G>) -> (u64, u64) {
+    let (b, w) = (p.black().0, p.white().0);
+    let (occ, black) = (start_images::<G>(b | w), start_images::<G>(b));
+    let least = (0..4).map(|i| (occ[i], black[i])).min().expect("four images");
+    let white = if p.side_to_move() == Color::White { 1u64 << centre(G::N).trailing_zeros() } else { 0 };
+    (least.0 ^ white, least.1)
+}
+
+/// A backward search, reusable from one position to the next (its memory
+/// of unreachable classes is cleared at each [`Search::decide`], so a
+/// verdict depends only on the position, the frontier and the budget).
+pub struct Search<'f, G: Keyed> {
+    frontier: &'f Frontier<G>,
+    budget: u64,
+    nodes: u64,
+    unreachable: ClassSet,
+    /// Predecessor lists, one per depth, reused.
+    scratch: Vec<Vec<Position<G>>>,
+    /// The line found, from the position down to the frontier.
+    line: Vec<Position<G>>,
+    /// Whether this search answers from the frontier's census layer.
+    use_layer: bool,
+    /// Every position of at most this many discs is answered without a
+    /// search (by the frontier, or its whole census layer when used).
+    answered_to: u32,
+    /// The conflict budget of the flip-history relaxation tried before a
+    /// search (0: not tried).
+    relaxation_conflicts: u64,
+    /// The exact game encoding tried when the search runs out: its
+    /// conflict budget (0: not tried) and solver.
+    exact_conflicts: u64,
+    exact_solver: Solver,
+    /// What decided the last position asked.
+    decided_by: Stage,
+}
+
+/// What decided a position ([`Search::decided_by`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// The frontier (or the census layer) holds it, or not.
+    Frontier,
+    /// A cheap condition ([`cheap_conditions`]) fails: unreachable.
+    Conditions,
+    /// The flip-history relaxation is unsatisfiable: unreachable
+    /// ([`crate::search::flip_history`]).
+    FlipHistory,
+    /// The backward search: a line to the frontier, or every line
+    /// exhausted (or, undecided, the budget spent).
+    Search,
+    /// The exact game encoding, after the search ran out: a game, or
+    /// unsatisfiable ([`crate::search::game_encoding`]); or, undecided,
+    /// its conflict budget spent.
+    Exact,
+}
+
+impl Stage {
+    /// Its name in `reachable`'s output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Frontier => "frontier",
+            Stage::Conditions => "cheap conditions",
+            Stage::FlipHistory => "flip-history relaxation (SAT: unsatisfiable)",
+            Stage::Search => "backward search",
+            Stage::Exact => "exact game encoding (SAT)",
+        }
+    }
+}
+
+/// The flip-history relaxation's default conflict budget: enough for the
+/// dense 8x8 boards it refutes (docs/estimate.md), small beside a search.
+pub const RELAXATION_CONFLICTS: u64 = 20_000;
+
+/// The relaxation is tried on positions at least this many discs above
+/// the layer the searches answer from: below, a search is cheaper.
+pub const RELAXATION_ABOVE: u32 = 6;
+
+impl<'f, G: Keyed> Search<'f, G> {
+    /// A search down to `frontier`, giving up after `budget` positions.
+    pub fn new(frontier: &'f Frontier<G>, budget: u64) -> Search<'f, G> {
+        Search {
+            frontier,
+            budget: budget.max(1),
+            nodes: 0,
+            unreachable: ClassSet::new(),
+            scratch: Vec::new(),
+            line: Vec::new(),
+            use_layer: false,
+            answered_to: frontier.discs,
+            relaxation_conflicts: RELAXATION_CONFLICTS,
+            exact_conflicts: 0,
+            exact_solver: Solver::default(),
+            decided_by: Stage::Search,
+        }
+    }
+
+    /// The same search, handing a position it runs out on to the exact
+    /// game encoding with `conflicts` conflicts (0: never) and `solver`.
+    pub fn with_exact(mut self, conflicts: u64, solver: Solver) -> Self {
+        self.exact_conflicts = conflicts;
+        self.exact_solver = solver;
+        self
+    }
+
+    /// The exact stage on `p`, where the search ran out: the verdict, and
+    /// [`Search::decided_by`] set.
+    fn exact(&mut self, p: &Position<G>) -> Verdict<G> {
+        if self.exact_conflicts == 0 {
+            return Verdict::Undecided;
+        }
+        self.decided_by = Stage::Exact;
+        match exact_game_with::<G>(p, self.exact_conflicts, self.exact_solver) {
+            Exact::Reachable(game) => Verdict::Reachable(game),
+            Exact::Unreachable => Verdict::Unreachable,
+            Exact::Unknown => Verdict::Undecided,
+        }
+    }
+
+    /// The same search with the flip-history relaxation given `conflicts`
+    /// conflicts (0: never tried).
+    pub fn with_relaxation(mut self, conflicts: u64) -> Self {
+        self.relaxation_conflicts = conflicts;
+        self
+    }
+
+    /// What decided the last position asked (or, when it was left
+    /// undecided, the stage that ran out: the search).
+    pub fn decided_by(&self) -> Stage {
+        self.decided_by
+    }
+
+    /// The most memory one search of `budget` positions holds at once:
+    /// its set of refuted classes, one for each position it visits at
+    /// most ([`ClassSet::peak_bytes`]; 6 GiB at a budget of 1.3 x 10^8,
+    /// 12 GiB above 1.35 x 10^8).
+    pub fn peak_bytes(budget: u64) -> u64 {
+        ClassSet::peak_bytes(budget.max(1))
+    }
+
+    /// Positions visited by the last [`Search::decide`].
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Whether `p` is reachable from the start. The search stops only at
+    /// the enumerated frontier, never at its census layer: the game it
+    /// gives is walked down to the start inside the enumerated frontier.
+    pub fn decide(&mut self, p: &Position<G>) -> Verdict<G> {
+        match self.search(p, false) {
+            Err(OutOfBudget) => self.exact(p),
+            Ok(false) => Verdict::Unreachable,
+            Ok(true) => Verdict::Reachable(self.game(*p)),
+        }
+    }
+
+    /// [`Search::decide`], answering from the frontier's census layer
+    /// where it has one (the search the estimates make, with the game):
+    /// a line that ends in the census layer is completed by a second
+    /// search from its census-layer position down to the enumerated
+    /// frontier, without a budget (that position is reachable, so the
+    /// search ends with a line; its positions are counted in
+    /// [`Search::nodes`]).
+    pub fn decide_with_layer(&mut self, p: &Position<G>) -> Verdict<G> {
+        match self.search(p, true) {
+            Err(OutOfBudget) => return self.exact(p),
+            Ok(false) => return Verdict::Unreachable,
+            Ok(true) => {}
+        }
+        // the line found, from where it was answered up to p
+        let upper = std::mem::take(&mut self.line);
+        let bottom = upper[0];
+        if !self.frontier.contains(&bottom) {
+            let (nodes, budget) = (self.nodes, self.budget);
+            self.budget = u64::MAX;
+            let below = self.search(&bottom, false);
+            self.budget = budget;
+            self.nodes += nodes;
+            assert!(matches!(below, Ok(true)), "a census-layer position is reachable");
+            // self.line: frontier position up to `bottom`
+            self.line.extend_from_slice(&upper[1..]);
+        } else {
+            self.line = upper;
+        }
+        Verdict::Reachable(self.game(*p))
+    }
+
+    /// Whether `p` is reachable, without the game (the cheaper question
+    /// the estimates ask); answers from the frontier's census layer where
+    /// it has one.
+    pub fn is_reachable(&mut self, p: &Position<G>) -> Option<bool> {
+        match self.search(p, true) {
+            Ok(found) => Some(found),
+            Err(OutOfBudget) => match self.exact(p) {
+                Verdict::Reachable(_) => Some(true),
+                Verdict::Unreachable => Some(false),
+                Verdict::Undecided => None,
+            },
+        }
+    }
+
+    /// A search afresh from `p` (nothing kept from the last one);
+    /// `use_layer`: answering from the census layer.
+    fn search(&mut self, p: &Position<G>, use_layer: bool) -> Result<bool, OutOfBudget> {
+        self.use_layer = use_layer;
+        self.answered_to = match &self.frontier.layer {
+            Some(l) if use_layer && l.held == LayerHeld::Whole => l.discs,
+            _ => self.frontier.discs,
+        };
+        self.nodes = 0;
+        self.unreachable.clear();
+        self.line.clear();
+        // the cheap conditions on `p` itself; its predecessors are
+        // generated passing them
+        if p.discs() > self.frontier.discs && !cheap_conditions::<G>(p.black().0, p.white().0) {
+            self.nodes = 1;
+            self.decided_by = Stage::Conditions;
+            return Ok(false);
+        }
+        if self.relaxation_conflicts > 0
+            && p.discs() >= self.answered_to + RELAXATION_ABOVE
+            && flip_history::<G>(p.black().0, p.white().0, self.relaxation_conflicts) == Relaxation::Infeasible
+        {
+            self.nodes = 1;
+            self.decided_by = Stage::FlipHistory;
+            return Ok(false);
+        }
+        self.decided_by = if p.discs() <= self.answered_to { Stage::Frontier } else { Stage::Search };
+        self.visit(*p, 0)
+    }
+
+    fn visit(&mut self, p: Position<G>, depth: usize) -> Result<bool, OutOfBudget> {
+        self.nodes += 1;
+        if let Some(found) = self.frontier.decides(&p, self.use_layer) {
+            if found {
+                self.line.push(p);
+            }
+            return Ok(found);
+        }
+        if self.nodes > self.budget {
+            return Err(OutOfBudget);
+        }
+        let key = class_of(&p);
+        if self.unreachable.contains(key) {
+            return Ok(false);
+        }
+        if self.scratch.len() <= depth {
+            self.scratch.push(Vec::new());
+        }
+        let mut preds = std::mem::take(&mut self.scratch[depth]);
+        preds.clear();
+        predecessors_with::<G, true>(&p, &mut preds);
+        // the memory's slots of the predecessors it will be asked about,
+        // fetched together rather than one miss at a time
+        if p.discs() > self.answered_to + 1 {
+            for q in &preds {
+                self.unreachable.prefetch(class_of(q));
+            }
+        }
+        let mut found = false;
+        for q in &preds {
+            match self.visit(*q, depth + 1) {
+                Ok(true) => {
+                    found = true;
+                    break;
+                }
+                Ok(false) => {}
+                Err(e) => {
+                    self.scratch[depth] = preds;
+                    return Err(e);
+                }
+            }
+        }
+        self.scratch[depth] = preds;
+        if found {
+            self.line.push(p);
+        } else {
+            self.unreachable.insert(key);
+        }
+        Ok(found)
+    }
+
+    /// The game to `p`: the line found (frontier position up to `p`),
+    /// preceded by a line down to the start inside the frontier (every
+    /// predecessor the frontier holds is reachable, so a greedy walk never
+    /// fails).
+    fn game(&self, p: Position<G>) -> Game<G> {
+        // self.line: the frontier position first, then up to p
+        let mut down: Vec<Position<G>> = Vec::new();
+        let mut at = *self.line.first().expect("a line was found");
+        let start = Position::<G>::start();
+        let mut preds = Vec::new();
+        while at != start {
+            preds.clear();
+            predecessors(&at, &mut preds);
+            at = *preds
+                .iter()
+                .find(|q| self.frontier.contains(q))
+                .expect("a frontier position has a reachable predecessor");
+            down.push(at);
+        }
+        let line: Vec<Position<G>> = down.into_iter().rev().chain(self.line.iter().copied()).collect();
+        debug_assert_eq!(line.last(), Some(&p));
+        let plies = line
+            .windows(2)
+            .map(|w| {
+                let (a, b) = (w[0].black().0 | w[0].white().0, w[1].black().0 | w[1].white().0);
+                if a == b { None } else { Some((b & !a).trailing_zeros()) }
+            })
+            .collect();
+        Game { plies, end: p }
+    }
+}
+
+/// Searches of one frontier and budget kept for reuse by the tasks of a
+/// thread pool: a task takes one (or a new one), and it comes back when
+/// the task ends. A search's verdicts do not depend on what it decided
+/// before, so which one a task gets changes no answer; reusing them keeps
+/// their grown memory (see [`ClassSet`]) instead of faulting in fresh
+/// pages for every task.
+pub struct Searches<'f, G: Keyed> {
+    frontier: &'f Frontier<G>,
+    budget: u64,
+    relaxation_conflicts: u64,
+    exact_conflicts: u64,
+    exact_solver: Solver,
+    held: std::sync::Mutex<Vec<Search<'f, G>>>,
+}
+
+impl<'f, G: Keyed> Searches<'f, G> {
+    /// None yet, of searches down to `frontier` of `budget` positions.
+    pub fn new(frontier: &'f Frontier<G>, budget: u64) -> Self {
+        Searches {
+            frontier,
+            budget,
+            relaxation_conflicts: RELAXATION_CONFLICTS,
+            exact_conflicts: 0,
+            exact_solver: Solver::default(),
+            held: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The same, their exact stage given `conflicts` conflicts (0: never)
+    /// and `solver` ([`Search::with_exact`]).
+    pub fn with_exact(mut self, conflicts: u64, solver: Solver) -> Self {
+        self.exact_conflicts = conflicts;
+        self.exact_solver = solver;
+        self
+    }
+
+    /// The same, their flip-history relaxation given `conflicts`
+    /// conflicts (0: never tried).
+    pub fn with_relaxation(mut self, conflicts: u64) -> Self {
+        self.relaxation_conflicts = conflicts;
+        self
+    }
+
+    /// A search, kept or new, until the guard is dropped.
+    pub fn take(&self) -> LentSearch<'_, 'f, G> {
+        let kept = self.held.lock().expect("searches lock").pop();
+        let search = kept.unwrap_or_else(|| {
+            Search::new(self.frontier, self.budget)
+                .with_relaxation(self.relaxation_conflicts)
+                .with_exact(self.exact_conflicts, self.exact_solver)
+        });
+        LentSearch { search: Some(search), from: self }
+    }
+}
+
+/// A search lent by [`Searches::take`]; it goes back when dropped.
+pub struct LentSearch<'p, 'f, G: Keyed> {
+    search: Option<Search<'f, G>>,
+    from: &'p Searches<'f, G>,
+}
+
+impl<'f, G: Keyed> std::ops::Deref for LentSearch<'_, 'f, G> {
+    type Target = Search<'f, G>;
+    fn deref(&self) -> &Search<'f, G> {
+        self.search.as_ref().expect("lent search")
+    }
+}
+
+impl<'f, G: Keyed> std::ops::DerefMut for LentSearch<'_, 'f, G> {
+    fn deref_mut(&mut self) -> &mut Search<'f, G> {
+        self.search.as_mut().expect("lent search")
+    }
+}
+
+impl<G: Keyed> Drop for LentSearch<'_, '_, G> {
+    fn drop(&mut self) {
+        if let Some(s) = self.search.take() {
+            self.from.held.lock().expect("searches lock").push(s);
+        }
+    }
+}
