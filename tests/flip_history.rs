@@ -11,7 +11,7 @@ mod policies;
 
 use othello_census::board::{B4, B6, B8, Geometry, Position};
 use othello_census::search::flip_history::{Relaxation, flip_history};
-use othello_census::search::reachable::cheap_conditions;
+use othello_census::search::reachable::{cheap_conditions, joined_to_centre};
 
 const CONFLICTS: u64 = 100_000;
 
@@ -71,12 +71,15 @@ fn every_4x4_board_of_12_discs() {
 }
 
 /// `uniform_games` games with uniform moves and `games` under each biased
-/// policy, seeds from `seed` on, every position feasible: the positions
-/// checked.
+/// policy, seeds from `seed` on, every position passing the cheap
+/// conditions and feasible: the positions checked.
 fn under_every_policy<G: Geometry>(uniform_games: u64, games: u64, seed: u64) -> u64 {
     let mut checked = 0;
     let mut check = |p: &Position<G>| {
         checked += 1;
+        // the cheap conditions, the stage before, are held to the same games
+        let (b, w) = (p.black().0, p.white().0);
+        assert!(joined_to_centre::<G>(b | w) && cheap_conditions::<G>(b, w), "a position of a game: {}", p.line());
         let r = flip_history::<G>(p.black().0, p.white().0, CONFLICTS);
         assert_ne!(r, Relaxation::Infeasible, "a position of a game: {}", p.line());
         true

@@ -77,7 +77,15 @@ pub fn fewest_replies<G: Geometry>(p: &Position<G>, moves: &[u32], r: u64) -> u3
     least_by(moves, r, |m| p.play(m).legal_moves().0.count_ones())
 }
 
+/// Edge moves whenever one is legal (corners no better than other edge
+/// squares), else any: games whose edges fill first, the patterns the edge
+/// condition judges.
+pub fn edge_moves<G: Geometry>(_: &Position<G>, moves: &[u32], r: u64) -> u32 {
+    let n = G::N;
+    least_by(moves, r, |m| u32::from(!(m / n == 0 || m / n == n - 1 || m % n == 0 || m % n == n - 1)))
+}
+
 /// The biased policies, in the order the tests seed them (seed + 1 on).
-pub fn biased<'a, G: Geometry>() -> [Policy<'a, G>; 4] {
-    [&most_flips::<G>, &fewest_flips::<G>, &corners_and_edges::<G>, &fewest_replies::<G>]
+pub fn biased<'a, G: Geometry>() -> [Policy<'a, G>; 5] {
+    [&most_flips::<G>, &fewest_flips::<G>, &corners_and_edges::<G>, &fewest_replies::<G>, &edge_moves::<G>]
 }

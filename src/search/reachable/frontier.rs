@@ -15,7 +15,7 @@ use crate::search::sorted_keys::SortedKeys;
 pub struct Frontier<G: Keyed> {
     pub(super) discs: u32,
     pub(super) known: FxHashSet<G::Key>,
-    pub(super) layer: Option<CensusLayer<G>>,
+    pub(super) layer: Option<LayerLookup<G>>,
 }
 
 /// Which reachable positions of its layer a census layer of a
@@ -47,10 +47,13 @@ impl LayerHeld {
     }
 }
 
-/// Reachable positions of one disc count above the enumerated frontier,
-/// by class: the sorted canonical keys (a sorted array, not a hash set: a
-/// whole layer of 6x6 at 18 discs is 1.3 G classes, 8 bytes each).
-pub(super) struct CensusLayer<G: Keyed> {
+/// The census layer a frontier also answers from, held for lookups:
+/// reachable positions of one disc count above the enumerated frontier,
+/// by class, as sorted canonical keys (a sorted array, not a hash set: a
+/// whole layer of 6x6 at 18 discs is 1.3 G classes, 8 bytes each). The
+/// layer as read from a census, with where it came from, is the
+/// estimator's `CensusLayer`; this is only what the searches look up.
+pub(super) struct LayerLookup<G: Keyed> {
     pub(super) discs: u32,
     pub(super) held: LayerHeld,
     pub(super) keys: SortedKeys<G::Key>,
@@ -107,7 +110,7 @@ impl<G: Keyed> Frontier<G> {
     /// layer, no search goes below it at all.
     pub fn with_census_layer(mut self, discs: u32, held: LayerHeld, keys: Vec<G::Key>) -> Frontier<G> {
         assert!(discs > self.discs, "the census layer ({discs}) lies above the frontier ({})", self.discs);
-        self.layer = Some(CensusLayer { discs, held, keys: SortedKeys::new(keys) });
+        self.layer = Some(LayerLookup { discs, held, keys: SortedKeys::new(keys) });
         self
     }
 
