@@ -45,22 +45,33 @@ pub struct SearchLimits {
 /// again, and the samples still undecided.
 pub type ResolvedLayers = (Vec<LayerEstimate>, Vec<UndecidedSample>);
 
+/// Why a document's undecided samples cannot be decided again.
+#[derive(Debug, thiserror::Error)]
+pub enum ResolveError {
+    /// A listed sample of a layer the document does not have.
+    #[error("an undecided sample of layer {0}, which the document does not have")]
+    NoSuchLayer(u32),
+    /// A listed position is not the sample the document's seed draws.
+    #[error("sample {index} of layer {discs} is not the position listed: the list is not of the document's seed")]
+    NotTheSeedsSample { discs: u32, index: u64 },
+    /// A layer lists more undecided samples than its tally counts.
+    #[error("layer {0} lists more undecided samples than its tally counts")]
+    MoreThanTallied(u32),
+}
+
 /// The positions a document lists as its undecided samples are those its
 /// seed draws, of layers it has (see [`resolve`]).
 pub fn check_undecided<G: Keyed>(
     seed: u64,
     layers: &[(u32, Tally)],
     undecided: &[UndecidedSample],
-) -> Result<(), String> {
+) -> Result<(), ResolveError> {
     for u in undecided {
         if !layers.iter().any(|(k, _)| *k == u.discs) {
-            return Err(format!("an undecided sample of layer {}, which the document does not have", u.discs));
+            return Err(ResolveError::NoSuchLayer(u.discs));
         }
         if sample_position::<G>(seed, u.discs, u.index).line() != u.position {
-            return Err(format!(
-                "sample {} of layer {} is not the position listed: the list is not of the document's seed",
-                u.index, u.discs
-            ));
+            return Err(ResolveError::NotTheSeedsSample { discs: u.discs, index: u.index });
         }
     }
     Ok(())
@@ -83,7 +94,7 @@ pub fn resolve<G: Keyed>(
     layers: &[(u32, Tally)],
     undecided: &[UndecidedSample],
     stop: &AtomicBool,
-) -> Result<Option<ResolvedLayers>, String> {
+) -> Result<Option<ResolvedLayers>, ResolveError> {
     check_undecided::<G>(seed, layers, undecided)?;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().expect("thread pool");
     let searches = Searches::new(frontier, limits.budget)
@@ -121,7 +132,7 @@ pub fn resolve<G: Keyed>(
                 continue;
             }
             if t.undecided == 0 || (terminal && t.undecided_terminal == 0) {
-                return Err(format!("layer {k} lists more undecided samples than its tally counts"));
+                return Err(ResolveError::MoreThanTallied(k));
             }
             // the sample leaves the undecided, and enters where its
             // search now puts it (drawn and joined already counted)

@@ -172,11 +172,20 @@ pub fn estimate_table(e: &Estimate, exact: &BTreeMap<u32, ExactLayer>) -> String
     t.render()
 }
 
+/// Why an estimate document is refused: what is wrong in it, in one line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InvalidEstimate(pub String);
+
 /// An estimate document, checked: its schema, a board size,
 /// candidate counts equal to the exact ones, tallies that add up, and
 /// intervals equal to the ones its tallies give (a document edited by hand
 /// is refused).
-pub fn validate_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
+pub fn validate_estimate(doc: &Value) -> Result<CheckedEstimate, InvalidEstimate> {
+    check_estimate(doc).map_err(InvalidEstimate)
+}
+
+fn check_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
     let version = match doc["schema_version"].as_u64() {
         Some(v) if doc["schema"] == ESTIMATE_SCHEMA && (1..=u64::from(ESTIMATE_SCHEMA_VERSION)).contains(&v) => v,
         _ => {

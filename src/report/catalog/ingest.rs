@@ -80,7 +80,7 @@ impl Catalog {
     /// layer the same samples are decided again, and only the strongest of
     /// the two is pooled.
     pub(super) fn add_estimate(&mut self, path: &Path, doc: &Value) -> Result<String, CatalogError> {
-        let checked = estimate::validate_estimate(doc).map_err(|e| refuse(path, e))?;
+        let checked = estimate::validate_estimate(doc).map_err(|e| refuse(path, e.0))?;
         let estimate::CheckedEstimate { n, seed, budget, ref layers, .. } = checked;
         let id = path.file_stem().map_or("estimate".into(), |s| s.to_string_lossy().into_owned());
         if self.runs.iter().any(|r| r.id == id) || self.estimates.iter().any(|r| r["id"] == id) {
