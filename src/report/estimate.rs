@@ -128,8 +128,35 @@ pub fn sci(x: f64) -> String {
     if x < 1e4 { format!("{x:.0}") } else { format!("{x:.3e}") }
 }
 
+/// The table of a run focused on terminal positions: its positions and
+/// classes are only bounded above, so it shows the terminal figure alone.
+fn terminal_table(e: &Estimate) -> String {
+    let mut t =
+        Table::new(["discs", "samples", "terminal, joined", "reachable", "undecided", "terminal", "95% interval"]);
+    let row = |discs: String, t: &Tally, i: &Interval| {
+        [
+            discs,
+            t.samples.to_string(),
+            (t.joined - t.not_terminal).to_string(),
+            t.reachable.to_string(),
+            t.undecided.to_string(),
+            sci(i.estimate),
+            format!("{} - {}", sci(i.low), sci(i.high)),
+        ]
+    };
+    for l in &e.layers {
+        t.row(row(l.discs.to_string(), &l.tally, &l.terminal_positions));
+    }
+    let all = e.layers.iter().fold(Tally::default(), |a, l| a.plus(l.tally));
+    t.row(row("total".to_string(), &all, &e.total_terminal_positions));
+    t.render()
+}
+
 /// The table of an estimate.
 pub fn estimate_table(e: &Estimate, exact: &BTreeMap<u32, ExactLayer>) -> String {
+    if e.focus == Focus::Terminal {
+        return terminal_table(e);
+    }
     let mut t = Table::new([
         "discs",
         "samples",
