@@ -74,10 +74,23 @@ fn readme_row_gives_the_catalogues_whole_board(n: u32) {
     }
 }
 
-/// README's 6x6 answer is the catalogue's whole-board figure.
+/// README's 6x6 answer is the catalogue's whole-board figure, its
+/// terminal positions too.
 #[test]
 fn readme_gives_the_catalogues_6x6_figure() {
     readme_row_gives_the_catalogues_whole_board(6);
+    let results = read("results/README.md");
+    let line = results.lines().find(|l| l.starts_with("**The whole 6x6 board**")).expect("a whole-board line");
+    let after = line.split("terminal positions ").nth(1).unwrap();
+    let numbers: Vec<f64> = after.split([' ', '(', ')', ',']).filter_map(|w| w.parse::<f64>().ok()).take(3).collect();
+    assert_eq!(numbers.len(), 3, "{line}");
+    let readme = read("README.md");
+    let row = readme.lines().find(|l| l.starts_with("| 6x6 |")).expect("README's row");
+    let terminal = row.split(" | ").nth(2).expect("a terminal positions cell");
+    for x in numbers {
+        let three = format!("{x:.2e}");
+        assert!(terminal.contains(&three), "README's 6x6 terminal positions lack {three}: {terminal}");
+    }
 }
 
 /// README's 8x8 answer is the catalogue's whole-board interval.
