@@ -155,16 +155,11 @@ impl Catalog {
             })
             .collect();
         // positions and classes are replicated by the runs of every
-        // sample; terminal positions by the runs focused on them where
-        // enough of them sample every layer (the runs of every sample,
-        // far fewer terminal samples each, would set the t interval of
-        // the seeds' totals by their own scatter), else by all
-        let focused = replicates.iter().filter(|r| r.1 == Focus::Terminal).count();
-        let replicate_of = |f: usize, r: &(u64, Focus, [crate::estimate::Interval; 3])| match f {
-            1 if focused >= crate::stats::MIN_REPLICATES => r.1 == Focus::Terminal,
-            1 => true,
-            _ => r.1 == Focus::All,
-        };
+        // sample; terminal positions by every seed that samples every
+        // estimated layer, focused or not (each seed's terminal total is
+        // an estimate of its own, and more replicates narrow the t
+        // interval of their totals)
+        let replicate_of = |f: usize, r: &(u64, Focus, [crate::estimate::Interval; 3])| f == 1 || r.1 == Focus::All;
         let as_replicate = |i: &crate::estimate::Interval| Replicate { point: i.estimate, low: i.low, high: i.high };
         let replication: [Option<Replication>; 3] = [0, 1, 2].map(|f| {
             let reps: Vec<Replicate> =
@@ -195,6 +190,7 @@ impl Catalog {
             exact: [sum(&|e| e.positions), sum(&|e| e.terminal_positions), sum(&|e| e.classes)],
             pooled: pooled_totals,
             replicate_seeds: replicates.iter().filter(|r| r.1 == Focus::All).map(|(s, _, _)| *s).collect(),
+            terminal_seeds: replicates.iter().map(|(s, _, _)| *s).collect(),
             replication,
             layer_q,
             layer_df,
@@ -254,6 +250,10 @@ pub struct WholeBoard {
     pub pooled: [crate::estimate::Interval; 3],
     /// The replicate seeds.
     pub replicate_seeds: Vec<u64>,
+    /// The seeds that replicate the terminal positions: those above and
+    /// the runs focused on terminal positions that sample every estimated
+    /// layer.
+    pub terminal_seeds: Vec<u64>,
     /// The replication check of each figure (three or more replicates).
     pub replication: [Option<Replication>; 3],
     /// Layer by layer: the summed Cochran Q of the layers' positions over
@@ -301,8 +301,32 @@ impl WholeBoard {
     }
 
     /// How the positions' interval was made, and what replication found,
-    /// in a sentence or two.
+    /// in a sentence or two (and a sentence on the terminal positions'
+    /// replication where runs focused on them add seeds).
     pub fn method(&self) -> String {
+        let mut out = self.positions_method();
+        if let (true, Some(r)) = (self.terminal_seeds != self.replicate_seeds, &self.replication[1]) {
+            out.push_str(&format!(
+                " Terminal positions also pool runs focused on them: {} seeds sample every estimated layer ({}); \
+                 their terminal totals give Cochran's Q = {:.1} on {} degrees of freedom (p = {:.3}); the interval \
+                 given is the union of the pooled interval widened by the Birge ratio {:.2} ({} to {}) and Student's \
+                 t interval of the seeds' totals ({} to {}).",
+                r.m,
+                self.terminal_seeds.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
+                r.q,
+                r.m - 1,
+                r.p,
+                r.birge.max(1.0),
+                estimate::sci(self.exact[1] + r.widened_low),
+                estimate::sci(self.exact[1] + r.widened_high),
+                estimate::sci(self.exact[1] + r.t_low),
+                estimate::sci(self.exact[1] + r.t_high),
+            ));
+        }
+        out
+    }
+
+    fn positions_method(&self) -> String {
         let base = "The point is the middle of the two points the undecided samples allow (all unreachable, \
                     all reachable); the pooled interval combines the layers' Wilson intervals with continuity correction (MOVER).";
         match &self.replication[0] {
