@@ -1,6 +1,6 @@
 //! Expand: parent parts in, the parent layer's counts and child records
 //! out. Any process that holds the input parts can expand them; the
-//! children go to a [`ShuffleSink`].
+//! children go to a [`ShuffleSink`](super::ShuffleSink).
 //!
 //! A reader thread streams the records of the parts to the workers in
 //! chunks that never split the two positions of one board (they are

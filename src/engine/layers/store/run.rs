@@ -8,8 +8,9 @@ use super::Record;
 
 /// A run of records in the encoding of a layer part's body
 /// (`docs/layer-format.md`: LEB128 key differences and multiplicities),
-/// keys increasing: what an expansion hands to its [`super::ShuffleSink`],
-/// what a bucket stores and what ranks send one another, encoded once.
+/// keys increasing: what an expansion hands to its
+/// [`ShuffleSink`](crate::engine::layers::ShuffleSink), what a bucket
+/// stores and what ranks send one another, encoded once.
 #[derive(Debug, Clone, Copy)]
 pub struct EncodedRun<'a> {
     records: u64,
