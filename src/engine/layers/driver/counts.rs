@@ -36,7 +36,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
                 Ok(())
             }
             _ => {
-                check_mass(by, k, ex.mass, m.entering.games).map_err(|e| self.bad(e))?;
+                check_mass(by, k, ex.mass, m.entering.games).map_err(|e| self.bad(e.to_string()))?;
                 m.stats.push(layer_counts(k, ex, m.entering));
                 Ok(())
             }
@@ -47,7 +47,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
     /// stored), final: the run is finished once `m` is committed.
     pub(super) fn last_counted(&self, m: &mut Manifest, by: LayerBy, ex: &Expansion) -> Result<(), LayersError> {
         let next = m.layer + 1;
-        check_mass(by, next, ex.mass, m.entering.games).map_err(|e| self.bad(e))?;
+        check_mass(by, next, ex.mass, m.entering.games).map_err(|e| self.bad(e.to_string()))?;
         m.stats.push(layer_counts(next, ex, m.entering));
         m.phase = Phase::Counted;
         m.layer = next;
@@ -81,10 +81,20 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
     }
 }
 
+/// A layer by ply whose games are not those its parent sent (the run's
+/// files disagree with each other).
+#[derive(Debug, thiserror::Error)]
+#[error("layer {layer} holds {mass} games, its parent layer sent {sent}")]
+pub(super) struct MassMismatch {
+    layer: u32,
+    mass: u128,
+    sent: u128,
+}
+
 /// By ply, the games counted in a layer are those its parent sent.
-pub(super) fn check_mass(by: LayerBy, k: u32, mass: u128, sent: u128) -> Result<(), String> {
+pub(super) fn check_mass(by: LayerBy, k: u32, mass: u128, sent: u128) -> Result<(), MassMismatch> {
     if by == LayerBy::Ply && mass != sent {
-        return Err(format!("layer {k} holds {mass} games, its parent layer sent {sent}"));
+        return Err(MassMismatch { layer: k, mass, sent });
     }
     Ok(())
 }
