@@ -88,7 +88,7 @@ pub fn run(a: &DfsCount, command_line: &str) -> anyhow::Result<ExitCode> {
 
 pub fn resume(a: &ResumeArgs) -> anyhow::Result<ExitCode> {
     stop_flag(); // a signal while loading stops the run right after it starts
-    if a.disk.is_some() || a.no_store_last || a.compact_buckets {
+    if a.layered.disk.is_some() || a.layered.no_store_last || a.layered.compact_buckets {
         bail!(
             "--disk, --no-store-last and --compact-buckets are for the layered engine; {} is a DFS checkpoint",
             a.file.display()

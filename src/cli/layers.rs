@@ -213,7 +213,7 @@ pub fn resume_dir(a: &ResumeArgs, ranks: &Ranks) -> anyhow::Result<ExitCode> {
     }
     if let Some(m) = &m
         && m.phase == Phase::Slicing
-        && a.slices.is_some_and(|k| k != m.slicing.slices)
+        && a.layered.slices.is_some_and(|k| k != m.slicing.slices)
     {
         note(format!(
             "{} counts its last layer in the {} slices it began with ({} done); --slices is kept for a layer \
@@ -228,10 +228,14 @@ pub fn resume_dir(a: &ResumeArgs, ranks: &Ranks) -> anyhow::Result<ExitCode> {
         check_out_dir(&a.output.out_dir())?;
     }
     let settings = LayersSettings {
-        disk_limit: a.disk.or(saved_disk),
-        store_last: !a.no_store_last,
-        compaction: if a.compact_buckets || saved_compact { CompactionMode::Always } else { CompactionMode::Auto },
-        slices: a.slices.or(saved_slices),
+        disk_limit: a.layered.disk.or(saved_disk),
+        store_last: !a.layered.no_store_last,
+        compaction: if a.layered.compact_buckets || saved_compact {
+            CompactionMode::Always
+        } else {
+            CompactionMode::Auto
+        },
+        slices: a.layered.slices.or(saved_slices),
         ..LayersSettings::new(
             othello_census::engine::resources::threads(a.threads),
             memory_limit(Some(a.memory.unwrap_or(saved_memory)), default_layers_memory, "", true)?,
