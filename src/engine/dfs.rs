@@ -138,13 +138,13 @@ impl<G: Keyed> Resume<G> {
             path,
             |k| {
                 if k >= limit {
-                    return Err("a cache key is out of range".into());
+                    return Err(RefusedKey::OutOfRange);
                 }
                 cache.insert(G::Key::from_u128(k), ());
                 Ok(())
             },
             |_, k| {
-                let p = unpack::<G>(G::Key::from_u128(k)).map_err(|e| format!("a stack entry is invalid: {e}"))?;
+                let p = unpack::<G>(G::Key::from_u128(k)).map_err(RefusedKey::InvalidEntry)?;
                 entries.push(p);
                 Ok(())
             },
@@ -166,6 +166,16 @@ impl<G: Keyed> Resume<G> {
             header,
         })
     }
+}
+
+/// Why a key of a checkpoint is refused while its cache and stacks are
+/// rebuilt (the checkpoint is then reported corrupt with it).
+#[derive(Debug, thiserror::Error)]
+enum RefusedKey {
+    #[error("a cache key is out of range")]
+    OutOfRange,
+    #[error("a stack entry is invalid: {0}")]
+    InvalidEntry(crate::key::KeyError),
 }
 
 /// Why a checkpoint was not saved.

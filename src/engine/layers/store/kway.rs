@@ -37,7 +37,7 @@ fn run_offsets(path: &Path, expected_runs: u64, verify: bool) -> Result<Vec<u64>
         if tag == TAG_RUN {
             offsets.push(at);
             if verify {
-                r.stream(TAG_RUN, len, |_| Ok(()))?;
+                r.stream(TAG_RUN, len, |_| Ok::<(), std::convert::Infallible>(()))?;
             } else {
                 r.skip(len)?;
             }
