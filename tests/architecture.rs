@@ -11,6 +11,10 @@
 //! `LayersError`) are no sibling. The check reads the source with a small
 //! scanner (comments and literals skipped), not the compiler, so it needs
 //! no tool beyond `cargo test`.
+//!
+//! Rooms of one concept: no `impl` block in `src/` over 250 lines, and a
+//! file over 800 lines says in a first `//!` comment which one concept it
+//! holds; the files still owed are listed in `OWED`, with what they hold.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -536,4 +540,168 @@ fn the_check_finds_a_circle_and_names_it() {
     write("eng/c.rs", "pub fn g() { let _ = crate::a::f; }\n");
     let msg = report(&src);
     assert!(msg.starts_with("import circle in crate: a -> eng -> a\n"), "{msg}");
+}
+
+/// Most lines an `impl` block may take: a block longer than this holds
+/// more than one concept of its type, and its methods go to the files of
+/// their concepts (a type may have an `impl` block in each).
+const MAX_IMPL_LINES: usize = 250;
+
+/// Files longer than this must hold a single concept and say so in a
+/// first `//!` comment.
+const MAX_PLAIN_FILE_LINES: usize = 800;
+
+/// Files the room check lets stand, each with what it still owes, until
+/// they are reshaped. The check fails when one is gone or within the
+/// limits, so that the list only shrinks (empty since src/estimate/,
+/// src/search/reachable/ and src/report/catalog/ were split by concept).
+const OWED: &[(&str, &str)] = &[];
+
+/// The `impl` blocks of a Rust text: (first line, last line, header), the
+/// header being the tokens up to its `{`. An `impl` in type position
+/// (`-> impl Iterator`, `x: impl Fn()`) follows `:`, `(`, `,`, `>`, `&`
+/// or `<`, not the end of an item, and is left out.
+fn impl_blocks(text: &str) -> Vec<(usize, usize, String)> {
+    let toks = tokens(text);
+    let mut out = Vec::new();
+    for (i, (t, line)) in toks.iter().enumerate() {
+        if *t != Tok::Ident("impl".into()) {
+            continue;
+        }
+        let item = match i.checked_sub(1).map(|p| &toks[p].0) {
+            None => true,
+            Some(Tok::Punct(c)) => matches!(c, '}' | ';' | ']' | '{'),
+            Some(Tok::Ident(s)) => s == "unsafe",
+            Some(Tok::Path) => false,
+        };
+        if !item {
+            continue;
+        }
+        let Some(open) = (i..toks.len()).find(|&j| matches!(toks[j].0, Tok::Punct('{') | Tok::Punct(';'))) else {
+            continue;
+        };
+        if toks[open].0 == Tok::Punct(';') {
+            continue;
+        }
+        let header: Vec<String> = toks[i..open]
+            .iter()
+            .map(|(t, _)| match t {
+                Tok::Ident(s) => s.clone(),
+                Tok::Path => "::".into(),
+                Tok::Punct(c) => c.to_string(),
+            })
+            .collect();
+        let mut depth = 0usize;
+        let close = (open..toks.len()).find(|&j| {
+            match toks[j].0 {
+                Tok::Punct('{') => depth += 1,
+                Tok::Punct('}') => depth -= 1,
+                _ => {}
+            }
+            depth == 0
+        });
+        let last = close.map_or(toks.last().map_or(*line, |t| t.1), |j| toks[j].1);
+        out.push((*line, last, header.join(" ")));
+    }
+    out
+}
+
+/// What is wrong with the rooms of the Rust files under `src`: impl blocks
+/// over [`MAX_IMPL_LINES`], files over [`MAX_PLAIN_FILE_LINES`] without a
+/// first `//!` comment; files `owed` names are left out. Empty if none.
+fn rooms_report(src: &Path, owed: &[&str]) -> String {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|e| e == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(src, &mut files);
+    let mut msg = String::new();
+    for file in files {
+        let rel = file.strip_prefix(src.parent().unwrap()).unwrap_or(&file).to_string_lossy().replace('\\', "/");
+        if owed.contains(&rel.as_str()) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        let lines = text.lines().count();
+        if lines > MAX_PLAIN_FILE_LINES && !text.starts_with("//!") {
+            writeln!(
+                msg,
+                "{rel}: {lines} lines with no first `//!` comment (a file over {MAX_PLAIN_FILE_LINES} lines \
+                 holds one concept and says which)"
+            )
+            .unwrap();
+        }
+        for (first, last, header) in impl_blocks(&text) {
+            let n = last - first + 1;
+            if n > MAX_IMPL_LINES {
+                writeln!(msg, "{rel}:{first}: `{header}` is {n} lines, over {MAX_IMPL_LINES}: split it by concept")
+                    .unwrap();
+            }
+        }
+    }
+    msg
+}
+
+#[test]
+fn no_impl_block_or_file_holds_too_many_concepts() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let owed: Vec<&str> = OWED.iter().map(|(f, _)| *f).collect();
+    for (file, what) in OWED {
+        let path = root.join(file);
+        // still owed: still there and still beyond a limit
+        let beyond = std::fs::read_to_string(&path).is_ok_and(|text| {
+            text.lines().count() > MAX_PLAIN_FILE_LINES
+                || impl_blocks(&text).iter().any(|(a, b, _)| b - a + 1 > MAX_IMPL_LINES)
+        });
+        assert!(beyond, "{file} is within the limits now (it {what}); take it off OWED");
+    }
+    let msg = rooms_report(&root.join("src"), &owed);
+    assert!(msg.is_empty(), "{msg}");
+}
+
+/// The room check on made-up files: it measures an impl block from
+/// `impl` to its closing brace (braces in strings and comments not
+/// counted, `impl Trait` in a signature no block), and wants a `//!` on a
+/// long file.
+#[test]
+fn the_room_check_measures_impl_blocks_and_long_files() {
+    let text = "/// doc\nimpl<T: Clone> Foo<T> {\n    fn f(x: impl Fn()) -> impl Iterator<Item = u8> {\n        \
+                let _ = \"}\";\n        // }\n        std::iter::empty()\n    }\n}\nunsafe impl Send for Foo {}\n\
+                impl Bar for Baz;\n";
+    let blocks = impl_blocks(text);
+    assert_eq!(blocks.len(), 2, "{blocks:?}");
+    assert_eq!((blocks[0].0, blocks[0].1), (2, 8));
+    assert_eq!(blocks[0].2, "impl < T : Clone > Foo < T >");
+    assert_eq!((blocks[1].0, blocks[1].1), (9, 9));
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(src.join("a")).unwrap();
+    // (the impl line, the methods, the closing brace: exactly the limit)
+    let long_impl = format!("impl Foo {{\n{}}}\n", "    fn f() {}\n".repeat(MAX_IMPL_LINES - 2));
+    std::fs::write(src.join("a/ok.rs"), &long_impl).unwrap();
+    assert_eq!(rooms_report(&src, &[]), "");
+    let too_long = format!("impl Foo {{\n{}}}\n", "    fn f() {}\n".repeat(MAX_IMPL_LINES - 1));
+    std::fs::write(src.join("a/big.rs"), &too_long).unwrap();
+    std::fs::write(src.join("long.rs"), "fn f() {}\n".repeat(MAX_PLAIN_FILE_LINES + 1)).unwrap();
+    std::fs::write(src.join("said.rs"), format!("//! One concept.\n{}", "fn f() {}\n".repeat(MAX_PLAIN_FILE_LINES)))
+        .unwrap();
+    assert_eq!(
+        rooms_report(&src, &[]),
+        format!(
+            "src/a/big.rs:1: `impl Foo` is {} lines, over {MAX_IMPL_LINES}: split it by concept\n\
+             src/long.rs: {} lines with no first `//!` comment (a file over {MAX_PLAIN_FILE_LINES} lines \
+             holds one concept and says which)\n",
+            MAX_IMPL_LINES + 1,
+            MAX_PLAIN_FILE_LINES + 1
+        )
+    );
+    assert_eq!(rooms_report(&src, &["src/a/big.rs", "src/long.rs"]), "");
 }

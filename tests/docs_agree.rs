@@ -133,12 +133,17 @@ fn results_readme_commands_are_portable() {
     assert!(!results.contains("null cores") && !results.contains("(unknown)"), "missing facts read 'not recorded'");
 }
 
-/// Every relative link in README, docs/, examples/ and results/ points to
+/// Every relative link in README, docs/, examples/, probes/ and results/ points to
 /// a file or directory that exists.
 #[test]
 fn links_between_documents_resolve() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut docs = vec![root.join("README.md"), root.join("CHANGELOG.md"), root.join("examples/README.md")];
+    let mut docs = vec![
+        root.join("README.md"),
+        root.join("CHANGELOG.md"),
+        root.join("examples/README.md"),
+        root.join("probes/README.md"),
+    ];
     for dir in ["docs", "results", "results/benchmarks"] {
         for e in std::fs::read_dir(root.join(dir)).unwrap() {
             let p = e.unwrap().path();

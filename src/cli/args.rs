@@ -367,6 +367,39 @@ pub enum PerftMethod {
     Brute,
 }
 
+/// The layered engine's flags of disk and of the last layer, which `count`
+/// and `resume` both take: declared once, so that their names, defaults
+/// and help cannot drift apart (each text says where `resume` differs).
+#[derive(Debug, Args)]
+pub struct LayeredDiskArgs {
+    /// Layered engine: most bytes of disk the work directory may hold, e.g.
+    /// `50GiB` (default: the free space; on `resume`, the limit the run was
+    /// last given, if any). Each layer is checked before it starts.
+    #[arg(long, value_name = "LIMIT", value_parser = parse_bytes)]
+    pub disk: Option<u64>,
+    /// Layered engine: count the last layer while merging it, without
+    /// writing it to disk (the largest layer then takes no disk; the run
+    /// cannot be extended afterwards).
+    #[arg(long)]
+    pub no_store_last: bool,
+    /// Layered engine, with --no-store-last: count the last layer in K
+    /// slices of its partitions, each expanding the whole parent layer and
+    /// keeping a K-th of the children, so that the disk holds one slice's
+    /// sorted runs at a time (default: as few slices as the free disk
+    /// allows, one if the layer fits whole; on `resume`, the number the run
+    /// was last given, if any). Each slice is a unit of resume; a run
+    /// already counting its last layer in slices keeps its own number.
+    #[arg(long, value_name = "K", requires = "no_store_last", value_parser = clap::value_parser!(u32).range(1..))]
+    pub slices: Option<u32>,
+    /// Layered engine: compact every layer's buckets while they grow, so
+    /// the sorted runs stay within about 1.65 times the layer (by default
+    /// only layers whose uncompacted runs, about 3 times the layer, would
+    /// not fit on the disk are compacted; compaction costs time). A run
+    /// started or resumed with it keeps it.
+    #[arg(long)]
+    pub compact_buckets: bool,
+}
+
 #[derive(Debug, Args)]
 pub struct CountArgs {
     /// Board size: 4, 6 or 8.
@@ -386,30 +419,8 @@ pub struct CountArgs {
     /// Layered engine: hash partitions per layer [default: 64; 16 on 4x4].
     #[arg(long, value_name = "P", value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub partitions: Option<u32>,
-    /// Layered engine: most bytes of disk the work directory may hold, e.g.
-    /// `50GiB` (default: the free space). Each layer is checked before it
-    /// starts.
-    #[arg(long, value_name = "LIMIT", value_parser = parse_bytes)]
-    pub disk: Option<u64>,
-    /// Layered engine: count the last layer while merging it, without
-    /// writing it to disk (the largest layer then takes no disk; the run
-    /// cannot be extended afterwards).
-    #[arg(long)]
-    pub no_store_last: bool,
-    /// Layered engine, with --no-store-last: count the last layer in K
-    /// slices of its partitions, each expanding the whole parent layer and
-    /// keeping a K-th of the children, so that the disk holds one slice's
-    /// sorted runs at a time (default: as few slices as the free disk
-    /// allows, one if the layer fits whole). Each slice is a unit of
-    /// resume.
-    #[arg(long, value_name = "K", requires = "no_store_last", value_parser = clap::value_parser!(u32).range(1..))]
-    pub slices: Option<u32>,
-    /// Layered engine: compact every layer's buckets while they grow, so
-    /// the sorted runs stay within about 1.65 times the layer (by default
-    /// only layers whose uncompacted runs, about 3 times the layer, would
-    /// not fit on the disk are compacted; compaction costs time).
-    #[arg(long)]
-    pub compact_buckets: bool,
+    #[command(flatten)]
+    pub layered: LayeredDiskArgs,
     /// Layered engine: directory for the layer files, which are its
     /// checkpoints (default: checkpoints/<N>x<N>-layers-<by><K>-<time>).
     #[arg(long, value_name = "DIR")]
@@ -501,9 +512,9 @@ impl TryFrom<CountArgs> for CountOptions {
                     || a.plies.is_some()
                     || a.work_dir.is_some()
                     || a.partitions.is_some()
-                    || a.disk.is_some()
-                    || a.no_store_last
-                    || a.compact_buckets
+                    || a.layered.disk.is_some()
+                    || a.layered.no_store_last
+                    || a.layered.compact_buckets
                 {
                     anyhow::bail!(
                         "--by, --plies, --work-dir, --partitions, --disk, --no-store-last and --compact-buckets are \
@@ -541,10 +552,10 @@ impl TryFrom<CountArgs> for CountOptions {
                     by,
                     limit,
                     partitions: a.partitions.unwrap_or(default_partitions(n)),
-                    disk: a.disk,
-                    store_last: !a.no_store_last,
-                    slices: a.slices,
-                    compact_buckets: a.compact_buckets,
+                    disk: a.layered.disk,
+                    store_last: !a.layered.no_store_last,
+                    slices: a.layered.slices,
+                    compact_buckets: a.layered.compact_buckets,
                     work_dir: a.work_dir,
                     threads: a.threads,
                     memory: a.memory,
@@ -605,27 +616,8 @@ pub struct ResumeArgs {
     /// Memory the run may use (default: the limit saved with the run).
     #[arg(long, value_name = "LIMIT", value_parser = parse_bytes)]
     pub memory: Option<u64>,
-    /// Layered engine: most bytes of disk the work directory may hold
-    /// (default: the limit the run was last given, if any).
-    #[arg(long, value_name = "LIMIT", value_parser = parse_bytes)]
-    pub disk: Option<u64>,
-    /// Layered engine: count the last layer while merging it, without
-    /// writing it to disk (the run cannot be extended afterwards).
-    #[arg(long)]
-    pub no_store_last: bool,
-    /// Layered engine, with --no-store-last: count the last layer in K
-    /// slices (see `count --slices`; default: the number the run was last
-    /// given, if any); a run already counting its last layer in slices
-    /// keeps its own number.
-    #[arg(long, value_name = "K", requires = "no_store_last", value_parser = clap::value_parser!(u32).range(1..))]
-    pub slices: Option<u32>,
-    /// Layered engine: compact every layer's buckets while they grow, so
-    /// the sorted runs stay within about 1.65 times the layer (by default
-    /// only layers whose uncompacted runs, about 3 times the layer, would
-    /// not fit on the disk are compacted; compaction costs time). A run
-    /// started or resumed with it keeps it.
-    #[arg(long)]
-    pub compact_buckets: bool,
+    #[command(flatten)]
+    pub layered: LayeredDiskArgs,
     /// Layered run by discs: take it to K discs (a finished run goes on
     /// from its last layer).
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(4..=64))]

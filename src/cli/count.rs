@@ -16,8 +16,8 @@ use othello_census::board::BoardSize;
 use othello_census::engine::dfs::{
     CheckpointPlan, Control, DfsConfig, DfsError, Live, Resume, SaveReport, census_with,
 };
+use othello_census::engine::feasibility;
 use othello_census::engine::memory::{cache_bytes_per_class_worst, default_dfs_memory, estimate_classes, total_memory};
-use othello_census::engine::reach;
 use othello_census::engine::resources::free_disk;
 use othello_census::formats::atomic::check_writable_dir;
 use othello_census::formats::checkpoint::read_header;
@@ -88,7 +88,7 @@ pub fn run(a: &DfsCount, command_line: &str) -> anyhow::Result<ExitCode> {
 
 pub fn resume(a: &ResumeArgs) -> anyhow::Result<ExitCode> {
     stop_flag(); // a signal while loading stops the run right after it starts
-    if a.disk.is_some() || a.no_store_last || a.compact_buckets {
+    if a.layered.disk.is_some() || a.layered.no_store_last || a.layered.compact_buckets {
         bail!(
             "--disk, --no-store-last and --compact-buckets are for the layered engine; {} is a DFS checkpoint",
             a.file.display()
@@ -345,7 +345,7 @@ fn check_fits<G: Keyed>(size: BoardSize, max_discs: u32, memory: u64, classes_no
     let fits = (4..max_discs).rev().find(|&k| estimate_classes(size, k) * per_class <= memory as f64);
     let fewer = fits.map_or(String::new(), |k| format!("use --max-discs {k} or lower, "));
     let free = free_disk(Path::new(".")).map_or(f64::INFINITY, |b| b as f64);
-    if reach::layered_peak_disk(size, max_discs) <= 4.0 * free {
+    if feasibility::layered_peak_disk(size, max_discs) <= 4.0 * free {
         bail!(
             "{head}; {fewer}raise --memory if the machine has it, or use the out-of-core layered engine (--engine layers)"
         )

@@ -13,6 +13,7 @@ use super::run::{EXIT_INTERRUPTED, Progress, check_out_dir, human_duration, memo
 use super::signals::stop_flag;
 use othello_census::board::BoardSize;
 use othello_census::census::LayerBy;
+use othello_census::engine::feasibility;
 use othello_census::engine::layers::commit::read_state;
 use othello_census::engine::layers::inspect::inspect;
 use othello_census::engine::layers::store::Phase;
@@ -22,7 +23,6 @@ use othello_census::engine::layers::{
     WorkDir, driver,
 };
 use othello_census::engine::memory::default_layers_memory;
-use othello_census::engine::reach;
 use othello_census::report::census::{RunInfo, stats_map};
 use othello_census::report::files::{peak_rss_bytes, timestamp_now};
 use othello_census::report::group_digits;
@@ -138,11 +138,11 @@ fn check_reach(a: &LayersCount, by: LayerBy, limit: u32, work_dir: &Path, ranks:
     let room = a.disk.map_or(free, |d| d as f64).min(free) * ranks.max(1) as f64;
     // a last layer that is not stored is counted in slices that fit: the
     // layer before it bounds the run
-    let need = reach::layered_peak_disk(a.size, if a.store_last { discs } else { discs.saturating_sub(1) });
+    let need = feasibility::layered_peak_disk(a.size, if a.store_last { discs } else { discs.saturating_sub(1) });
     if a.force || need <= 4.0 * room {
         return Ok(());
     }
-    let within = reach::layered_discs_within(a.size, room);
+    let within = feasibility::layered_discs_within(a.size, room);
     let (what, fits) = match by {
         LayerBy::Discs => (format!("to {limit} discs"), format!("--max-discs {within}")),
         LayerBy::Ply => (
@@ -213,7 +213,7 @@ pub fn resume_dir(a: &ResumeArgs, ranks: &Ranks) -> anyhow::Result<ExitCode> {
     }
     if let Some(m) = &m
         && m.phase == Phase::Slicing
-        && a.slices.is_some_and(|k| k != m.slicing.slices)
+        && a.layered.slices.is_some_and(|k| k != m.slicing.slices)
     {
         note(format!(
             "{} counts its last layer in the {} slices it began with ({} done); --slices is kept for a layer \
@@ -228,10 +228,14 @@ pub fn resume_dir(a: &ResumeArgs, ranks: &Ranks) -> anyhow::Result<ExitCode> {
         check_out_dir(&a.output.out_dir())?;
     }
     let settings = LayersSettings {
-        disk_limit: a.disk.or(saved_disk),
-        store_last: !a.no_store_last,
-        compaction: if a.compact_buckets || saved_compact { CompactionMode::Always } else { CompactionMode::Auto },
-        slices: a.slices.or(saved_slices),
+        disk_limit: a.layered.disk.or(saved_disk),
+        store_last: !a.layered.no_store_last,
+        compaction: if a.layered.compact_buckets || saved_compact {
+            CompactionMode::Always
+        } else {
+            CompactionMode::Auto
+        },
+        slices: a.layered.slices.or(saved_slices),
         ..LayersSettings::new(
             othello_census::engine::resources::threads(a.threads),
             memory_limit(Some(a.memory.unwrap_or(saved_memory)), default_layers_memory, "", true)?,

@@ -7,8 +7,8 @@ use serde_json::json;
 
 use super::args::{PerftArgs, PerftMethod};
 use super::run::{Progress, human_duration, memory_limit, watched};
+use othello_census::engine::feasibility;
 use othello_census::engine::memory::default_perft_memory;
-use othello_census::engine::reach;
 use othello_census::report::{Table, group_digits};
 use othello_census::search::perft::hashed::{HashedStats, perft_hashed_with_progress};
 use othello_census::search::perft::{PerftProgress, PerftRow, perft_with_progress};
@@ -49,7 +49,7 @@ pub fn run(a: &PerftArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Refuses, unless `--force`, a perft that would take longer than
-/// [`reach::MAX_SECONDS`] even by an optimistic estimate; and, always, a
+/// [`feasibility::MAX_SECONDS`] even by an optimistic estimate; and, always, a
 /// depth beyond the longest game of the board (it printed rows of zeros
 /// after reserving its table: 83 of them for 4x4 to depth 100).
 fn refuse_beyond_reach(a: &PerftArgs) -> anyhow::Result<()> {
@@ -66,8 +66,8 @@ fn refuse_beyond_reach(a: &PerftArgs) -> anyhow::Result<()> {
     }
     let hashed = a.method == PerftMethod::Hashed;
     let threads = othello_census::engine::resources::threads(None);
-    if let Some(secs) = reach::perft_seconds(a.size, a.depth, hashed, threads)
-        && secs > reach::MAX_SECONDS
+    if let Some(secs) = feasibility::perft_seconds(a.size, a.depth, hashed, threads)
+        && secs > feasibility::MAX_SECONDS
         && !a.force
     {
         anyhow::bail!(
@@ -77,7 +77,7 @@ fn refuse_beyond_reach(a: &PerftArgs) -> anyhow::Result<()> {
             a.depth,
             human_duration(secs),
             othello_census::text::plural(threads as u32, "thread"),
-            reach::perft_depth_within_reach(a.size, hashed, threads)
+            feasibility::perft_depth_within_reach(a.size, hashed, threads)
         );
     }
     Ok(())

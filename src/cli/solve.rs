@@ -51,14 +51,14 @@ pub fn run(a: &SolveArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Refuses, unless `--force`, a solve from more empty squares than
-/// [`othello_census::engine::reach::SOLVE_MAX_EMPTIES`].
+/// [`othello_census::engine::feasibility::SOLVE_MAX_EMPTIES`].
 fn refuse_beyond_reach(a: &SolveArgs, empties: u32) -> anyhow::Result<()> {
-    if empties > othello_census::engine::reach::SOLVE_MAX_EMPTIES && !a.force {
+    if empties > othello_census::engine::feasibility::SOLVE_MAX_EMPTIES && !a.force {
         anyhow::bail!(
             "an exact solve from {empties} empty squares is far beyond reach (the 6x6 start, 32 empties, takes a \
              minute or two, and each further empty square multiplies the work); solve a position with at most {} \
              empties (--position), or add --force to start it anyway",
-            othello_census::engine::reach::SOLVE_MAX_EMPTIES
+            othello_census::engine::feasibility::SOLVE_MAX_EMPTIES
         );
     }
     Ok(())

@@ -22,7 +22,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use dashmap::DashMap;
@@ -90,7 +90,7 @@ pub struct SaveReport {
     /// The file.
     pub path: PathBuf,
     /// Its size, or why the save failed (the previous file is then intact).
-    pub result: Result<u64, String>,
+    pub result: Result<u64, SaveError>,
     /// Classes in the saved cache.
     pub classes: u64,
     /// How long the walkers stood still (waiting to park, and the save).
@@ -138,13 +138,13 @@ impl<G: Keyed> Resume<G> {
             path,
             |k| {
                 if k >= limit {
-                    return Err("a cache key is out of range".into());
+                    return Err(RefusedKey::OutOfRange);
                 }
                 cache.insert(G::Key::from_u128(k), ());
                 Ok(())
             },
             |_, k| {
-                let p = unpack::<G>(G::Key::from_u128(k)).map_err(|e| format!("a stack entry is invalid: {e}"))?;
+                let p = unpack::<G>(G::Key::from_u128(k)).map_err(RefusedKey::InvalidEntry)?;
                 entries.push(p);
                 Ok(())
             },
@@ -168,6 +168,28 @@ impl<G: Keyed> Resume<G> {
     }
 }
 
+/// Why a key of a checkpoint is refused while its cache and stacks are
+/// rebuilt (the checkpoint is then reported corrupt with it).
+#[derive(Debug, thiserror::Error)]
+enum RefusedKey {
+    #[error("a cache key is out of range")]
+    OutOfRange,
+    #[error("a stack entry is invalid: {0}")]
+    InvalidEntry(crate::key::KeyError),
+}
+
+/// Why a checkpoint was not saved.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum SaveError {
+    /// A stop was asked for, and the run was given no checkpoint file.
+    #[error("no checkpoint file was set")]
+    NoFile,
+    /// The file could not be written (shared: a [`SaveReport`] is cloned
+    /// by whoever keeps it, and a file error is not).
+    #[error(transparent)]
+    Write(Arc<CheckpointError>),
+}
+
 /// Why a census did not finish.
 #[derive(Debug, thiserror::Error)]
 pub enum DfsError {
@@ -180,7 +202,7 @@ pub enum DfsError {
     #[error("interrupted; checkpoint saved to {}", .0.display())]
     Interrupted(PathBuf),
     #[error("interrupted before the first checkpoint could be saved: {0}")]
-    InterruptedUnsaved(String),
+    InterruptedUnsaved(SaveError),
 }
 
 /// A finished DFS census.
@@ -617,7 +639,7 @@ fn supervise<G: Keyed>(
     memory_limit: u64,
     elapsed: &dyn Fn() -> f64,
     finished: &dyn Fn() -> bool,
-) -> Option<Result<PathBuf, String>> {
+) -> Option<Result<PathBuf, SaveError>> {
     let mut next_save = control.checkpoint.as_ref().map(|p| Instant::now() + p.every);
     while !finished() {
         let stop = control.stop.load(Ordering::SeqCst);
@@ -628,7 +650,7 @@ fn supervise<G: Keyed>(
         }
         let Some(plan) = &control.checkpoint else {
             shared.stop_all();
-            return Some(Err("no checkpoint file was set".into()));
+            return Some(Err(SaveError::NoFile));
         };
         let paused_at = Instant::now();
         let Some(snapshots) = shared.pause_all() else {
@@ -707,7 +729,7 @@ fn save<G: Keyed>(
         out: plan.out.clone(),
     };
     let keys = shared.cache.iter().map(|r| r.key().to_u128());
-    let result = write_checkpoint(&plan.path, &header, keys, &stacks).map_err(|e| e.to_string());
+    let result = write_checkpoint(&plan.path, &header, keys, &stacks).map_err(|e| SaveError::Write(Arc::new(e)));
     SaveReport { path: plan.path.clone(), result, classes: header.cache_len, pause: Duration::ZERO }
 }
 

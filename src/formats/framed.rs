@@ -256,13 +256,14 @@ impl FramedReader {
     }
 
     /// Streams a payload of `len` bytes in pieces to `each`, then checks
-    /// its checksum. `each` may fail; the error is reported after the
-    /// checksum has been checked (a damaged file is reported as damaged).
-    pub fn stream(
+    /// its checksum. `each` may refuse a piece with an error of its own
+    /// type; the file is then reported corrupt with it, after the checksum
+    /// has been checked (a damaged file is reported as damaged).
+    pub fn stream<E: std::fmt::Display>(
         &mut self,
         tag: [u8; 4],
         len: u64,
-        mut each: impl FnMut(&[u8]) -> Result<(), String>,
+        mut each: impl FnMut(&[u8]) -> Result<(), E>,
     ) -> Result<(), FrameError> {
         let mut hash = Xxh3::new();
         let mut buf = vec![0u8; 1 << 16];
@@ -281,7 +282,7 @@ impl FramedReader {
         }
         self.check(hash, tag)?;
         match bad {
-            Some(e) => Err(self.corrupt(e)),
+            Some(e) => Err(self.corrupt(e.to_string())),
             None => Ok(()),
         }
     }

@@ -5,7 +5,7 @@
 //! the parts and buckets of its partitions in its own directory,
 //! `DIR/rank-RRRR-of-NNNN` (a local disk per node, or one shared path);
 //! rank 0 alone holds the run's manifest and lock in `DIR`. The driver
-//! (`driver.rs`) is the same as for one process; an error on any rank is
+//! (`driver/`) is the same as for one process; an error on any rank is
 //! returned on every rank, and the caller aborts the job (`MPI_Abort`) so
 //! that no rank waits forever in a collective.
 

@@ -1,5 +1,6 @@
 //! Reading and writing the checkpoint format (see `docs/checkpoint-format.md`).
 
+use std::convert::Infallible;
 use std::io;
 use std::path::Path;
 
@@ -202,12 +203,12 @@ fn read_head(r: &mut FramedReader, v3: bool) -> Result<Header, CheckpointError> 
 }
 
 /// Streams `count` keys of `width` bytes to `each`, checking the section.
-fn read_keys(
+fn read_keys<E: std::fmt::Display>(
     r: &mut FramedReader,
     tag: [u8; 4],
     count: u64,
     width: usize,
-    mut each: impl FnMut(u128) -> Result<(), String>,
+    mut each: impl FnMut(u128) -> Result<(), E>,
 ) -> Result<(), CheckpointError> {
     let len = r.expect_section(tag)?;
     let promised = count.checked_mul(width as u64);
@@ -219,7 +220,7 @@ fn read_keys(
         )));
     }
     let mut carry: Vec<u8> = Vec::with_capacity(width);
-    r.stream(tag, len, |piece| {
+    r.stream(tag, len, |piece| -> Result<(), E> {
         let mut piece = piece;
         if !carry.is_empty() {
             let need = width - carry.len();
@@ -253,12 +254,13 @@ pub fn read_header(path: &Path) -> Result<Header, CheckpointError> {
 
 /// Reads a whole checkpoint: every cache key goes to `on_key`, every stack
 /// entry to `on_entry(stack index, key)`. Either callback may reject a key
-/// with a message. Fails, after the callbacks may have run, if any check
-/// fails; the caller must then discard what it built.
-pub fn read_checkpoint(
+/// with an error of the caller's type, which the file's corruption then
+/// names. Fails, after the callbacks may have run, if any check fails; the
+/// caller must then discard what it built.
+pub fn read_checkpoint<E: std::fmt::Display>(
     path: &Path,
-    mut on_key: impl FnMut(u128) -> Result<(), String>,
-    mut on_entry: impl FnMut(usize, u128) -> Result<(), String>,
+    mut on_key: impl FnMut(u128) -> Result<(), E>,
+    mut on_entry: impl FnMut(usize, u128) -> Result<(), E>,
 ) -> Result<Header, CheckpointError> {
     let (mut r, v3) = open(path)?;
     let header = read_head(&mut r, v3)?;
@@ -315,7 +317,7 @@ pub enum SectionCheck {
 pub fn verify(path: &Path) -> Result<Verified, CheckpointError> {
     let header = read_header(path)?;
     let bytes = std::fs::metadata(path).map_err(|e| FrameError::Io { path: path.to_path_buf(), error: e })?.len();
-    let check = match read_checkpoint(path, |_| Ok(()), |_, _| Ok(())) {
+    let check = match read_checkpoint(path, |_| Ok::<(), Infallible>(()), |_, _| Ok(())) {
         Ok(_) => SectionCheck::Ok,
         Err(e) => SectionCheck::Failed(e.to_string()),
     };
@@ -424,7 +426,7 @@ mod tests {
             &p,
             |k| {
                 got_keys.push(k);
-                Ok(())
+                Ok::<(), Infallible>(())
             },
             |s, k| {
                 got_entries.push((s, k));
@@ -450,7 +452,7 @@ mod tests {
         let good = std::fs::read(&p).unwrap();
         let read = |bytes: &[u8]| {
             std::fs::write(&p, bytes).unwrap();
-            read_checkpoint(&p, |_| Ok(()), |_, _| Ok(())).map(|_| ())
+            read_checkpoint(&p, |_| Ok::<(), Infallible>(()), |_, _| Ok(())).map(|_| ())
         };
         // every single flipped byte is caught
         for i in 0..good.len() {

@@ -1,6 +1,7 @@
-//! Whether a run is within reach: estimates made before a run starts, so
-//! that one that could never end (or never fit) is refused up front with
-//! the figure, instead of starting silently. The estimates are optimistic
+//! A run's feasibility (whether it can finish; whether a position can be
+//! reached is `search::reachable`): estimates made before a run starts,
+//! so that one that could never end (or never fit) is refused up front
+//! with the figure, instead of starting silently. The estimates are optimistic
 //! (a fast machine, the least disk per class measured): a run refused here
 //! is beyond reach by a wide margin, and `--force` still starts it.
 
