@@ -3,7 +3,7 @@
 //!
 //! The rules commute with every symmetry of the board (the dihedral group
 //! of the square, eight elements), so perft and the solver fold positions
-//! by all eight ([`crate::search::shape`]). The start position is unchanged only by
+//! by all eight ([`crate::search::subtree`]). The start position is unchanged only by
 //! four of them, [`Symmetry::START`]: the identity, the 180-degree turn and
 //! the reflections in both diagonals (a Klein four-group), so the set of
 //! reachable positions is closed under those. A census *class* is an orbit

@@ -1,6 +1,6 @@
 //! Occupancies: the set of occupied squares of a position, what OEIS calls
-//! its *shape* (A125528, A125529). Not the shapes of `crate::search::shape` (mover
-//! and opponent discs up to the eight symmetries, for perft and solve).
+//! its *shape* (A125528, A125529). Not the subtree classes of `crate::search::subtree`
+//! (mover and opponent discs up to the eight symmetries, for perft and solve).
 //!
 //! The four symmetries of the start fold occupancies as they fold
 //! positions: the canonical occupancy is the least of its four images (as

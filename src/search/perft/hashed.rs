@@ -2,7 +2,7 @@
 //!
 //! The per-ply counts of a position's subtree (games, passes and ended
 //! games at each ply below it) depend only on its shape (see
-//! [`crate::search::shape`]: mover and opponent discs up to the eight symmetries of
+//! [`crate::search::subtree`]: mover and opponent discs up to the eight symmetries of
 //! the square) and on the plies left. So:
 //!
 //! 1. the first [`SPLIT_PLY`] plies are walked in one thread, and the
@@ -40,7 +40,7 @@ use crate::board::Geometry;
 use crate::board::cpu::{CpuLevel, cpu_copies};
 use crate::board::movegen::{flips, legal_moves, mobility_sum, play};
 use crate::census::{GameCount, add_games};
-use crate::search::shape::shape_key;
+use crate::search::subtree::subtree_key;
 use crate::slots::{Line, Slots, read_record, write_record};
 
 /// Subtrees with at least this many plies left are memoized.
@@ -366,7 +366,7 @@ fn counted<G: Geometry>(
     let split_paths = level.len() as u64;
     let mut shapes: HashMap<u128, (u64, u64, GameCount)> = HashMap::new();
     for (me, opp) in level {
-        let e = shapes.entry(shape_key::<G>(me, opp)).or_insert((me, opp, 0));
+        let e = shapes.entry(subtree_key::<G>(me, opp)).or_insert((me, opp, 0));
         e.2 = add_games(e.2, 1);
     }
     let mut shapes: Vec<(u64, u64, GameCount)> = shapes.into_values().collect();
@@ -465,7 +465,7 @@ macro_rules! hashed_walker {
                     out.add_small(&t, r as usize, off);
                     return;
                 }
-                let key = shape_key::<G>(me, opp);
+                let key = subtree_key::<G>(me, opp);
                 if table.probe(key, r, out, off) {
                     c.hits += 1;
                     return;
@@ -505,7 +505,7 @@ macro_rules! hashed_walker {
                 if r < MEMO_MIN {
                     return walk::<G>(me, opp, r);
                 }
-                small_keyed::<G>(me, opp, shape_key::<G>(me, opp), r, table, c)
+                small_keyed::<G>(me, opp, subtree_key::<G>(me, opp), r, table, c)
             }
 
             /// [`small`] for a memoized subtree whose shape key is known.
@@ -540,7 +540,7 @@ macro_rules! hashed_walker {
                             moves &= moves - 1;
                             let f = $flips::<G>(me, opp, sq);
                             let (a, b) = play(me, opp, sq, f);
-                            let key = shape_key::<G>(a, b);
+                            let key = subtree_key::<G>(a, b);
                             table.flat.prefetch(key, r - 1);
                             kids[n] = (a, b, key);
                             n += 1;

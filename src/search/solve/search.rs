@@ -14,7 +14,7 @@ use super::{DEFER_EMPTIES, ETC_EMPTIES, PROGRESS_STEP, SHALLOW, Search};
 use crate::board::cpu::CpuLevel;
 use crate::board::movegen::{final_score, flips, legal_moves, play};
 use crate::key::Keyed;
-use crate::search::shape::shape_and_symmetry;
+use crate::search::subtree::subtree_key_and_symmetry;
 use crate::symmetry::Symmetry;
 
 impl<G: Keyed> Search<'_, G> {
@@ -23,7 +23,7 @@ impl<G: Keyed> Search<'_, G> {
     /// an empty slot; and the symmetry that maps it onto the shape's image.
     #[inline]
     fn key(me: u64, opp: u64) -> (u128, Symmetry) {
-        let (k, sym) = shape_and_symmetry::<G>(me, opp);
+        let (k, sym) = subtree_key_and_symmetry::<G>(me, opp);
         (k + 1, sym)
     }
 }
