@@ -637,3 +637,31 @@ fn a_reversed_disc_range_is_named() {
         "reversed range; give the smaller count first (20-22)",
     );
 }
+
+/// Issue 52, item 8: a run whose standard output is closed (`>&-`) is
+/// refused before it starts, in one line with exit status 2 (it exited 0
+/// with the table discarded: the runtime reopens a closed descriptor on
+/// /dev/null), while `>/dev/null`, a legitimate choice, still runs.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_closed_standard_output_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sh = |redirect: &str| {
+        Command::new("sh")
+            .args(["-c", &format!("exec \"$0\" count --size 4 --out o -q {redirect}")])
+            .arg(bin())
+            .current_dir(d)
+            .stdout(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = sh(">&-");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.starts_with("error: standard output is closed") && err.trim_end().lines().count() == 1, "{err}");
+    assert!(!d.join("o").exists(), "a refused run wrote its result");
+    let out = sh(">/dev/null");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(names(&d.join("o")).len(), 2);
+}
