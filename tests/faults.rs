@@ -665,3 +665,29 @@ fn a_closed_standard_output_is_refused() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(names(&d.join("o")).len(), 2);
 }
+
+/// Issue 52, item 9: a part of the layer being merged that is damaged
+/// after it was written (its bucket already removed) is named as a damaged
+/// file when the merge resumes; it was taken for a part not yet merged and
+/// reported as a missing bucket, "continue once the cause is fixed", which
+/// no cause could fix.
+#[test]
+fn a_damaged_merged_part_is_named_as_damaged() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = plan(13, dir.path());
+    let (layer, buckets) = (p.work_dir.join("layer-012"), p.work_dir.join("buckets-012"));
+    stop_when(&p, |live| buckets.is_dir() && layer.is_dir() && live.parts_done.load(Ordering::Relaxed) >= 3);
+    let j = (0..8).find(|j| layer.join(format!("part-{j:04}.lyr")).is_file()).expect("no part merged");
+    assert!(!buckets.join(format!("part-{j:04}.bkt")).exists());
+    let part = layer.join(format!("part-{j:04}.lyr"));
+    let mut bytes = std::fs::read(&part).unwrap();
+    let (_, start, len) = sections(&bytes)[0];
+    bytes[start + len / 2] ^= 0x10;
+    std::fs::write(&part, bytes).unwrap();
+    let never = AtomicBool::new(false);
+    let e = resume::<B6>(&p.work_dir, None, &settings(), &never, &LayersLive::default()).unwrap_err();
+    assert!(e.damaged_file(), "{e}");
+    let e = e.to_string();
+    assert!(!e.contains('\n') && !e.contains("bucket"), "{e}");
+    assert!(e.contains(&format!("layer-012/part-{j:04}.lyr")) && e.contains("damaged"), "{e}");
+}
