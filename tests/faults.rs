@@ -312,6 +312,13 @@ fn a_layered_resume_keeps_the_settings_the_run_was_started_with() {
     assert!(slices.iter().all(|s| s["of"] == 4), "{slices:?}");
     let m = read_manifest(&p.work_dir.join("run.manifest")).unwrap();
     assert_eq!(m.settings, RunSettings { slices: Some(4), compact_always: true, disk_limit: Some(10 << 30) });
+    // inspect shows them, in words and in its JSON
+    let out = run_in(dir.path(), &["inspect", "work"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("settings a resume keeps: --slices 4 --compact-buckets --disk 10737418240"), "{text}");
+    let out = run_in(dir.path(), &["inspect", "work", "--json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["settings"], serde_json::json!({"slices": 4, "compact_buckets": true, "disk_limit": 10u64 << 30}));
 }
 
 /// Issue 52, item 5: `resume FILE` of a DFS checkpoint writes its result

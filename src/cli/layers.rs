@@ -458,8 +458,8 @@ pub fn inspect_dir(a: &InspectArgs) -> anyhow::Result<ExitCode> {
     } else {
         crate::outln!(
             "layered run in {dir}, last written by {sw}\n{n}x{n} by {by} up to {limit}, {parts} partitions\n\
-             command: {cmd}\nstate: {state}; {counted}, {secs:.1} s of work, {disk} on disk\n\
-             checksums: {check}",
+             command: {cmd}\nsettings a resume keeps: {settings}\nstate: {state}; {counted}, {secs:.1} s of work, \
+             {disk} on disk\nchecksums: {check}",
             dir = a.file.display(),
             sw = i.software,
             n = i.size,
@@ -467,6 +467,7 @@ pub fn inspect_dir(a: &InspectArgs) -> anyhow::Result<ExitCode> {
             limit = i.limit,
             parts = i.partitions,
             cmd = i.command,
+            settings = i.settings.as_options(),
             state = i.state,
             counted = i.counted,
             secs = i.elapsed_seconds,
