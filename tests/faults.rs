@@ -698,3 +698,36 @@ fn a_damaged_merged_part_is_named_as_damaged() {
     assert!(!e.contains('\n') && !e.contains("bucket"), "{e}");
     assert!(e.contains(&format!("layer-012/part-{j:04}.lyr")) && e.contains("damaged"), "{e}");
 }
+
+/// Issue 52, kill storm: a layered run killed after writing its result and
+/// before exiting, then resumed as a stopped run is (`resume DIR`), had
+/// finished: the resume names the result files written before and writes
+/// no second result (a `-2` pair, the same run twice in --out); a CSV the
+/// kill left unwritten is written beside its JSON. Another --out gets the
+/// result.
+#[test]
+fn a_finished_layered_run_resumed_again_writes_no_second_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let count =
+        ["count", "--engine", "layers", "--size", "6", "--max-discs", "8", "--work-dir", "w", "--out", "o", "-q"];
+    let out = run_in(d, &count);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let first = names(&d.join("o"));
+    assert_eq!(first.len(), 2, "{first:?}");
+    let out = run_in(d, &["resume", "w", "--out", "o", "--json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("its results were written before") && err.contains(&first[1]), "{err}");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["layers"].as_array().unwrap().len(), 5);
+    assert_eq!(names(&d.join("o")), first);
+    // killed between the JSON and the CSV
+    std::fs::remove_file(d.join("o").join(&first[0])).unwrap();
+    let out = run_in(d, &["resume", "w", "--out", "o", "-q"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(names(&d.join("o")), first);
+    let out = run_in(d, &["resume", "w", "--out", "o2", "-q"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(names(&d.join("o2")).len(), 2);
+}

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::bail;
 
 use super::args::{InspectArgs, LayersCount, OutputArgs, ResumeArgs};
-use super::run::{EXIT_INTERRUPTED, Progress, check_out_dir, human_duration, memory_limit, note, report, watched};
+use super::run::{EXIT_INTERRUPTED, Progress, check_out_dir, human_duration, memory_limit, note, report_once, watched};
 use super::signals::stop_flag;
 use othello_census::board::BoardSize;
 use othello_census::census::LayerBy;
@@ -438,7 +438,9 @@ fn finish(
         resumed,
         engine_stats: stats_map(&stats),
     };
-    let code = report(&out.out_dir(), out.json, out.quiet, &run, &outcome.census, None)?;
+    // a resume of a run that had finished: its results, when there, are not written again
+    let finished_before = resumed && outcome.phases.is_empty();
+    let code = report_once(&out.out_dir(), out.json, out.quiet, &run, &outcome.census, None, finished_before)?;
     if !out.quiet && outcome.last_layer_stored {
         note(format!(
             "the last layer stays in {} ({}); delete the directory when you no longer need it",
