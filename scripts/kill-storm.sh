@@ -97,7 +97,7 @@ storm() {
     say ""
     say "== $engine: othello-census ${start[*]}"
     say "uninterrupted: $((SECONDS - t0)) s, classes $(jq .totals.classes "$ref/stdout"), positions $(jq .totals.positions "$ref/stdout")"
-    local kills=0 round=0 sessions=0 storm_t0=$SECONDS
+    local kills=0 round=0 sessions=0 restarts=0 stale=0 storm_t0=$SECONDS
     while ((kills < KILLS)); do
         round=$((round + 1))
         local dir="$WORK/$engine-storm-$round"
@@ -125,6 +125,10 @@ storm() {
                 fi
                 ;;
             esac
+            # what the kills left for this session to clean up: temporaries
+            # of atomic writes and lock files
+            stale=$((stale + $(find "$dir" \( -name '.*tmp-*' -o -name '*.lock' \) | wc -l)))
+            [[ ${cmd[0]} == count ]] && restarts=$((restarts + 1))
             sessions=$((sessions + 1))
             round_sessions=$((round_sessions + 1))
             (cd "$dir" && exec "$BIN" "${cmd[@]}" >stdout 2>>stderr) &
@@ -179,7 +183,7 @@ storm() {
         esac
         say "round $round: $round_kills kills in $round_sessions sessions, $((SECONDS - round_t0)) s; counts equal; left: ${left:-nothing}"
     done
-    say "$engine: $kills kills, $sessions sessions, $round rounds, $((SECONDS - storm_t0)) s; every round: the uninterrupted counts, nothing left behind, the settings it was started with"
+    say "$engine: $kills kills, $sessions sessions ($restarts started with count: the first of each round, and after a kill before anything was saved), $round rounds, $((SECONDS - storm_t0)) s; $stale temporaries and lock files left by kills met by the next session; every round: the uninterrupted counts, nothing left behind, the settings it was started with"
 }
 
 for e in "${ENGINES[@]}"; do
