@@ -13,7 +13,7 @@
 #     temporary, no probe), and nothing else was written;
 #   - the settings are the ones the run was started with: the recorded
 #     command and limit, the result in the run's --out, and for the layered
-#     run the --slices its manifest keeps (`inspect DIR --json`).
+#     run the --slices and --out its manifest keeps (`inspect DIR --json`).
 # A run that finishes before KILLS kills is checked, and a new one (a new
 # round) is stormed, until KILLS kills have landed on each engine; the round
 # under way when they have then finishes unkilled.
@@ -45,6 +45,8 @@ DFS_DISCS=${DFS_DISCS:-15}
 LAYERS_DISCS=${LAYERS_DISCS:-14}
 SLICES=${SLICES:-4}
 WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/kill-storm.XXXXXX")}
+mkdir -p "$WORK"
+WORK=$(realpath "$WORK") # as the runs' getcwd gives it (the manifest keeps --out absolute)
 ENGINES=("$@")
 [[ ${#ENGINES[@]} -gt 0 ]] || ENGINES=(dfs layers)
 
@@ -117,9 +119,7 @@ storm() {
                 ;;
             layers)
                 if [[ -f $dir/w/run.manifest ]]; then
-                    # the command a stopped run suggests; a layered resume
-                    # writes its result to results/runs unless given --out
-                    cmd=(resume w --out out --json -q)
+                    cmd=(resume w --json -q) # the command a stopped run suggests
                 else
                     cmd=("${start[@]}") # killed before its first commit: start it again
                 fi
@@ -175,10 +175,10 @@ storm() {
         dfs) [[ $left == "./ck " || -z $left ]] || fail "dfs round $round: left behind: $left" ;;
         layers)
             [[ $left == "./w ./w/run.manifest " ]] || fail "layers round $round: left behind: $left"
-            local slices
-            slices=$("$BIN" inspect "$dir/w" --json | jq -c .settings)
-            [[ $slices == "{\"slices\":$SLICES,\"compact_buckets\":false,\"disk_limit\":null}" ]] ||
-                fail "layers round $round: settings kept: $slices"
+            local kept
+            kept=$("$BIN" inspect "$dir/w" --json | jq -c .settings)
+            [[ $kept == "{\"slices\":$SLICES,\"compact_buckets\":false,\"disk_limit\":null,\"out\":\"$dir/out\"}" ]] ||
+                fail "layers round $round: settings kept: $kept"
             ;;
         esac
         say "round $round: $round_kills kills in $round_sessions sessions, $((SECONDS - round_t0)) s; counts equal; left: ${left:-nothing}"

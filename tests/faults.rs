@@ -318,7 +318,15 @@ fn a_layered_resume_keeps_the_settings_the_run_was_started_with() {
     assert!(text.contains("settings a resume keeps: --slices 4 --compact-buckets --disk 10737418240"), "{text}");
     let out = run_in(dir.path(), &["inspect", "work", "--json"]);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc["settings"], serde_json::json!({"slices": 4, "compact_buckets": true, "disk_limit": 10u64 << 30}));
+    assert_eq!(
+        doc["settings"],
+        serde_json::json!({
+            "slices": 4,
+            "compact_buckets": true,
+            "disk_limit": 10u64 << 30,
+            "out": std::fs::canonicalize(dir.path()).unwrap().join("o").display().to_string(),
+        })
+    );
 }
 
 /// Issue 52, item 5: `resume FILE` of a DFS checkpoint writes its result
@@ -730,4 +738,36 @@ fn a_finished_layered_run_resumed_again_writes_no_second_result() {
     let out = run_in(d, &["resume", "w", "--out", "o2", "-q"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(names(&d.join("o2")).len(), 2);
+}
+
+/// Issue 52, kill storm: `resume DIR` without --out (the command a stopped
+/// layered run prints) writes its result into the run's --out (manifest
+/// version 8 keeps it, absolute), from whatever directory it runs in; it
+/// wrote into results/runs/ under the current directory. A resume given
+/// --out writes there, and later resumes keep it.
+#[test]
+fn a_layered_resume_writes_into_the_runs_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let elsewhere = d.join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let count =
+        ["count", "--engine", "layers", "--size", "6", "--max-discs", "8", "--work-dir", "w", "--out", "o", "-q"];
+    let out = run_in(d, &count);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run_in(&elsewhere, &["resume", "../w", "--max-discs", "9", "-q"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(names(&d.join("o")).len(), 4);
+    assert!(names(&elsewhere).is_empty(), "{:?}", walk(&elsewhere));
+    let out = run_in(d, &["inspect", "w"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let o = std::fs::canonicalize(d).unwrap().join("o");
+    assert!(text.contains(&format!("settings a resume keeps: --out {}", o.display())), "{text}");
+    let out = run_in(d, &["resume", "w", "--max-discs", "10", "--out", "o2", "-q"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run_in(&elsewhere, &["resume", "../w", "--max-discs", "11", "-q"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(names(&d.join("o")).len(), 4);
+    assert_eq!(names(&d.join("o2")).len(), 4);
+    assert!(names(&elsewhere).is_empty(), "{:?}", walk(&elsewhere));
 }

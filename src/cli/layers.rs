@@ -70,6 +70,8 @@ pub fn count(a: &LayersCount, command_line: &str, ranks: &Ranks) -> anyhow::Resu
         store_last: a.store_last,
         compaction: if a.compact_buckets { CompactionMode::Always } else { CompactionMode::Auto },
         slices: a.slices,
+        // absolute: a resume may run in another directory
+        out: Some(absolute(&a.output.out_dir())),
         ..LayersSettings::new(
             othello_census::engine::resources::threads(a.threads),
             memory_limit(a.memory, default_layers_memory, "sort buffers", a.output.quiet || ranks.rank() > 0)?,
@@ -224,14 +226,21 @@ pub fn resume_dir(a: &ResumeArgs, ranks: &Ranks) -> anyhow::Result<ExitCode> {
         ));
     }
     let size = BoardSize::from_n(run_size)?;
+    // the --out given, or the run's (manifest version 8), or the default
+    let out_dir = match (&a.output.out, m.as_ref().and_then(|m| m.out.as_ref())) {
+        (Some(o), _) => absolute(o),
+        (None, Some(kept)) => PathBuf::from(kept),
+        (None, None) => absolute(&a.output.out_dir()),
+    };
     if ranks.rank() == 0 {
-        check_out_dir(&a.output.out_dir())?;
+        check_out_dir(&out_dir)?;
     }
     let settings = LayersSettings {
         disk_limit: a.disk.or(saved_disk),
         store_last: !a.no_store_last,
         compaction: if a.compact_buckets || saved_compact { CompactionMode::Always } else { CompactionMode::Auto },
         slices: a.slices.or(saved_slices),
+        out: Some(out_dir),
         ..LayersSettings::new(
             othello_census::engine::resources::threads(a.threads),
             memory_limit(Some(a.memory.unwrap_or(saved_memory)), default_layers_memory, "", true)?,
@@ -245,6 +254,11 @@ pub fn resume_dir(a: &ResumeArgs, ranks: &Ranks) -> anyhow::Result<ExitCode> {
         driver::resume::<G, _>(ranks, &a.file, limit, &settings, stop, &live)
     }));
     finish(result, &a.file, &settings, &a.output, true, ranks)
+}
+
+/// `p` made absolute (as it is where that fails).
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
 /// Time to merge one class of the next layer, as a share of the time to
@@ -440,7 +454,8 @@ fn finish(
     };
     // a resume of a run that had finished: its results, when there, are not written again
     let finished_before = resumed && outcome.phases.is_empty();
-    let code = report_once(&out.out_dir(), out.json, out.quiet, &run, &outcome.census, None, finished_before)?;
+    let out_dir = settings.out.clone().unwrap_or_else(|| out.out_dir());
+    let code = report_once(&out_dir, out.json, out.quiet, &run, &outcome.census, None, finished_before)?;
     if !out.quiet && outcome.last_layer_stored {
         note(format!(
             "the last layer stays in {} ({}); delete the directory when you no longer need it",

@@ -237,6 +237,7 @@ fn begin<G: Keyed, T: Transport>(
         elapsed_seconds: 0.0,
         slicing: Slicing::default(),
         settings: run_settings(settings),
+        out: run_out(settings),
     };
     let committed = if t.rank() == 0 { commit(root, &mut m) } else { Ok(()) };
     t.agree(committed, root.root())?;
@@ -246,6 +247,11 @@ fn begin<G: Keyed, T: Transport>(
 /// The settings of `s` a manifest keeps.
 fn run_settings(s: &LayersSettings) -> RunSettings {
     RunSettings { slices: s.slices, compact_always: s.compaction == CompactionMode::Always, disk_limit: s.disk_limit }
+}
+
+/// The result directory of `s` a manifest keeps.
+fn run_out(s: &LayersSettings) -> Option<String> {
+    s.out.as_ref().map(|o| o.to_string_lossy().into_owned())
 }
 
 /// Runs the census from manifest `m` (the same on every rank) to the end,
@@ -402,6 +408,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
     fn commit(&self, m: &mut Manifest) -> Result<(), LayersError> {
         // (those of this session: a resume that gave none was given the run's)
         m.settings = run_settings(self.ctx.settings);
+        m.out = run_out(self.ctx.settings);
         let r = if self.t.rank() == 0 { commit(self.root, m) } else { Ok(()) };
         self.t.agree(r, self.path())?;
         if self.t.separate_dirs() {
@@ -1178,6 +1185,7 @@ mod tests {
             elapsed_seconds: 0.0,
             slicing: Slicing::default(),
             settings: RunSettings::default(),
+            out: None,
         }
     }
 

@@ -59,8 +59,9 @@ pub struct Inspection {
     pub counted: String,
 }
 
-/// The disk settings a run keeps across resumes ([`super::store::RunSettings`]).
-#[derive(Clone, Copy, Debug, Serialize)]
+/// The settings a run keeps across resumes ([`super::store::RunSettings`],
+/// and the manifest's `out`).
+#[derive(Clone, Debug, Serialize)]
 pub struct InspectedSettings {
     /// `--slices` (none: as the disk allows).
     pub slices: Option<u32>,
@@ -68,6 +69,8 @@ pub struct InspectedSettings {
     pub compact_buckets: bool,
     /// `--disk`, bytes (none: the free space).
     pub disk_limit: Option<u64>,
+    /// `--out`, absolute (none: the default).
+    pub out: Option<String>,
 }
 
 impl InspectedSettings {
@@ -82,6 +85,9 @@ impl InspectedSettings {
         }
         if let Some(d) = self.disk_limit {
             v.push(format!("--disk {d}"));
+        }
+        if let Some(o) = &self.out {
+            v.push(format!("--out {}", crate::text::shell_path(Path::new(o))));
         }
         if v.is_empty() { "none given".to_string() } else { v.join(" ") }
     }
@@ -245,6 +251,7 @@ pub fn inspect(dir: &Path) -> Result<Inspection, LayersError> {
             slices: m.settings.slices,
             compact_buckets: m.settings.compact_always,
             disk_limit: m.settings.disk_limit,
+            out: m.out.clone(),
         },
         layers_counted: m.stats.len(),
         elapsed_seconds: m.elapsed_seconds,

@@ -38,7 +38,9 @@ pub const PART_KIND: FileKind = FileKind { magic: crate::formats::framed::MAGIC_
 pub const BUCKET_KIND: FileKind =
     FileKind { magic: crate::formats::framed::MAGIC_BUCKET, version: 2, name: "bucket file" };
 pub const MANIFEST_KIND: FileKind =
-    FileKind { magic: crate::formats::framed::MAGIC_MANIFEST, version: 7, name: "layer manifest" };
+    FileKind { magic: crate::formats::framed::MAGIC_MANIFEST, version: 8, name: "layer manifest" };
+/// Version 7 of the manifest: no `out`; read without one.
+const MANIFEST_KIND_7: FileKind = FileKind { version: 7, ..MANIFEST_KIND };
 /// Version 6 of the manifest: no [`RunSettings`]; read with the defaults.
 const MANIFEST_KIND_6: FileKind = FileKind { version: 6, ..MANIFEST_KIND };
 
@@ -286,6 +288,10 @@ pub struct Manifest {
     pub slicing: Slicing,
     /// The disk settings the run was last given.
     pub settings: RunSettings,
+    /// The directory of its result files, absolute: the `--out` the run
+    /// was last given, where `resume DIR` writes unless given another
+    /// (version 8; none in older manifests).
+    pub out: Option<String>,
 }
 
 impl Manifest {
@@ -319,22 +325,35 @@ impl Encode for Manifest {
             self.entering.passes,
             self.elapsed_seconds,
             self.slicing,
-            self.settings
+            self.settings,
+            self.out
         )
     }
 }
 
 impl<C> Decode<C> for Manifest {
     fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
-        let ManifestV6(mut m) = ManifestV6::decode(d)?;
-        m.settings = RunSettings::decode(d)?;
+        let ManifestV7(mut m) = ManifestV7::decode(d)?;
+        m.out = Option::<String>::decode(d)?;
         Ok(m)
     }
 }
 bincode::impl_borrow_decode!(Manifest);
 
+/// A manifest of version 7: the fields of version 8 but `out` (none).
+struct ManifestV7(Manifest);
+
+impl<C> Decode<C> for ManifestV7 {
+    fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
+        let ManifestV6(mut m) = ManifestV6::decode(d)?;
+        m.settings = RunSettings::decode(d)?;
+        Ok(ManifestV7(m))
+    }
+}
+bincode::impl_borrow_decode!(ManifestV7);
+
 /// A manifest of version 6: the fields of version 7 but its settings,
-/// which take their defaults.
+/// which take their defaults (and no `out`).
 struct ManifestV6(Manifest);
 
 impl<C> Decode<C> for ManifestV6 {
@@ -350,6 +369,7 @@ impl<C> Decode<C> for ManifestV6 {
             elapsed_seconds: f64::decode(d)?,
             slicing: Slicing::decode(d)?,
             settings: RunSettings::default(),
+            out: None,
         }))
     }
 }
@@ -398,10 +418,14 @@ pub fn write_manifest(path: &Path, m: &Manifest) -> Result<(), FrameError> {
     write_head_file(path, &MANIFEST_KIND, m)
 }
 
-/// Reads and checks a manifest (of version 6 too: its settings default;
-/// the next commit writes version 7).
+/// Reads and checks a manifest (of versions 6 and 7 too: the settings of
+/// version 6 default, neither has an `out`; the next commit writes version
+/// 8).
 pub fn read_manifest(path: &Path) -> Result<Manifest, FrameError> {
     match read_head_file(path, MANIFEST_KIND, 1 << 24) {
+        Err(FrameError::Version { found: 7, .. }) => {
+            read_head_file::<ManifestV7>(path, MANIFEST_KIND_7, 1 << 24).map(|ManifestV7(m)| m)
+        }
         Err(FrameError::Version { found: 6, .. }) => {
             read_head_file::<ManifestV6>(path, MANIFEST_KIND_6, 1 << 24).map(|ManifestV6(m)| m)
         }
@@ -1230,13 +1254,27 @@ mod tests {
                 counted: Expansion { mass: 1 << 70, emitted: 9, shapes: (3, 1), ..Default::default() },
             },
             settings: RunSettings { slices: Some(3), compact_always: true, disk_limit: Some(1 << 40) },
+            out: Some("/o".into()),
         };
+        // version 7, without out, is read with none
+        let v7 = Manifest { out: None, ..manifest.clone() };
+        let bytes = crate::formats::framed::encode(&v7);
+        // (none encodes as one zero byte at the end)
+        assert_eq!(bytes[bytes.len() - 1..], [0]);
+        let bytes = &bytes[..bytes.len() - 1];
+        crate::formats::atomic::atomic_write_with(&m, |w| {
+            crate::formats::framed::write_preamble(w, &MANIFEST_KIND_7)?;
+            crate::formats::framed::write_section(w, *b"HEAD", bytes.len() as u64, |h| h.put(bytes))?;
+            crate::formats::framed::write_end(w)
+        })
+        .unwrap();
+        assert_eq!(read_manifest(&m).unwrap(), v7);
         // version 6, without the settings, is read with their defaults
-        let v6 = Manifest { settings: RunSettings::default(), ..manifest.clone() };
+        let v6 = Manifest { settings: RunSettings::default(), out: None, ..manifest.clone() };
         let bytes = crate::formats::framed::encode(&v6);
-        // (the defaults encode as three zero bytes at the end)
-        assert_eq!(bytes[bytes.len() - 3..], [0, 0, 0]);
-        let bytes = &bytes[..bytes.len() - 3];
+        // (the defaults encode as three zero bytes, then none as one)
+        assert_eq!(bytes[bytes.len() - 4..], [0, 0, 0, 0]);
+        let bytes = &bytes[..bytes.len() - 4];
         crate::formats::atomic::atomic_write_with(&m, |w| {
             crate::formats::framed::write_preamble(w, &MANIFEST_KIND_6)?;
             crate::formats::framed::write_section(w, *b"HEAD", bytes.len() as u64, |h| h.put(bytes))?;
