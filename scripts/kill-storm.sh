@@ -155,8 +155,9 @@ storm() {
         done
         # the finished run: its result, in its --out
         local results
-        results=$(find "$dir/out" -name '*.json' | sort)
-        [[ $(wc -l <<<"$results") == 1 && -n $results ]] || fail "$engine round $round: results in out/: $results"
+        results=$(find "$dir/out" -name '*.json' 2>/dev/null | sort || true)
+        [[ $(wc -l <<<"$results") == 1 && -n $results ]] ||
+            fail "$engine round $round: results in out/: ${results:-none}; the folder holds: $(cd "$dir" && find . -mindepth 1 | sort | tr '\n' ' ')"
         local got
         got=$(counts "$results")
         [[ $got == "$want" ]] || fail "$engine round $round: counts differ from the uninterrupted run's: $got"
