@@ -312,6 +312,21 @@ fn a_layered_resume_keeps_the_settings_the_run_was_started_with() {
     assert!(slices.iter().all(|s| s["of"] == 4), "{slices:?}");
     let m = read_manifest(&p.work_dir.join("run.manifest")).unwrap();
     assert_eq!(m.settings, RunSettings { slices: Some(4), compact_always: true, disk_limit: Some(10 << 30) });
+    // inspect shows them, in words and in its JSON
+    let out = run_in(dir.path(), &["inspect", "work"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("settings a resume keeps: --slices 4 --compact-buckets --disk 10737418240"), "{text}");
+    let out = run_in(dir.path(), &["inspect", "work", "--json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        doc["settings"],
+        serde_json::json!({
+            "slices": 4,
+            "compact_buckets": true,
+            "disk_limit": 10u64 << 30,
+            "out": std::fs::canonicalize(dir.path()).unwrap().join("o").display().to_string(),
+        })
+    );
 }
 
 /// Issue 52, item 5: `resume FILE` of a DFS checkpoint writes its result
@@ -636,4 +651,123 @@ fn a_reversed_disc_range_is_named() {
         &["estimate", "--size", "6", "--discs", "22-20"],
         "reversed range; give the smaller count first (20-22)",
     );
+}
+
+/// Issue 52, item 8: a run whose standard output is closed (`>&-`) is
+/// refused before it starts, in one line with exit status 2 (it exited 0
+/// with the table discarded: the runtime reopens a closed descriptor on
+/// /dev/null), while `>/dev/null`, a legitimate choice, still runs.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_closed_standard_output_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sh = |redirect: &str| {
+        Command::new("sh")
+            .args(["-c", &format!("exec \"$0\" count --size 4 --out o -q {redirect}")])
+            .arg(bin())
+            .current_dir(d)
+            .stdout(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = sh(">&-");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.starts_with("error: standard output is closed") && err.trim_end().lines().count() == 1, "{err}");
+    assert!(!d.join("o").exists(), "a refused run wrote its result");
+    let out = sh(">/dev/null");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(names(&d.join("o")).len(), 2);
+}
+
+/// Issue 52, item 9: a part of the layer being merged that is damaged
+/// after it was written (its bucket already removed) is named as a damaged
+/// file when the merge resumes; it was taken for a part not yet merged and
+/// reported as a missing bucket, "continue once the cause is fixed", which
+/// no cause could fix.
+#[test]
+fn a_damaged_merged_part_is_named_as_damaged() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = plan(13, dir.path());
+    let (layer, buckets) = (p.work_dir.join("layer-012"), p.work_dir.join("buckets-012"));
+    stop_when(&p, |live| buckets.is_dir() && layer.is_dir() && live.parts_done.load(Ordering::Relaxed) >= 3);
+    let j = (0..8).find(|j| layer.join(format!("part-{j:04}.lyr")).is_file()).expect("no part merged");
+    assert!(!buckets.join(format!("part-{j:04}.bkt")).exists());
+    let part = layer.join(format!("part-{j:04}.lyr"));
+    let mut bytes = std::fs::read(&part).unwrap();
+    let (_, start, len) = sections(&bytes)[0];
+    bytes[start + len / 2] ^= 0x10;
+    std::fs::write(&part, bytes).unwrap();
+    let never = AtomicBool::new(false);
+    let e = resume::<B6>(&p.work_dir, None, &settings(), &never, &LayersLive::default()).unwrap_err();
+    assert!(e.damaged_file(), "{e}");
+    let e = e.to_string();
+    assert!(!e.contains('\n') && !e.contains("bucket"), "{e}");
+    assert!(e.contains(&format!("layer-012/part-{j:04}.lyr")) && e.contains("damaged"), "{e}");
+}
+
+/// Issue 52, kill storm: a layered run killed after writing its result and
+/// before exiting, then resumed as a stopped run is (`resume DIR`), had
+/// finished: the resume names the result files written before and writes
+/// no second result (a `-2` pair, the same run twice in --out); a CSV the
+/// kill left unwritten is written beside its JSON. Another --out gets the
+/// result.
+#[test]
+fn a_finished_layered_run_resumed_again_writes_no_second_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let count =
+        ["count", "--engine", "layers", "--size", "6", "--max-discs", "8", "--work-dir", "w", "--out", "o", "-q"];
+    let out = run_in(d, &count);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let first = names(&d.join("o"));
+    assert_eq!(first.len(), 2, "{first:?}");
+    let out = run_in(d, &["resume", "w", "--out", "o", "--json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("its results were written before") && err.contains(&first[1]), "{err}");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["layers"].as_array().unwrap().len(), 5);
+    assert_eq!(names(&d.join("o")), first);
+    // killed between the JSON and the CSV
+    std::fs::remove_file(d.join("o").join(&first[0])).unwrap();
+    let out = run_in(d, &["resume", "w", "--out", "o", "-q"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(names(&d.join("o")), first);
+    let out = run_in(d, &["resume", "w", "--out", "o2", "-q"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(names(&d.join("o2")).len(), 2);
+}
+
+/// Issue 52, kill storm: `resume DIR` without --out (the command a stopped
+/// layered run prints) writes its result into the run's --out (manifest
+/// version 8 keeps it, absolute), from whatever directory it runs in; it
+/// wrote into results/runs/ under the current directory. A resume given
+/// --out writes there, and later resumes keep it.
+#[test]
+fn a_layered_resume_writes_into_the_runs_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let elsewhere = d.join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let count =
+        ["count", "--engine", "layers", "--size", "6", "--max-discs", "8", "--work-dir", "w", "--out", "o", "-q"];
+    let out = run_in(d, &count);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run_in(&elsewhere, &["resume", "../w", "--max-discs", "9", "-q"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(names(&d.join("o")).len(), 4);
+    assert!(names(&elsewhere).is_empty(), "{:?}", walk(&elsewhere));
+    let out = run_in(d, &["inspect", "w"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let o = std::fs::canonicalize(d).unwrap().join("o");
+    assert!(text.contains(&format!("settings a resume keeps: --out {}", o.display())), "{text}");
+    let out = run_in(d, &["resume", "w", "--max-discs", "10", "--out", "o2", "-q"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run_in(&elsewhere, &["resume", "../w", "--max-discs", "11", "-q"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(names(&d.join("o")).len(), 4);
+    assert_eq!(names(&d.join("o2")).len(), 4);
+    assert!(names(&elsewhere).is_empty(), "{:?}", walk(&elsewhere));
 }

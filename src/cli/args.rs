@@ -577,8 +577,8 @@ pub struct OutputArgs {
     pub checkpoint_every: Option<std::time::Duration>,
     /// Directory for the JSON and CSV result files of this run (add them
     /// to the committed catalogue with `othello-census catalog add`)
-    /// [default: results/runs; for `resume` of a DFS checkpoint, the
-    /// directory its run was given].
+    /// [default: results/runs; for `resume`, the directory its run was
+    /// given].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Print one JSON document on stdout instead of a table.

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::bail;
 
 use super::args::{InspectArgs, LayersCount, OutputArgs, ResumeArgs};
-use super::run::{EXIT_INTERRUPTED, Progress, check_out_dir, human_duration, memory_limit, note, report, watched};
+use super::run::{EXIT_INTERRUPTED, Progress, check_out_dir, human_duration, memory_limit, note, report_once, watched};
 use super::signals::stop_flag;
 use othello_census::board::BoardSize;
 use othello_census::census::LayerBy;
@@ -70,6 +70,8 @@ pub fn count(a: &LayersCount, command_line: &str, ranks: &Ranks) -> anyhow::Resu
         store_last: a.store_last,
         compaction: if a.compact_buckets { CompactionMode::Always } else { CompactionMode::Auto },
         slices: a.slices,
+        // absolute: a resume may run in another directory
+        out: Some(absolute(&a.output.out_dir())),
         ..LayersSettings::new(
             othello_census::engine::resources::threads(a.threads),
             memory_limit(a.memory, default_layers_memory, "sort buffers", a.output.quiet || ranks.rank() > 0)?,
@@ -224,8 +226,14 @@ pub fn resume_dir(a: &ResumeArgs, ranks: &Ranks) -> anyhow::Result<ExitCode> {
         ));
     }
     let size = BoardSize::from_n(run_size)?;
+    // the --out given, or the run's (manifest version 8), or the default
+    let out_dir = match (&a.output.out, m.as_ref().and_then(|m| m.out.as_ref())) {
+        (Some(o), _) => absolute(o),
+        (None, Some(kept)) => PathBuf::from(kept),
+        (None, None) => absolute(&a.output.out_dir()),
+    };
     if ranks.rank() == 0 {
-        check_out_dir(&a.output.out_dir())?;
+        check_out_dir(&out_dir)?;
     }
     let settings = LayersSettings {
         disk_limit: a.layered.disk.or(saved_disk),
@@ -236,6 +244,7 @@ pub fn resume_dir(a: &ResumeArgs, ranks: &Ranks) -> anyhow::Result<ExitCode> {
             CompactionMode::Auto
         },
         slices: a.layered.slices.or(saved_slices),
+        out: Some(out_dir),
         ..LayersSettings::new(
             othello_census::engine::resources::threads(a.threads),
             memory_limit(Some(a.memory.unwrap_or(saved_memory)), default_layers_memory, "", true)?,
@@ -249,6 +258,11 @@ pub fn resume_dir(a: &ResumeArgs, ranks: &Ranks) -> anyhow::Result<ExitCode> {
         driver::resume::<G, _>(ranks, &a.file, limit, &settings, stop, &live)
     }));
     finish(result, &a.file, &settings, &a.output, true, ranks)
+}
+
+/// `p` made absolute (as it is where that fails).
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
 /// Time to merge one class of the next layer, as a share of the time to
@@ -442,7 +456,10 @@ fn finish(
         resumed,
         engine_stats: stats_map(&stats),
     };
-    let code = report(&out.out_dir(), out.json, out.quiet, &run, &outcome.census, None)?;
+    // a resume of a run that had finished: its results, when there, are not written again
+    let finished_before = resumed && outcome.phases.is_empty();
+    let out_dir = settings.out.clone().unwrap_or_else(|| out.out_dir());
+    let code = report_once(&out_dir, out.json, out.quiet, &run, &outcome.census, None, finished_before)?;
     if !out.quiet && outcome.last_layer_stored {
         note(format!(
             "the last layer stays in {} ({}); delete the directory when you no longer need it",
@@ -462,8 +479,8 @@ pub fn inspect_dir(a: &InspectArgs) -> anyhow::Result<ExitCode> {
     } else {
         crate::outln!(
             "layered run in {dir}, last written by {sw}\n{n}x{n} by {by} up to {limit}, {parts} partitions\n\
-             command: {cmd}\nstate: {state}; {counted}, {secs:.1} s of work, {disk} on disk\n\
-             checksums: {check}",
+             command: {cmd}\nsettings a resume keeps: {settings}\nstate: {state}; {counted}, {secs:.1} s of work, \
+             {disk} on disk\nchecksums: {check}",
             dir = a.file.display(),
             sw = i.software,
             n = i.size,
@@ -471,6 +488,7 @@ pub fn inspect_dir(a: &InspectArgs) -> anyhow::Result<ExitCode> {
             limit = i.limit,
             parts = i.partitions,
             cmd = i.command,
+            settings = i.settings.as_options(),
             state = i.state,
             counted = i.counted,
             secs = i.elapsed_seconds,

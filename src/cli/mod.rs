@@ -23,6 +23,13 @@ use args::{Cli, Command};
 /// Entry point of the binary: parses the arguments, runs the command and
 /// turns any error into one line on stderr and a non-zero exit.
 pub fn main() -> ExitCode {
+    if stdout_was_closed() {
+        // the runtime put /dev/null in its place: the table would be lost
+        run::note(
+            "error: standard output is closed, so the table would be lost; redirect it to a file or to /dev/null",
+        );
+        return ExitCode::from(2);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return refuse_arguments(e),
@@ -122,6 +129,40 @@ fn not_a_run(p: &std::path::Path) -> anyhow::Error {
          (layers) of a run",
         p.display()
     )
+}
+
+/// Whether file descriptor 1 was closed when the process started (`>&-`).
+/// Rust's runtime opens /dev/null on a closed standard descriptor before
+/// `main`, which then cannot tell it from `>/dev/null` (a legitimate
+/// choice); so a constructor in `.init_array`, run by the loader before the
+/// runtime, looks first. Linux only: elsewhere nothing is recorded.
+fn stdout_was_closed() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        closed_stdout::CLOSED.load(std::sync::atomic::Ordering::SeqCst)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod closed_stdout {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    pub static CLOSED: AtomicBool = AtomicBool::new(false);
+
+    extern "C" fn look() {
+        // SAFETY: fcntl with F_GETFD only reads the descriptor's flags
+        let closed = unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_GETFD) } == -1
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::EBADF);
+        CLOSED.store(closed, Ordering::SeqCst);
+    }
+
+    #[used]
+    #[unsafe(link_section = ".init_array")]
+    static LOOK: extern "C" fn() = look;
 }
 
 /// Reports a panic (a bug) in one line on stderr, like every other error,

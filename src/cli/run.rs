@@ -11,7 +11,7 @@ use anyhow::{Context, bail};
 use othello_census::census::Census;
 use othello_census::engine::memory::{MIN_MEMORY, total_memory};
 use othello_census::formats::atomic::check_writable_dir;
-use othello_census::report::census::{RunInfo, census_json, census_table, write_results};
+use othello_census::report::census::{RunInfo, census_json, census_table, reported_before, write_results};
 
 const GIB: f64 = (1u64 << 30) as f64;
 
@@ -99,7 +99,29 @@ pub fn report(
     census: &Census,
     fallback: Option<&Path>,
 ) -> anyhow::Result<ExitCode> {
-    let written = write_results(out, run, census);
+    report_once(out, json, quiet, run, census, fallback, false)
+}
+
+/// [`report`]; with `finished_before` (a resume of a run that had nothing
+/// left to do), the result files of the session that finished it, when
+/// `out` holds them, are named instead of written again (a second result
+/// of the same run: a kill between writing them and exiting, then the
+/// resume the stop suggests).
+pub fn report_once(
+    out: &Path,
+    json: bool,
+    quiet: bool,
+    run: &RunInfo,
+    census: &Census,
+    fallback: Option<&Path>,
+    finished_before: bool,
+) -> anyhow::Result<ExitCode> {
+    let before = if finished_before { reported_before(out, run, census) } else { None };
+    let reported = before.is_some();
+    let written = match before {
+        Some(files) => Ok(files),
+        None => write_results(out, run, census),
+    };
     let rescued = match (&written, fallback) {
         (Err(_), Some(dir)) => write_results(dir, run, census).ok(),
         _ => None,
@@ -115,7 +137,13 @@ pub fn report(
     let kept = run.run_files.as_deref().map_or(String::new(), |f| format!("; the run's data stays in {f}"));
     match (written, shown) {
         (Ok((j, c)), Ok(())) => {
-            if !quiet {
+            if !quiet && reported {
+                note(format!(
+                    "this run had finished and its results were written before: {} and {} (nothing written)",
+                    j.display(),
+                    c.display()
+                ));
+            } else if !quiet {
                 note(format!("results: {} and {}", j.display(), c.display()));
             }
             Ok(ExitCode::SUCCESS)

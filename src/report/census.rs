@@ -322,6 +322,39 @@ pub fn write_results(dir: &Path, run: &RunInfo, c: &Census) -> io::Result<(PathB
     Ok((json_path, csv_path))
 }
 
+/// The result files in `dir` of a run reported before: a JSON document of
+/// the same engine, command, elapsed time (summed over its sessions, to the
+/// nanosecond) and layers as `run` and `c` would give, and its CSV (written
+/// here if it is missing: a process killed between the two). What a
+/// `resume` of a finished run finds of the session that finished it, killed
+/// after writing its result and before it exited.
+pub fn reported_before(dir: &Path, run: &RunInfo, c: &Census) -> Option<(PathBuf, PathBuf)> {
+    let doc = census_json(run, c);
+    let same = |p: &Path| -> Option<bool> {
+        // a result document is small; anything large is not one of ours
+        if std::fs::symlink_metadata(p).ok()?.len() > 1 << 26 {
+            return Some(false);
+        }
+        let other: Value = serde_json::from_str(&std::fs::read_to_string(p).ok()?).ok()?;
+        Some(
+            ["schema", "engine", "command", "size", "layer_by", "limit", "layers"].iter().all(|k| other[k] == doc[k])
+                && other["elapsed_seconds"].as_f64() == Some(run.elapsed_seconds),
+        )
+    };
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file() && same(p) == Some(true))
+        .collect();
+    found.sort();
+    let json_path = found.into_iter().next()?;
+    let csv_path = json_path.with_extension("csv");
+    if !csv_path.is_file() {
+        atomic_write(&csv_path, census_csv(run, c).as_bytes()).ok()?;
+    }
+    Some((json_path, csv_path))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -35,6 +35,9 @@ pub struct Inspection {
     pub phase: &'static str,
     pub slices: u32,
     pub slices_done: u32,
+    /// The `--slices`, `--compact-buckets` and `--disk` the run was last
+    /// given, which a `resume` without them keeps.
+    pub settings: InspectedSettings,
     pub layers_counted: usize,
     pub elapsed_seconds: f64,
     /// Bytes of the work directory.
@@ -54,6 +57,40 @@ pub struct Inspection {
     /// The layers whose counts are final, in words.
     #[serde(skip)]
     pub counted: String,
+}
+
+/// The settings a run keeps across resumes ([`super::store::RunSettings`],
+/// and the manifest's `out`).
+#[derive(Clone, Debug, Serialize)]
+pub struct InspectedSettings {
+    /// `--slices` (none: as the disk allows).
+    pub slices: Option<u32>,
+    /// `--compact-buckets`.
+    pub compact_buckets: bool,
+    /// `--disk`, bytes (none: the free space).
+    pub disk_limit: Option<u64>,
+    /// `--out`, absolute (none: the default).
+    pub out: Option<String>,
+}
+
+impl InspectedSettings {
+    /// As the options that give them (`none given` for the defaults).
+    pub fn as_options(&self) -> String {
+        let mut v = Vec::new();
+        if let Some(k) = self.slices {
+            v.push(format!("--slices {k}"));
+        }
+        if self.compact_buckets {
+            v.push("--compact-buckets".to_string());
+        }
+        if let Some(d) = self.disk_limit {
+            v.push(format!("--disk {d}"));
+        }
+        if let Some(o) = &self.out {
+            v.push(format!("--out {}", crate::text::shell_path(Path::new(o))));
+        }
+        if v.is_empty() { "none given".to_string() } else { v.join(" ") }
+    }
 }
 
 /// The layer a work directory holds complete on disk, as
@@ -210,6 +247,12 @@ pub fn inspect(dir: &Path) -> Result<Inspection, LayersError> {
         phase: m.phase.name(),
         slices: m.slicing.slices,
         slices_done: m.slicing.done,
+        settings: InspectedSettings {
+            slices: m.settings.slices,
+            compact_buckets: m.settings.compact_always,
+            disk_limit: m.settings.disk_limit,
+            out: m.out.clone(),
+        },
         layers_counted: m.stats.len(),
         elapsed_seconds: m.elapsed_seconds,
         bytes: work.bytes(),

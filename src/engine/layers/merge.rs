@@ -54,13 +54,23 @@ fn merge_partition_seen(
 ) -> Result<u64, LayersError> {
     let out = work.part(id.layer, id.partition);
     let bucket = work.bucket(id.layer, id.partition);
-    if out.exists() && count_part(&out, id).is_ok() {
-        let mut r = PartReader::open(&out, id)?;
-        while let Some(rec) = r.next_record()? {
-            seen(rec)?;
+    if out.exists() {
+        match count_part(&out, id) {
+            Ok(_) => {
+                let mut r = PartReader::open(&out, id)?;
+                while let Some(rec) = r.next_record()? {
+                    seen(rec)?;
+                }
+                let _ = std::fs::remove_file(&bucket);
+                return Ok(r.count());
+            }
+            // a part is written atomically, and its bucket removed after:
+            // with the bucket gone, the part was complete and is damaged
+            // since (not a part still to merge, whose bucket is missing)
+            Err(e) if !bucket.exists() => return Err(e.into()),
+            // merged again from its bucket
+            Err(_) => {}
         }
-        let _ = std::fs::remove_file(&bucket);
-        return Ok(r.count());
     }
     let mut failure: Option<LayersError> = None;
     let n = write_part(&out, id, |emit| {

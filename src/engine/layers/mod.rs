@@ -81,6 +81,9 @@ pub struct LayersSettings {
     /// as few as the disk allows, one if it fits whole). Fixed once the
     /// slicing of a layer has begun.
     pub slices: Option<u32>,
+    /// The directory of the run's result files (absolute), kept in the
+    /// manifest for a `resume` that is given none (`None`: none kept).
+    pub out: Option<std::path::PathBuf>,
 }
 
 /// When the buckets of a layer are compacted (see [`store::Compaction`]).
@@ -106,6 +109,7 @@ impl LayersSettings {
             compaction: CompactionMode::Auto,
             compact_min_bytes: store::COMPACT_MIN_BYTES,
             slices: None,
+            out: None,
         }
     }
 }

@@ -229,6 +229,7 @@ mod tests {
             elapsed_seconds: 0.0,
             slicing: Slicing::default(),
             settings: RunSettings::default(),
+            out: None,
         }
     }
 

@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 
 use super::collective::share_manifest;
 use super::disk::{DiskWatch, check_slices, sampling};
-use super::{Driver, run_settings};
+use super::{Driver, run_out, run_settings};
 use crate::board::Position;
 use crate::engine::layers::commit::{commit, read_state, set_limit};
 use crate::engine::layers::expand::BufferPool;
@@ -175,6 +175,7 @@ fn begin<G: Keyed, T: Transport>(
         elapsed_seconds: 0.0,
         slicing: Slicing::default(),
         settings: run_settings(settings),
+        out: run_out(settings),
     };
     let committed = if t.rank() == 0 { commit(root, &mut m) } else { Ok(()) };
     t.agree(committed, root.root())?;

@@ -114,6 +114,11 @@ fn run_settings(s: &LayersSettings) -> RunSettings {
     RunSettings { slices: s.slices, compact_always: s.compaction == CompactionMode::Always, disk_limit: s.disk_limit }
 }
 
+/// The result directory of `s` a manifest keeps.
+fn run_out(s: &LayersSettings) -> Option<String> {
+    s.out.as_ref().map(|o| o.to_string_lossy().into_owned())
+}
+
 impl<G: Keyed, T: Transport> Driver<'_, G, T> {
     pub(super) fn path(&self) -> &Path {
         self.root.root()
@@ -128,6 +133,7 @@ impl<G: Keyed, T: Transport> Driver<'_, G, T> {
     pub(super) fn commit(&self, m: &mut Manifest) -> Result<(), LayersError> {
         // (those of this session: a resume that gave none was given the run's)
         m.settings = run_settings(self.ctx.settings);
+        m.out = run_out(self.ctx.settings);
         let r = if self.t.rank() == 0 { commit(self.root, m) } else { Ok(()) };
         self.t.agree(r, self.path())?;
         if self.t.separate_dirs() {

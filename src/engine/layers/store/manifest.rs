@@ -16,6 +16,8 @@ use crate::engine::layers::expansion::Entering;
 use crate::engine::layers::workdir::Keep;
 use crate::formats::framed::{FileKind, FrameError, read_head_file, write_head_file};
 
+/// Version 7 of the manifest: no `out`; read without one.
+pub(super) const MANIFEST_KIND_7: FileKind = FileKind { version: 7, ..MANIFEST_KIND };
 /// Version 6 of the manifest: no [`RunSettings`]; read with the defaults.
 pub(super) const MANIFEST_KIND_6: FileKind = FileKind { version: 6, ..MANIFEST_KIND };
 
@@ -193,6 +195,10 @@ pub struct Manifest {
     pub slicing: Slicing,
     /// The disk settings the run was last given.
     pub settings: RunSettings,
+    /// The directory of its result files, absolute: the `--out` the run
+    /// was last given, where `resume DIR` writes unless given another
+    /// (version 8; none in older manifests).
+    pub out: Option<String>,
 }
 
 impl Manifest {
@@ -226,22 +232,35 @@ impl Encode for Manifest {
             self.entering.passes,
             self.elapsed_seconds,
             self.slicing,
-            self.settings
+            self.settings,
+            self.out
         )
     }
 }
 
 impl<C> Decode<C> for Manifest {
     fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
-        let ManifestV6(mut m) = ManifestV6::decode(d)?;
-        m.settings = RunSettings::decode(d)?;
+        let ManifestV7(mut m) = ManifestV7::decode(d)?;
+        m.out = Option::<String>::decode(d)?;
         Ok(m)
     }
 }
 bincode::impl_borrow_decode!(Manifest);
 
+/// A manifest of version 7: the fields of version 8 but `out` (none).
+struct ManifestV7(Manifest);
+
+impl<C> Decode<C> for ManifestV7 {
+    fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
+        let ManifestV6(mut m) = ManifestV6::decode(d)?;
+        m.settings = RunSettings::decode(d)?;
+        Ok(ManifestV7(m))
+    }
+}
+bincode::impl_borrow_decode!(ManifestV7);
+
 /// A manifest of version 6: the fields of version 7 but its settings,
-/// which take their defaults.
+/// which take their defaults (and no `out`).
 struct ManifestV6(Manifest);
 
 impl<C> Decode<C> for ManifestV6 {
@@ -257,6 +276,7 @@ impl<C> Decode<C> for ManifestV6 {
             elapsed_seconds: f64::decode(d)?,
             slicing: Slicing::decode(d)?,
             settings: RunSettings::default(),
+            out: None,
         }))
     }
 }
@@ -266,10 +286,14 @@ pub fn write_manifest(path: &Path, m: &Manifest) -> Result<(), FrameError> {
     write_head_file(path, &MANIFEST_KIND, m)
 }
 
-/// Reads and checks a manifest (of version 6 too: its settings default;
-/// the next commit writes version 7).
+/// Reads and checks a manifest (of versions 6 and 7 too: the settings of
+/// version 6 default, neither has an `out`; the next commit writes version
+/// 8).
 pub fn read_manifest(path: &Path) -> Result<Manifest, FrameError> {
     match read_head_file(path, MANIFEST_KIND, 1 << 24) {
+        Err(FrameError::Version { found: 7, .. }) => {
+            read_head_file::<ManifestV7>(path, MANIFEST_KIND_7, 1 << 24).map(|ManifestV7(m)| m)
+        }
         Err(FrameError::Version { found: 6, .. }) => {
             read_head_file::<ManifestV6>(path, MANIFEST_KIND_6, 1 << 24).map(|ManifestV6(m)| m)
         }

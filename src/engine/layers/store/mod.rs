@@ -56,7 +56,7 @@ pub const PART_KIND: FileKind = FileKind { magic: crate::formats::framed::MAGIC_
 pub const BUCKET_KIND: FileKind =
     FileKind { magic: crate::formats::framed::MAGIC_BUCKET, version: 2, name: "bucket file" };
 pub const MANIFEST_KIND: FileKind =
-    FileKind { magic: crate::formats::framed::MAGIC_MANIFEST, version: 7, name: "layer manifest" };
+    FileKind { magic: crate::formats::framed::MAGIC_MANIFEST, version: 8, name: "layer manifest" };
 
 const TAG_HEAD: [u8; 4] = *b"HEAD";
 const TAG_DATA: [u8; 4] = *b"DATA";

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use super::kway::LoserTree;
-use super::manifest::MANIFEST_KIND_6;
+use super::manifest::{MANIFEST_KIND_6, MANIFEST_KIND_7};
 use super::*;
 use crate::census::LayerCounts;
 use crate::engine::layers::expansion::{Entering, Expansion};
@@ -105,13 +105,27 @@ fn parts_and_manifests_reject_every_damage() {
             counted: Expansion { mass: 1 << 70, emitted: 9, shapes: (3, 1), ..Default::default() },
         },
         settings: RunSettings { slices: Some(3), compact_always: true, disk_limit: Some(1 << 40) },
+        out: Some("/o".into()),
     };
+    // version 7, without out, is read with none
+    let v7 = Manifest { out: None, ..manifest.clone() };
+    let bytes = crate::formats::framed::encode(&v7);
+    // (none encodes as one zero byte at the end)
+    assert_eq!(bytes[bytes.len() - 1..], [0]);
+    let bytes = &bytes[..bytes.len() - 1];
+    crate::formats::atomic::atomic_write_with(&m, |w| {
+        crate::formats::framed::write_preamble(w, &MANIFEST_KIND_7)?;
+        crate::formats::framed::write_section(w, *b"HEAD", bytes.len() as u64, |h| h.put(bytes))?;
+        crate::formats::framed::write_end(w)
+    })
+    .unwrap();
+    assert_eq!(read_manifest(&m).unwrap(), v7);
     // version 6, without the settings, is read with their defaults
-    let v6 = Manifest { settings: RunSettings::default(), ..manifest.clone() };
+    let v6 = Manifest { settings: RunSettings::default(), out: None, ..manifest.clone() };
     let bytes = crate::formats::framed::encode(&v6);
-    // (the defaults encode as three zero bytes at the end)
-    assert_eq!(bytes[bytes.len() - 3..], [0, 0, 0]);
-    let bytes = &bytes[..bytes.len() - 3];
+    // (the defaults encode as three zero bytes, then none as one)
+    assert_eq!(bytes[bytes.len() - 4..], [0, 0, 0, 0]);
+    let bytes = &bytes[..bytes.len() - 4];
     crate::formats::atomic::atomic_write_with(&m, |w| {
         crate::formats::framed::write_preamble(w, &MANIFEST_KIND_6)?;
         crate::formats::framed::write_section(w, *b"HEAD", bytes.len() as u64, |h| h.put(bytes))?;
