@@ -34,6 +34,12 @@ fn settings() -> LayersSettings {
 /// Starts a run of `p` and stops it once `at` says so; the run must have
 /// been stopped.
 fn stop_when(p: &LayersPlan, at: impl Fn(&LayersLive) -> bool) {
+    assert!(try_stop_when(p, at), "the run was not stopped");
+}
+
+/// As [`stop_when`], saying whether the run was stopped (a run that ends
+/// before the watcher sees `at`, under load, is not).
+fn try_stop_when(p: &LayersPlan, at: impl Fn(&LayersLive) -> bool) -> bool {
     let stop = AtomicBool::new(false);
     let live = LayersLive::default();
     let first = std::thread::scope(|s| {
@@ -48,7 +54,11 @@ fn stop_when(p: &LayersPlan, at: impl Fn(&LayersLive) -> bool) {
         }
         h.join().unwrap()
     });
-    assert!(matches!(first, Err(LayersError::Interrupted(_))), "the run was not stopped: {first:?}");
+    match first {
+        Err(LayersError::Interrupted(_)) => true,
+        Ok(_) => false,
+        Err(e) => panic!("the run failed: {e}"),
+    }
 }
 
 /// The sections of a framed file after its 16-byte preamble: (tag, payload
@@ -135,18 +145,27 @@ fn forge_odd_games(bucket: &Path) {
 /// the process waited for it forever.
 #[test]
 fn a_panic_in_the_layered_driver_ends_the_process_in_one_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let p = plan(12, dir.path());
     // stopped while the last layer is merged and counted: its buckets are
-    // complete and committed (phase 1)
-    stop_when(&p, |l| l.layer.load(Ordering::Relaxed) == 12 && l.phase.load(Ordering::Relaxed) == 1);
-    let buckets = p.work_dir.join("buckets-012");
-    let last = std::fs::read_dir(&buckets)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|f| f.extension().is_some_and(|e| e == "bkt"))
-        .max()
-        .expect("a bucket not merged yet");
+    // complete and committed (phase 1). Under load the stop can come after
+    // the last bucket is merged (or the run can end first): tried again,
+    // each time in a fresh directory
+    let (dir, p, last) = (0..5)
+        .find_map(|_| {
+            let dir = tempfile::tempdir().unwrap();
+            let p = plan(12, dir.path());
+            let phase_1 =
+                |l: &LayersLive| l.layer.load(Ordering::Relaxed) == 12 && l.phase.load(Ordering::Relaxed) == 1;
+            if !try_stop_when(&p, phase_1) {
+                return None;
+            }
+            let last = std::fs::read_dir(p.work_dir.join("buckets-012"))
+                .ok()?
+                .map(|e| e.unwrap().path())
+                .filter(|f| f.extension().is_some_and(|e| e == "bkt"))
+                .max()?;
+            Some((dir, p, last))
+        })
+        .expect("in five tries, no run stopped with a bucket of layer 12 not merged yet");
     forge_odd_games(&last);
     let manifest = std::fs::read(p.work_dir.join("run.manifest")).unwrap();
     let child = Command::new(bin())
