@@ -315,6 +315,7 @@ fn config(layers: Vec<u32>, samples: u64, threads: usize) -> EstimateConfig {
         relaxation_conflicts: RELAXATION_CONFLICTS,
         exact_conflicts: 0,
         exact_solver: Default::default(),
+        beam_width: 0,
         focus: Default::default(),
     }
 }
@@ -543,7 +544,10 @@ fn resolve_decides_the_undecided_samples_again() {
         assert!(o.status.success(), "{o:?}");
         serde_json::from_slice(&o.stdout).unwrap()
     };
-    let small = run(&["--discs", "11", "--samples", "3000", "--seed", "4", "--budget", "3"], &dir.path().join("a"));
+    let small = run(
+        &["--discs", "11", "--samples", "3000", "--seed", "4", "--budget", "3", "--beam-width", "0"],
+        &dir.path().join("a"),
+    );
     let first = std::fs::read_dir(dir.path().join("a")).unwrap().next().unwrap().unwrap().path();
     let before = std::fs::read(&first).unwrap();
     let undecided = small["totals"]["undecided"].as_u64().unwrap();

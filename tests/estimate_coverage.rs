@@ -150,6 +150,7 @@ fn coverage<G: Keyed>(
             relaxation_conflicts: RELAXATION_CONFLICTS,
             exact_conflicts: 0,
             exact_solver: Default::default(),
+            beam_width: 0,
             focus: Default::default(),
         };
         let e = estimate_on(&cfg, &frontier, used.clone(), Instant::now(), &EstimateLive::default());

@@ -118,6 +118,14 @@ fn parse_size(s: &str) -> Result<BoardSize, String> {
 pub const MAX_BUDGET: u64 = 1_000_000_000_000_000;
 
 /// `--budget`: a whole number of positions, 1 to [`MAX_BUDGET`].
+fn parse_beam_width(s: &str) -> Result<usize, String> {
+    let w: usize = s.trim().parse().map_err(|_| format!("{s:?} is not a whole number of positions"))?;
+    if w > 1_000_000 {
+        return Err(format!("{w} is more than 10^6 positions a step (each may hold 5 KiB of candidates)"));
+    }
+    Ok(w)
+}
+
 fn parse_budget(s: &str) -> Result<u64, String> {
     let out_of_range = || format!("the budget is a number of positions from 1 to {MAX_BUDGET} (10^15)");
     match s.trim().parse::<u128>() {
@@ -220,6 +228,13 @@ pub struct EstimateArgs {
     /// that replays, or a proof that none exists.
     #[arg(long, value_name = "N", default_value = "0")]
     pub exact_conflicts: u64,
+    /// Positions a step the beam keeps, tried on a sample the backward
+    /// search leaves: it walks the predecessors a step at a time keeping
+    /// the most compact ones, and finds the games of dense positions the
+    /// search drowns in (or, when it never had to drop one, proves that
+    /// none exists); 0 skips it. Verdicts stay exact. 1 to 10^6.
+    #[arg(long, value_name = "WIDTH", default_value_t = othello_census::search::reachable::BEAM_WIDTH, value_parser = parse_beam_width)]
+    pub beam_width: usize,
     /// The SAT solver of the exact game encoding (cadical, the default
     /// where built: `--features cadical`).
     #[arg(long, value_name = "SOLVER", value_enum, default_value_t = SatSolver::default())]
@@ -301,6 +316,12 @@ pub struct ReachableArgs {
     /// that replays, or a proof that none exists.
     #[arg(long, value_name = "N", default_value = "1000000")]
     pub exact_conflicts: u64,
+    /// Positions a step the beam keeps, tried where the backward search
+    /// runs out: it walks the predecessors a step at a time keeping the
+    /// most compact ones (a game found, or, when it never had to drop
+    /// one, a proof that none exists); 0 skips it. 1 to 10^6.
+    #[arg(long, value_name = "WIDTH", default_value_t = othello_census::search::reachable::BEAM_WIDTH, value_parser = parse_beam_width)]
+    pub beam_width: usize,
     /// The SAT solver of the exact game encoding (cadical, the default
     /// where built: `--features cadical`).
     #[arg(long, value_name = "SOLVER", value_enum, default_value_t = SatSolver::default())]

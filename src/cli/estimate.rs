@@ -40,12 +40,34 @@ fn check_frontier(size: BoardSize, discs: u32) -> anyhow::Result<()> {
 /// Refuses a frontier, or `threads` searches of `budget` positions, that
 /// would not fit the memory available, before any work; the bytes they
 /// take at most (what a census layer must leave them).
-fn check_memory(size: BoardSize, frontier_discs: u32, budget: u64, threads: usize) -> anyhow::Result<u64> {
+fn check_memory(
+    size: BoardSize,
+    frontier_discs: u32,
+    budget: u64,
+    beam_width: usize,
+    threads: usize,
+) -> anyhow::Result<u64> {
     check_frontier(size, frontier_discs)?;
+    // the beams' memory comes first: what is left bounds the searches'
+    let beams = with_geometry!(size, G => Search::<G>::beam_bytes(beam_width)).saturating_mul(threads as u64);
     let available = othello_census::engine::memory::available_memory();
-    Ok(
-        with_geometry!(size, G => othello_census::estimate::searches_fit::<G>(frontier_discs, budget, threads, available))?,
-    )
+    if let Some(free) = available
+        && beams > free / 5 * 2
+    {
+        bail!(
+            "--beam-width {beam_width} on {threads} thread(s): the beams may hold up to {}, more than two fifths of \
+             the memory free ({}); give a smaller --beam-width or fewer --threads",
+            othello_census::text::human_bytes(beams as f64),
+            othello_census::text::human_bytes(free as f64)
+        );
+    }
+    let searches = with_geometry!(size, G => othello_census::estimate::searches_fit::<G>(
+        frontier_discs,
+        budget,
+        threads,
+        available.map(|a| a - beams)
+    ))?;
+    Ok(searches + beams)
 }
 
 /// `20,24-28` or `all` (5 to N*N).
@@ -124,20 +146,33 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
         ),
         v => serde_json::from_value(v.clone()).map_err(|e| anyhow::anyhow!("{what}: bad undecided samples ({e})"))?,
     };
-    if checked.search_generation != SEARCH_GENERATION {
+    // a newer generation's stages come after the older ones' (the beam
+    // after the depth-first search): what the document decided, this
+    // build decides alike at its budget, and its undecided samples meet
+    // the stronger search
+    if checked.search_generation > SEARCH_GENERATION {
         bail!(
-            "{what}: its searches are of generation {}, this build's of {SEARCH_GENERATION}; decided again, its \
-             samples would mix two searches: run the estimate again with this build",
+            "{what}: its searches are of generation {}, newer than this build's ({SEARCH_GENERATION}): decide it \
+             again with the build that wrote it or a newer one",
             checked.search_generation
         );
     }
-    if a.budget <= checked.budget {
-        bail!("--budget {} is not larger than the document's {}: give a larger --budget", a.budget, checked.budget);
+    if a.budget < checked.budget || (a.budget == checked.budget && checked.search_generation == SEARCH_GENERATION) {
+        bail!(
+            "--budget {} is not larger than the document's {}: give a larger --budget{}",
+            a.budget,
+            checked.budget,
+            if a.budget == checked.budget {
+                ""
+            } else {
+                " (or the same, for a document of an older search generation)"
+            }
+        );
     }
     let frontier_discs = doc["frontier_discs"].as_u64().ok_or_else(|| anyhow::anyhow!("{what}: no frontier"))? as u32;
     let size = BoardSize::from_n(checked.n)?;
     let threads = othello_census::engine::resources::threads(a.threads);
-    let reserved = check_memory(size, frontier_discs, a.budget, threads)?;
+    let reserved = check_memory(size, frontier_discs, a.budget, a.beam_width, threads)?;
     let started = std::time::Instant::now();
     let e = with_geometry!(size, G => {
         othello_census::estimate::check_undecided::<G>(checked.seed, &checked.layers, &listed)
@@ -186,6 +221,7 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
                 relaxation_conflicts: a.sat_conflicts,
                 exact_conflicts: a.exact_conflicts,
                 exact_solver: a.sat_solver.into(),
+                beam_width: a.beam_width,
             },
             threads,
             &checked.layers,
@@ -216,6 +252,7 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
             relaxation_conflicts: a.sat_conflicts,
             exact_conflicts: a.exact_conflicts,
             exact_solver: a.sat_solver.into(),
+            beam_width: a.beam_width,
             focus: checked.focus,
             frontier_discs,
             frontier_classes: frontier.classes() as u64,
@@ -244,7 +281,7 @@ fn config(a: &EstimateArgs) -> anyhow::Result<(EstimateConfig, u64)> {
     let layers = parse_discs(&a.discs, a.size.n())?;
     let frontier_discs = a.frontier.unwrap_or_else(|| default_frontier_discs(a.size));
     let threads = othello_census::engine::resources::threads(a.threads);
-    let reserved = check_memory(a.size, frontier_discs, a.budget, threads)?;
+    let reserved = check_memory(a.size, frontier_discs, a.budget, a.beam_width, threads)?;
     let samples = match (a.samples, a.time) {
         (Some(s), _) => Some(s),
         (None, None) => Some(100_000),
@@ -267,6 +304,7 @@ fn config(a: &EstimateArgs) -> anyhow::Result<(EstimateConfig, u64)> {
             relaxation_conflicts: a.sat_conflicts,
             exact_conflicts: a.exact_conflicts,
             exact_solver: a.sat_solver.into(),
+            beam_width: a.beam_width,
             focus: a.focus.into(),
         },
         reserved,
@@ -413,14 +451,15 @@ fn report(a: &EstimateArgs, e: &Estimate, command_line: &str) -> anyhow::Result<
 pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
     let size = super::args::size_for_position(a.size, &a.position)?;
     let frontier_discs = a.frontier.unwrap_or_else(|| default_frontier_discs(size));
-    let reserved = check_memory(size, frontier_discs, a.budget, 1)?;
+    let reserved = check_memory(size, frontier_discs, a.budget, a.beam_width, 1)?;
     with_geometry!(size, G => {
         let p = othello_census::board::Position::<G>::parse(&a.position).map_err(|e| anyhow::anyhow!("--position: {e}"))?;
         let layer = read_census_layer::<G>(a.census_layer.as_deref(), None, frontier_discs, reserved, a.json)?;
         let (frontier, used) = with_census_layer(Frontier::<G>::build(frontier_discs), layer);
         let mut search = Search::new(&frontier, a.budget)
             .with_relaxation(a.sat_conflicts)
-            .with_exact(a.exact_conflicts, a.sat_solver.into());
+            .with_exact(a.exact_conflicts, a.sat_solver.into())
+            .with_beam(a.beam_width);
         let verdict = if used.is_some() { search.decide_with_layer(&p) } else { search.decide(&p) };
         let (word, game) = match &verdict {
             Verdict::Reachable(g) => {

@@ -39,6 +39,8 @@ pub struct SearchLimits {
     /// out (0: not tried), and its solver.
     pub exact_conflicts: u64,
     pub exact_solver: Solver,
+    /// The beam's width where the search runs out (0: not tried).
+    pub beam_width: usize,
 }
 
 /// What [`resolve`] makes: the layers' estimates with the samples decided
@@ -99,7 +101,8 @@ pub fn resolve<G: Keyed>(
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().expect("thread pool");
     let searches = Searches::new(frontier, limits.budget)
         .with_relaxation(limits.relaxation_conflicts)
-        .with_exact(limits.exact_conflicts, limits.exact_solver);
+        .with_exact(limits.exact_conflicts, limits.exact_solver)
+        .with_beam(limits.beam_width);
     // a sample a task: a handful of samples, each a long search
     let again: Vec<Option<(Tally, bool)>> = pool.install(|| {
         undecided

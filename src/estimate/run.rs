@@ -40,6 +40,9 @@ pub struct EstimateConfig {
     /// leaves (0: not tried), and its solver.
     pub exact_conflicts: u64,
     pub exact_solver: Solver,
+    /// The width of the beam tried where the depth-first search runs out
+    /// (0: not tried; [`crate::search::reachable::BEAM_WIDTH`] by default).
+    pub beam_width: usize,
     /// Which samples are decided.
     pub focus: Focus,
 }
@@ -92,6 +95,8 @@ pub struct Estimate {
     /// solver.
     pub exact_conflicts: u64,
     pub exact_solver: Solver,
+    /// The beam's width (0: not tried).
+    pub beam_width: usize,
     /// Which samples were decided.
     pub focus: Focus,
     /// Discs of the frontier, and the classes it held.
@@ -249,7 +254,8 @@ pub fn estimate_on<G: Keyed>(
     let pool = rayon::ThreadPoolBuilder::new().num_threads(cfg.threads.max(1)).build().expect("thread pool");
     let searches = Searches::new(frontier, cfg.budget)
         .with_relaxation(cfg.relaxation_conflicts)
-        .with_exact(cfg.exact_conflicts, cfg.exact_solver);
+        .with_exact(cfg.exact_conflicts, cfg.exact_solver)
+        .with_beam(cfg.beam_width);
     if let Some(s) = cfg.samples {
         live.planned.store(s, Ordering::Relaxed);
     }
@@ -295,6 +301,7 @@ pub fn estimate_on<G: Keyed>(
         relaxation_conflicts: cfg.relaxation_conflicts,
         exact_conflicts: cfg.exact_conflicts,
         exact_solver: cfg.exact_solver,
+        beam_width: cfg.beam_width,
         focus: cfg.focus,
         frontier_discs: frontier.discs(),
         frontier_classes: frontier.classes() as u64,

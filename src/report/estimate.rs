@@ -96,6 +96,7 @@ pub fn estimate_json(e: &Estimate, command: &str, exact: &BTreeMap<u32, ExactLay
         "sat_conflicts": e.relaxation_conflicts,
         "exact_conflicts": e.exact_conflicts,
         "exact_solver": e.exact_solver.name(),
+        "beam_width": e.beam_width,
         "focus": e.focus.name(),
         "search_generation": e.search_generation,
         "frontier_discs": e.frontier_discs,

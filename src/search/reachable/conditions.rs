@@ -84,9 +84,14 @@ pub fn placeable<G: Geometry>(occ: u64) -> bool {
 /// of [`cheap_conditions`]; 3 (2026-11-27): and the flip-history
 /// relaxation ([`crate::search::flip_history`]) with a budget of
 /// [`RELAXATION_CONFLICTS`] conflicts, on positions [`RELAXATION_ABOVE`]
-/// discs or more above the layer answered from. Raise it when a condition
-/// is added.
-pub const SEARCH_GENERATION: u32 = 3;
+/// discs or more above the layer answered from; 4 (2026-11-27, the
+/// second session): and the beam where the depth-first search runs out
+/// (`beam_width` in the documents, [`super::BEAM_WIDTH`] by default). A
+/// newer generation decides every sample an older one decides at the same
+/// budget (its stages are added after the older ones'), so `estimate
+/// --resolve` takes documents of older generations. Raise it when a
+/// condition is added.
+pub const SEARCH_GENERATION: u32 = 4;
 
 /// The conditions every reachable position meets that the search tests on
 /// each position before it searches below it: [`placeable`],

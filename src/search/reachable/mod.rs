@@ -41,11 +41,14 @@
 
 pub use crate::search::game::{Game, ReplayError};
 
+mod beam;
+mod class;
 mod conditions;
 mod frontier;
 mod search;
 mod unmoves;
 
+pub use beam::BEAM_WIDTH;
 pub use conditions::*;
 pub use frontier::*;
 pub use search::*;

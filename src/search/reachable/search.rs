@@ -2,13 +2,14 @@
 //! under a budget, the relaxation and the exact encoding where it pays,
 //! and searches lent to threads.
 
-use crate::board::{Color, Geometry, Position};
+use crate::board::{Geometry, Position};
 use crate::key::Keyed;
 use crate::search::class_set::ClassSet;
 use crate::search::flip_history::{Relaxation, flip_history};
 use crate::search::game_encoding::{Exact, Solver, exact_game_with};
-use crate::symmetry::start_images;
 
+use super::beam::{BeamOutcome, beam};
+use super::class::class_of;
 use super::*;
 
 /// The answer of a search.
@@ -25,21 +26,6 @@ pub enum Verdict<G: Geometry> {
 
 /// The search ran out of budget.
 pub(super) struct OutOfBudget;
-
-/// The class of `p` as the search remembers it: the least of the four
-/// images (the symmetries of the start) of (occupied squares, black
-/// discs), with the side to move in the first: the centre is occupied in
-/// every position searched and every image, so its lowest square's bit is
-/// cleared for White to move. Made on bitboards, cheaper than the dense
-/// key.
-#[inline]
-pub(super) fn class_of<G: Geometry>(p: &Position<G>) -> (u64, u64) {
-    let (b, w) = (p.black().0, p.white().0);
-    let (occ, black) = (start_images::<G>(b | w), start_images::<G>(b));
-    let least = (0..4).map(|i| (occ[i], black[i])).min().expect("four images");
-    let white = if p.side_to_move() == Color::White { 1u64 << centre(G::N).trailing_zeros() } else { 0 };
-    (least.0 ^ white, least.1)
-}
 
 /// A backward search, reusable from one position to the next (its memory
 /// of unreachable classes is cleared at each [`Search::decide`], so a
@@ -65,6 +51,9 @@ pub struct Search<'f, G: Keyed> {
     /// conflict budget (0: not tried) and solver.
     exact_conflicts: u64,
     exact_solver: Solver,
+    /// The width of the beam tried where the depth-first search runs out
+    /// (0: not tried; [`super::beam`]).
+    beam_width: usize,
     /// What decided the last position asked.
     decided_by: Stage,
 }
@@ -82,6 +71,10 @@ pub enum Stage {
     /// The backward search: a line to the frontier, or every line
     /// exhausted (or, undecided, the budget spent).
     Search,
+    /// The beam, where the depth-first search ran out: a line to the
+    /// frontier, or every line walked without dropping one
+    /// ([`super::beam`]).
+    Beam,
     /// The exact game encoding, after the search ran out: a game, or
     /// unsatisfiable ([`crate::search::game_encoding`]); or, undecided,
     /// its conflict budget spent.
@@ -96,6 +89,7 @@ impl Stage {
             Stage::Conditions => "cheap conditions",
             Stage::FlipHistory => "flip-history relaxation (SAT: unsatisfiable)",
             Stage::Search => "backward search",
+            Stage::Beam => "beam (backward search keeping the most compact positions of each step)",
             Stage::Exact => "exact game encoding (SAT)",
         }
     }
@@ -124,8 +118,16 @@ impl<'f, G: Keyed> Search<'f, G> {
             relaxation_conflicts: RELAXATION_CONFLICTS,
             exact_conflicts: 0,
             exact_solver: Solver::default(),
+            beam_width: 0,
             decided_by: Stage::Search,
         }
+    }
+
+    /// The same search, trying the beam of `width` positions a step where
+    /// the depth-first search runs out (0: never).
+    pub fn with_beam(mut self, width: usize) -> Self {
+        self.beam_width = width;
+        self
     }
 
     /// The same search, handing a position it runs out on to the exact
@@ -171,11 +173,20 @@ impl<'f, G: Keyed> Search<'f, G> {
         ClassSet::peak_bytes(budget.max(1))
     }
 
+    /// The most memory the beam of `width` holds at once
+    /// ([`super::beam`]).
+    pub fn beam_bytes(width: usize) -> u64 {
+        super::beam::beam_bytes(width)
+    }
+
     /// Positions visited by the last [`Search::decide`].
     pub fn nodes(&self) -> u64 {
         self.nodes
     }
+}
 
+/// The questions a search answers, and the stages it runs.
+impl<'f, G: Keyed> Search<'f, G> {
     /// Whether `p` is reachable from the start. The search stops only at
     /// the enumerated frontier, never at its census layer: the game it
     /// gives is walked down to the start inside the enumerated frontier.
@@ -259,7 +270,28 @@ impl<'f, G: Keyed> Search<'f, G> {
             return Ok(false);
         }
         self.decided_by = if p.discs() <= self.answered_to { Stage::Frontier } else { Stage::Search };
-        self.visit(*p, 0)
+        match self.visit(*p, 0) {
+            Err(OutOfBudget) if self.beam_width > 0 => self.beam(p),
+            r => r,
+        }
+    }
+
+    /// The beam on `p`, where the depth-first search ran out.
+    fn beam(&mut self, p: &Position<G>) -> Result<bool, OutOfBudget> {
+        let (frontier, use_layer) = (self.frontier, self.use_layer);
+        self.decided_by = Stage::Beam;
+        let refuted = &self.unreachable;
+        match beam(p, self.beam_width, |q| frontier.decides(q, use_layer), |k| refuted.contains(k), &mut self.nodes) {
+            BeamOutcome::Found(line) => {
+                self.line = line;
+                Ok(true)
+            }
+            BeamOutcome::Exhausted => Ok(false),
+            BeamOutcome::GaveUp => {
+                self.decided_by = Stage::Search;
+                Err(OutOfBudget)
+            }
+        }
     }
 
     fn visit(&mut self, p: Position<G>, depth: usize) -> Result<bool, OutOfBudget> {
@@ -357,6 +389,7 @@ pub struct Searches<'f, G: Keyed> {
     relaxation_conflicts: u64,
     exact_conflicts: u64,
     exact_solver: Solver,
+    beam_width: usize,
     held: std::sync::Mutex<Vec<Search<'f, G>>>,
 }
 
@@ -369,8 +402,16 @@ impl<'f, G: Keyed> Searches<'f, G> {
             relaxation_conflicts: RELAXATION_CONFLICTS,
             exact_conflicts: 0,
             exact_solver: Solver::default(),
+            beam_width: 0,
             held: std::sync::Mutex::new(Vec::new()),
         }
+    }
+
+    /// The same, their beam `width` positions wide (0: never tried;
+    /// [`Search::with_beam`]).
+    pub fn with_beam(mut self, width: usize) -> Self {
+        self.beam_width = width;
+        self
     }
 
     /// The same, their exact stage given `conflicts` conflicts (0: never)
@@ -395,6 +436,7 @@ impl<'f, G: Keyed> Searches<'f, G> {
             Search::new(self.frontier, self.budget)
                 .with_relaxation(self.relaxation_conflicts)
                 .with_exact(self.exact_conflicts, self.exact_solver)
+                .with_beam(self.beam_width)
         });
         LentSearch { search: Some(search), from: self }
     }

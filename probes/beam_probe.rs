@@ -1,0 +1,53 @@
+//! Probe: the beam alone (the depth-first search given one position) on
+//! 8x8 positions read from stdin, one a line (`reachable`'s notation), at
+//! each width given. Prints per position the verdict, positions taken and
+//! seconds; games found are replayed. Usage: beam_probe FRONTIER BUDGET WIDTH...
+//! (BUDGET: the depth-first search's, run first; width 0: no beam)
+use othello_census::board::{B8, Position};
+use othello_census::search::reachable::{Frontier, Search, Verdict};
+use std::io::BufRead;
+
+fn main() {
+    let mut args = std::env::args().skip(1).map(|s| s.parse::<usize>().unwrap());
+    let frontier_discs = args.next().unwrap() as u32;
+    let budget = args.next().unwrap() as u64;
+    let widths: Vec<usize> = args.collect();
+    let frontier = Frontier::<B8>::build(frontier_discs);
+    let positions: Vec<Position<B8>> =
+        std::io::stdin().lock().lines().map(|l| Position::<B8>::parse(&l.unwrap()).unwrap()).collect();
+    for &w in &widths {
+        let mut s = Search::new(&frontier, budget).with_beam(w);
+        let (mut found, mut gone, mut gave) = (0, 0, 0);
+        let t = std::time::Instant::now();
+        for p in &positions {
+            let t1 = std::time::Instant::now();
+            let v = s.decide(p);
+            let word = match &v {
+                Verdict::Reachable(g) => {
+                    g.replay().expect("the beam's game replays");
+                    found += 1;
+                    "reachable"
+                }
+                Verdict::Unreachable => {
+                    gone += 1;
+                    "unreachable"
+                }
+                Verdict::Undecided => {
+                    gave += 1;
+                    "undecided"
+                }
+            };
+            println!(
+                "w={w} discs={} {word} {:?} nodes={} {:.2}s",
+                p.discs(),
+                s.decided_by(),
+                s.nodes(),
+                t1.elapsed().as_secs_f64()
+            );
+        }
+        println!(
+            "width {w}: reachable {found} unreachable {gone} undecided {gave} in {:.1} s",
+            t.elapsed().as_secs_f64()
+        );
+    }
+}

@@ -1,0 +1,156 @@
+//! The beam (`search::reachable`, the stage after the depth-first search)
+//! against the naive oracle on 4x4, which shares no code with the engine,
+//! and against positions of 6x6 and 8x8 games played under several move
+//! policies (reachable by construction): every game it finds replays to
+//! the position, it never calls a reachable position unreachable, and a
+//! beam wide enough never to drop a position gives the oracle's verdict on
+//! every position. Also that it finds games the depth-first search of the
+//! same position does not, so the stage is not vacuous.
+
+mod oracle;
+mod policies;
+
+use othello_census::board::{B4, B6, B8, Bitboard, Color, Geometry, Position};
+use othello_census::search::reachable::{Frontier, Search, Stage, Verdict, cheap_conditions, joined_to_centre};
+
+/// The beam alone: a depth-first search of one position (it runs out at
+/// once, or decides a position without predecessors), then the beam.
+fn beam_alone<G: othello_census::key::Keyed>(frontier: &Frontier<G>, width: usize) -> Search<'_, G> {
+    Search::new(frontier, 1).with_relaxation(0).with_beam(width)
+}
+
+/// A verdict checked: a game replays and ends at `p`. True for reachable,
+/// false for unreachable, None for undecided.
+fn checked<G: Geometry>(p: &Position<G>, v: &Verdict<G>) -> Option<bool> {
+    match v {
+        Verdict::Reachable(g) => {
+            g.replay().unwrap_or_else(|e| panic!("the beam's game does not replay ({e}): {}", p.line()));
+            assert_eq!(g.end, *p, "the game ends elsewhere");
+            Some(true)
+        }
+        Verdict::Unreachable => Some(false),
+        Verdict::Undecided => None,
+    }
+}
+
+/// Every 4x4 position of 9 to 16 discs (every `stride`-th colouring of
+/// each occupancy, both sides to move) that passes the cheap conditions,
+/// beside the oracle: a complete beam (wide enough never to drop a
+/// position) decides each as the oracle does; a beam of width 2 never
+/// contradicts it.
+#[test]
+fn the_beam_gives_the_oracles_verdict_on_4x4() {
+    let reachable: std::collections::HashSet<(u64, u64, bool)> = oracle::reachable(4, 16)
+        .into_iter()
+        .map(|p| {
+            let (b, w) = p.bits();
+            (b, w, p.to_move == oracle::BLACK)
+        })
+        .collect();
+    // a frontier of 6 discs: the beam walks up to ten steps
+    let frontier = Frontier::<B4>::build(6);
+    let mut wide = beam_alone(&frontier, 1 << 20);
+    let mut narrow = beam_alone(&frontier, 2);
+    let centre = 0x0660u64;
+    let others: Vec<u32> = (0..16).filter(|s| centre >> s & 1 == 0).collect();
+    let (mut tried, mut by_beam, mut found, mut refuted, mut narrow_decided) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    for pick in 0u32..1 << 12 {
+        if pick.count_ones() < 5 {
+            continue;
+        }
+        let occ =
+            centre | others.iter().enumerate().filter(|(i, _)| pick >> i & 1 == 1).map(|(_, s)| 1u64 << s).sum::<u64>();
+        let squares: Vec<u32> = (0..16).filter(|s| occ >> s & 1 == 1).collect();
+        for colours in (0u32..1 << squares.len()).step_by(5) {
+            let b: u64 =
+                squares.iter().enumerate().filter(|(i, _)| colours >> i & 1 == 1).map(|(_, s)| 1u64 << s).sum();
+            let w = occ & !b;
+            if !joined_to_centre::<B4>(occ) || !cheap_conditions::<B4>(b, w) {
+                continue;
+            }
+            for black in [true, false] {
+                let side = if black { Color::Black } else { Color::White };
+                let p = Position::<B4>::from_colors(Bitboard(b), Bitboard(w), side).unwrap();
+                let truth = reachable.contains(&(b, w, black));
+                tried += 1;
+                let v = wide.decide(&p);
+                assert_eq!(checked(&p, &v), Some(truth), "a complete beam on {}", p.line());
+                if wide.decided_by() == Stage::Beam {
+                    by_beam += 1;
+                    found += u64::from(truth);
+                    refuted += u64::from(!truth);
+                }
+                let v = narrow.decide(&p);
+                if let Some(said) = checked(&p, &v) {
+                    assert_eq!(said, truth, "a beam of width 2 on {}", p.line());
+                    narrow_decided += 1;
+                }
+            }
+        }
+    }
+    eprintln!(
+        "4x4: {tried} positions; the complete beam decided {by_beam} ({found} reachable, {refuted} unreachable), \
+         the beam of width 2 {narrow_decided}"
+    );
+    assert!(found > 1_000 && refuted > 1_000, "the beam decided too few to test it");
+}
+
+/// Positions of games under every policy, from `discs` discs on: the beam
+/// alone never calls one unreachable, and every game it finds replays;
+/// the positions found.
+fn game_positions<G: othello_census::key::Keyed>(
+    frontier_discs: u32,
+    discs: u32,
+    width: usize,
+    uniform_games: u64,
+    games: u64,
+    seed: u64,
+) -> (u64, u64) {
+    let frontier = Frontier::<G>::build(frontier_discs);
+    let mut beam = beam_alone(&frontier, width);
+    let (mut tried, mut found) = (0u64, 0u64);
+    let mut check = |p: &Position<G>| {
+        if p.discs() < discs {
+            return true;
+        }
+        tried += 1;
+        let v = beam.decide(p);
+        assert_ne!(checked(p, &v), Some(false), "a position of a game called unreachable: {}", p.line());
+        found += u64::from(matches!(v, Verdict::Reachable(_)));
+        true
+    };
+    policies::play::<G>(uniform_games, seed, &policies::uniform::<G>, &mut check);
+    for (i, policy) in policies::biased::<G>().into_iter().enumerate() {
+        policies::play::<G>(games, seed + 1 + i as u64, policy, &mut check);
+    }
+    (tried, found)
+}
+
+#[test]
+fn the_beam_finds_games_of_6x6_positions() {
+    let (tried, found) = game_positions::<B6>(12, 24, 1000, 6, 2, 21);
+    eprintln!("6x6: {tried} positions of games, {found} found by a beam of 1000");
+    assert!(tried > 200 && found * 3 > tried, "{found} of {tried}");
+}
+
+/// Dense 8x8 positions of games: the beam finds games where a depth-first
+/// search of 10^6 positions finds fewer.
+#[test]
+fn the_beam_finds_games_of_dense_8x8_positions_the_search_does_not() {
+    let (tried, found) = game_positions::<B8>(10, 56, 1000, 1, 1, 31);
+    eprintln!("8x8: {tried} positions of 56 or more discs, {found} found by a beam of 1000");
+    assert!(tried > 30 && found > 0, "{found} of {tried}");
+    let frontier = Frontier::<B8>::build(10);
+    let mut dfs = Search::new(&frontier, 1_000_000).with_relaxation(0);
+    let (mut dfs_found, mut beam_found) = (0u64, 0u64);
+    let mut beam = beam_alone(&frontier, 1000);
+    policies::play::<B8>(6, 77, &policies::uniform::<B8>, &mut |p: &Position<B8>| {
+        if p.discs() == 50 {
+            dfs_found += u64::from(matches!(dfs.decide(p), Verdict::Reachable(_)));
+            beam_found += u64::from(checked(p, &beam.decide(p)) == Some(true));
+        }
+        true
+    });
+    eprintln!("8x8, 50 discs, 6 games: depth-first search of 10^6 found {dfs_found}, beam of 1000 {beam_found}");
+    assert!(beam_found > dfs_found, "the beam found {beam_found}, the search {dfs_found}");
+}
