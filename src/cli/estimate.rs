@@ -448,6 +448,15 @@ fn report(a: &EstimateArgs, e: &Estimate, command_line: &str) -> anyhow::Result<
     Ok(())
 }
 
+/// What the beam did with an undecided position, for `reachable`'s line.
+fn beam_words(width: usize) -> String {
+    if width == 0 {
+        ", no beam (--beam-width 0)".into()
+    } else {
+        format!(", the beam of {width} dropped positions and found no game")
+    }
+}
+
 pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
     let size = super::args::size_for_position(a.size, &a.position)?;
     let frontier_discs = a.frontier.unwrap_or_else(|| default_frontier_discs(size));
@@ -495,6 +504,10 @@ pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
                     "reachable (found by the exact game encoding), by the game (replayed): {}",
                     g.join(" ")
                 )?,
+                Some(g) if search.decided_by() == Stage::Beam => crate::outln!(
+                    "reachable (found by the beam), by the game (replayed): {}",
+                    g.join(" ")
+                )?,
                 Some(g) => crate::outln!("reachable, by the game (replayed): {}", g.join(" "))?,
                 None if word == "unreachable" => match search.decided_by() {
                     Stage::Search => crate::outln!(
@@ -505,15 +518,19 @@ pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
                         "unreachable (proven by the exact game encoding: SAT, unsatisfiable for every game of {} moves, passes anywhere)",
                         p.discs() - 4
                     )?,
+                    Stage::Beam => crate::outln!(
+                        "unreachable (proven by the beam: every line walked, none dropped, {} positions)",
+                        search.nodes()
+                    )?,
                     stage => crate::outln!("unreachable (proven by the {})", stage.name())?,
                 },
                 None if a.exact_conflicts > 0 => crate::outln!(
-                    "undecided: the search visited its budget of {} positions and the exact encoding its {} conflicts (raise --budget or --exact-conflicts)",
-                    a.budget, a.exact_conflicts
+                    "undecided: the search visited its budget of {} positions{}, and the exact encoding spent its {} conflicts (raise --budget, --beam-width or --exact-conflicts)",
+                    a.budget, beam_words(a.beam_width), a.exact_conflicts
                 )?,
                 None => crate::outln!(
-                    "undecided: the search visited its budget of {} positions (raise --budget, or give --exact-conflicts)",
-                    a.budget
+                    "undecided: the search visited its budget of {} positions{} (raise --budget or --beam-width, or give --exact-conflicts)",
+                    a.budget, beam_words(a.beam_width)
                 )?,
             }
             let layer = used.as_ref().map_or(String::new(), |u| format!(", census layer of {} discs", u.discs));

@@ -56,8 +56,7 @@ fn pairs<G: Geometry>(a: u64, b: u64) -> u32 {
     let south = a << n;
     let south_east = (a & !last) << (n + 1);
     let south_west = (a & !col0) << (n - 1);
-    ((east & b).count_ones() + (south & b).count_ones() + (south_east & b).count_ones() + (south_west & b).count_ones())
-        as u32
+    (east & b).count_ones() + (south & b).count_ones() + (south_east & b).count_ones() + (south_west & b).count_ones()
 }
 
 /// The beam's score of a position (higher: kept first).
