@@ -19,7 +19,7 @@ use othello_census::estimate::{
 };
 use othello_census::key::{Keyed, canonical_key};
 use othello_census::search::reachable::{
-    Frontier, LayerHeld, RELAXATION_CONFLICTS, Search, Verdict, centre, odd_passes,
+    BEAM_WIDTH, Frontier, LayerHeld, RELAXATION_CONFLICTS, SEARCH_GENERATION, Search, Verdict, centre, odd_passes,
 };
 
 /// The oracle's reachable positions as (black, white, black to move).
@@ -593,6 +593,28 @@ fn resolve_decides_the_undecided_samples_again() {
         dir.path(),
         &["estimate", "-q", "--resolve", f, "--budget", "100", "--census-layer", census_dir.to_str().unwrap()],
         "census layer",
+    );
+    // a document of an older search generation is decided again at the
+    // same budget (the newer stages come after the older ones), and its
+    // samples the beam decides; one of a newer generation is refused
+    let mut older: serde_json::Value = serde_json::from_slice(&before).unwrap();
+    older["search_generation"] = serde_json::json!(SEARCH_GENERATION - 1);
+    othello_census::report::seal::seal(&mut older);
+    let older_file = dir.path().join("older.json");
+    std::fs::write(&older_file, serde_json::to_vec(&older).unwrap()).unwrap();
+    let again = run(&["--resolve", older_file.to_str().unwrap(), "--budget", "3"], &dir.path().join("d"));
+    assert_eq!(again["search_generation"], SEARCH_GENERATION);
+    assert_eq!((again["budget"].as_u64(), again["beam_width"].as_u64()), (Some(3), Some(BEAM_WIDTH as u64)));
+    let still = again["totals"]["undecided"].as_u64().unwrap();
+    assert!(still < undecided, "the beam decided none of {undecided} samples again");
+    let mut newer = older.clone();
+    newer["search_generation"] = serde_json::json!(SEARCH_GENERATION + 1);
+    othello_census::report::seal::seal(&mut newer);
+    std::fs::write(&older_file, serde_json::to_vec(&newer).unwrap()).unwrap();
+    common::fails_with(
+        dir.path(),
+        &["estimate", "--resolve", older_file.to_str().unwrap(), "--budget", "100"],
+        "newer than this build",
     );
     let mut doc: serde_json::Value = serde_json::from_slice(&before).unwrap();
     doc["undecided_samples"][0]["index"] =
