@@ -587,7 +587,8 @@ fn resolve_decides_the_undecided_samples_again() {
     assert_eq!((row[2], row[5], *row.last().unwrap()), ("3000", "0", "resolved"), "{csv}");
     // refusals, one line each
     let f = first.to_str().unwrap();
-    common::fails_with(dir.path(), &["estimate", "--resolve", f, "--budget", "3"], "not larger");
+    common::fails_with(dir.path(), &["estimate", "--resolve", f, "--budget", "3", "--beam-width", "0"], "not larger");
+    common::fails_with(dir.path(), &["estimate", "--resolve", f, "--budget", "2"], "not larger");
     let census_dir = census::<B4>(&dir.path().join("census"), LayerBy::Discs, 9, true);
     common::fails_with(
         dir.path(),
@@ -783,10 +784,7 @@ fn estimates_enter_the_catalogue_apart() {
     othello_census::report::seal::seal(&mut legacy);
     let strength = |d: &serde_json::Value| othello_census::report::estimate::validate_estimate(d).unwrap().strength();
     assert_eq!(strength(&legacy), strength(&doc));
-    assert_eq!(
-        strength(&doc),
-        (othello_census::search::reachable::SEARCH_GENERATION, 2_000_000, Some((10, LayerHeld::OddPasses)))
-    );
+    assert_eq!(strength(&doc), (SEARCH_GENERATION, 2_000_000, BEAM_WIDTH as u64, Some((10, LayerHeld::OddPasses))));
     // and with the whole layer of 10 discs: stronger again, so it stands
     // for seed 1 on layers 11-12
     let fifth = estimate_11_12("1", &["--census-layer".as_ref(), census.as_os_str()]);

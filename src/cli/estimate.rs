@@ -157,16 +157,17 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
             checked.search_generation
         );
     }
-    if a.budget < checked.budget || (a.budget == checked.budget && checked.search_generation == SEARCH_GENERATION) {
+    // stronger searches: a larger budget, or the same with a wider beam
+    // (or any stage added by a newer generation)
+    let wider = a.budget == checked.budget
+        && (checked.search_generation < SEARCH_GENERATION || a.beam_width as u64 > checked.beam_width);
+    if a.budget < checked.budget || (a.budget == checked.budget && !wider) {
         bail!(
-            "--budget {} is not larger than the document's {}: give a larger --budget{}",
+            "--budget {} is not larger than the document's {}: give a larger --budget, or the same with a \
+             --beam-width wider than its {}",
             a.budget,
             checked.budget,
-            if a.budget == checked.budget {
-                ""
-            } else {
-                " (or the same, for a document of an older search generation)"
-            }
+            checked.beam_width
         );
     }
     let frontier_discs = doc["frontier_discs"].as_u64().ok_or_else(|| anyhow::anyhow!("{what}: no frontier"))? as u32;
