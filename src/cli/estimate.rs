@@ -159,9 +159,10 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
     }
     // stronger searches: a larger budget, or the same with a wider beam
     // (or any stage added by a newer generation)
-    let wider = a.budget == checked.budget
-        && (checked.search_generation < SEARCH_GENERATION || a.beam_width as u64 > checked.beam_width);
-    if a.budget < checked.budget || (a.budget == checked.budget && !wider) {
+    let stronger = a.budget > checked.budget
+        || (a.budget == checked.budget
+            && (checked.search_generation < SEARCH_GENERATION || a.beam_width as u64 > checked.beam_width));
+    if !stronger {
         bail!(
             "--budget {} is not larger than the document's {}: give a larger --budget, or the same with a \
              --beam-width wider than its {}",
