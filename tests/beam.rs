@@ -7,6 +7,7 @@
 //! every position. Also that it finds games the depth-first search of the
 //! same position does not, so the stage is not vacuous.
 
+mod common;
 mod oracle;
 mod policies;
 
@@ -153,4 +154,21 @@ fn the_beam_finds_games_of_dense_8x8_positions_the_search_does_not() {
     });
     eprintln!("8x8, 50 discs, 6 games: depth-first search of 10^6 found {dfs_found}, beam of 1000 {beam_found}");
     assert!(beam_found > dfs_found, "the beam found {beam_found}, the search {dfs_found}");
+}
+
+/// A `--beam-width` past 10^6, or not a number, is refused in one line
+/// before any work, and the run leaves nothing behind.
+#[test]
+fn a_beam_width_out_of_range_is_refused_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let start = Position::<B6>::start().line();
+    for (width, needle) in [("2000000", "more than 10^6"), ("wide", "not a whole number")] {
+        common::fails_with(dir.path(), &["reachable", "--position", &start, "--beam-width", width], needle);
+        common::fails_with(
+            dir.path(),
+            &["estimate", "--size", "4", "--samples", "10", "-q", "--beam-width", width],
+            needle,
+        );
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "the refused runs left files");
 }
