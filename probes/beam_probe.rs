@@ -16,7 +16,9 @@ fn main() {
     let positions: Vec<Position<B8>> =
         std::io::stdin().lock().lines().map(|l| Position::<B8>::parse(&l.unwrap()).unwrap()).collect();
     for &w in &widths {
-        let mut s = Search::new(&frontier, budget).with_beam(w);
+        // SWEEP: steps kept whole up to this many positions until one drops
+        let sweep = std::env::var("SWEEP").map_or(0, |v| v.parse().unwrap());
+        let mut s = Search::new(&frontier, budget).with_beam(w).with_sweep(sweep);
         let (mut found, mut gone, mut gave) = (0, 0, 0);
         let t = std::time::Instant::now();
         for p in &positions {

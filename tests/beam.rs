@@ -5,7 +5,11 @@
 //! the position, it never calls a reachable position unreachable, and a
 //! beam wide enough never to drop a position gives the oracle's verdict on
 //! every position. Also that it finds games the depth-first search of the
-//! same position does not, so the stage is not vacuous.
+//! same position does not, so the stage is not vacuous. The sweep (the same
+//! walk keeping every position of a step, tried where the beam gives up)
+//! against the same evidence, and on dense 8x8 samples that the search and
+//! the beam leave undecided, beside a depth-first search large enough to
+//! decide them.
 
 mod common;
 mod oracle;
@@ -18,6 +22,11 @@ use othello_census::search::reachable::{Frontier, Search, Stage, Verdict, cheap_
 /// once, or decides a position without predecessors), then the beam.
 fn beam_alone<G: othello_census::key::Keyed>(frontier: &Frontier<G>, width: usize) -> Search<'_, G> {
     Search::new(frontier, 1).with_relaxation(0).with_beam(width)
+}
+
+/// The sweep alone: no beam, a sweep of `width` positions a step.
+fn sweep_alone<G: othello_census::key::Keyed>(frontier: &Frontier<G>, width: usize) -> Search<'_, G> {
+    Search::new(frontier, 1).with_relaxation(0).with_beam(0).with_sweep(width)
 }
 
 /// A verdict checked: a game replays and ends at `p`. True for reachable,
@@ -38,7 +47,8 @@ fn checked<G: Geometry>(p: &Position<G>, v: &Verdict<G>) -> Option<bool> {
 /// each occupancy, both sides to move) that passes the cheap conditions,
 /// beside the oracle: a complete beam (wide enough never to drop a
 /// position) decides each as the oracle does; a beam of width 2 never
-/// contradicts it.
+/// contradicts it. The same of the sweep: wide, it decides each as the
+/// oracle does; of 4 positions a step, it never contradicts it.
 #[test]
 fn the_beam_gives_the_oracles_verdict_on_4x4() {
     let reachable: std::collections::HashSet<(u64, u64, bool)> = oracle::reachable(4, 16)
@@ -52,6 +62,9 @@ fn the_beam_gives_the_oracles_verdict_on_4x4() {
     let frontier = Frontier::<B4>::build(6);
     let mut wide = beam_alone(&frontier, 1 << 20);
     let mut narrow = beam_alone(&frontier, 2);
+    let mut wide_sweep = sweep_alone(&frontier, 1 << 20);
+    let mut narrow_sweep = sweep_alone(&frontier, 4);
+    let (mut by_sweep, mut narrow_swept) = (0u64, 0u64);
     let centre = 0x0660u64;
     let others: Vec<u32> = (0..16).filter(|s| centre >> s & 1 == 0).collect();
     let (mut tried, mut by_beam, mut found, mut refuted, mut narrow_decided) = (0u64, 0u64, 0u64, 0u64, 0u64);
@@ -86,14 +99,24 @@ fn the_beam_gives_the_oracles_verdict_on_4x4() {
                     assert_eq!(said, truth, "a beam of width 2 on {}", p.line());
                     narrow_decided += 1;
                 }
+                let v = wide_sweep.decide(&p);
+                assert_eq!(checked(&p, &v), Some(truth), "a wide sweep on {}", p.line());
+                by_sweep += u64::from(wide_sweep.decided_by() == Stage::Sweep);
+                let v = narrow_sweep.decide(&p);
+                if let Some(said) = checked(&p, &v) {
+                    assert_eq!(said, truth, "a sweep of width 4 on {}", p.line());
+                    narrow_swept += u64::from(narrow_sweep.decided_by() == Stage::Sweep);
+                }
             }
         }
     }
     eprintln!(
         "4x4: {tried} positions; the complete beam decided {by_beam} ({found} reachable, {refuted} unreachable), \
-         the beam of width 2 {narrow_decided}"
+         the beam of width 2 {narrow_decided}; the wide sweep decided {by_sweep}, the sweep of width 4 \
+         {narrow_swept}"
     );
     assert!(found > 1_000 && refuted > 1_000, "the beam decided too few to test it");
+    assert!(by_sweep > 1_000_000 && narrow_swept > 1_000, "the sweep decided too few to test it");
 }
 
 /// Positions of games under every policy, from `discs` discs on: the beam
@@ -102,13 +125,14 @@ fn the_beam_gives_the_oracles_verdict_on_4x4() {
 fn game_positions<G: othello_census::key::Keyed>(
     frontier_discs: u32,
     discs: u32,
+    alone: fn(&Frontier<G>, usize) -> Search<'_, G>,
     width: usize,
     uniform_games: u64,
     games: u64,
     seed: u64,
 ) -> (u64, u64) {
     let frontier = Frontier::<G>::build(frontier_discs);
-    let mut beam = beam_alone(&frontier, width);
+    let mut beam = alone(&frontier, width);
     let (mut tried, mut found) = (0u64, 0u64);
     let mut check = |p: &Position<G>| {
         if p.discs() < discs {
@@ -129,7 +153,7 @@ fn game_positions<G: othello_census::key::Keyed>(
 
 #[test]
 fn the_beam_finds_games_of_6x6_positions() {
-    let (tried, found) = game_positions::<B6>(12, 24, 1000, 6, 2, 21);
+    let (tried, found) = game_positions::<B6>(12, 24, beam_alone, 1000, 6, 2, 21);
     eprintln!("6x6: {tried} positions of games, {found} found by a beam of 1000");
     assert!(tried > 200 && found * 3 > tried, "{found} of {tried}");
 }
@@ -138,7 +162,7 @@ fn the_beam_finds_games_of_6x6_positions() {
 /// search of 10^6 positions finds fewer.
 #[test]
 fn the_beam_finds_games_of_dense_8x8_positions_the_search_does_not() {
-    let (tried, found) = game_positions::<B8>(10, 56, 1000, 1, 1, 31);
+    let (tried, found) = game_positions::<B8>(10, 56, beam_alone, 1000, 1, 1, 31);
     eprintln!("8x8: {tried} positions of 56 or more discs, {found} found by a beam of 1000");
     assert!(tried > 30 && found > 0, "{found} of {tried}");
     let frontier = Frontier::<B8>::build(10);
@@ -156,6 +180,42 @@ fn the_beam_finds_games_of_dense_8x8_positions_the_search_does_not() {
     assert!(beam_found > dfs_found, "the beam found {beam_found}, the search {dfs_found}");
 }
 
+/// The sweep alone on positions of 6x6 and 8x8 games: never unreachable,
+/// and the games it finds replay.
+#[test]
+fn the_sweep_never_calls_a_position_of_a_game_unreachable() {
+    let (tried, found) = game_positions::<B6>(12, 24, sweep_alone, 20_000, 6, 2, 23);
+    eprintln!("6x6: {tried} positions of games, {found} found by a sweep of 20,000");
+    assert!(tried > 200 && found > 0, "{found} of {tried}");
+    let (tried, found) = game_positions::<B8>(10, 50, sweep_alone, 100_000, 1, 1, 33);
+    eprintln!("8x8: {tried} positions of 50 or more discs, {found} found by a sweep of 100,000");
+    assert!(tried > 50, "{tried} positions");
+}
+
+/// Dense 8x8 samples of the estimate (seeds 1-3, generation 3) that a
+/// depth-first search of 10^6 positions and a beam of 10,000 leave
+/// undecided: a sweep of 10^6 proves them unreachable, and a depth-first
+/// search large enough to end every line (2-6 x 10^6 positions) agrees.
+#[test]
+fn the_sweep_proves_dense_8x8_samples_the_search_and_the_beam_leave() {
+    let frontier = Frontier::<B8>::build(10);
+    for line in [
+        "X-OOOOOO OOOXXXOO OXOXO-OX -X-OXOOO -XXOX-O- XOX-X-XO -OOOXXOO OOOOOXXO X",
+        "XOOO--OO XOXX-XO- -OX-XOOO OXXXO-OO OO-OOOXO OXX-XXXO OXOOOOXX O-OOX-OX O",
+        "XX-X-X-X -XOOXX-X XOOX---X XXXXOXXO X-OXOOOO OOXOX-OO -XXOX-XO OOOXX-X- X",
+    ] {
+        let p = Position::<B8>::parse(line).unwrap();
+        let mut without = Search::new(&frontier, 1_000_000).with_beam(10_000);
+        assert_eq!(without.decide(&p), Verdict::Undecided, "without the sweep: {line}");
+        let mut with = Search::new(&frontier, 1_000_000).with_beam(10_000).with_sweep(1_000_000);
+        assert_eq!(with.decide(&p), Verdict::Unreachable, "with the sweep: {line}");
+        assert_eq!(with.decided_by(), Stage::Sweep);
+        let mut deep = Search::new(&frontier, 100_000_000).with_beam(0);
+        assert_eq!(deep.decide(&p), Verdict::Unreachable, "a deep search: {line}");
+        assert_eq!(deep.decided_by(), Stage::Search);
+    }
+}
+
 /// A `--beam-width` past 10^6, or not a number, is refused in one line
 /// before any work, and the run leaves nothing behind.
 #[test]
@@ -170,5 +230,19 @@ fn a_beam_width_out_of_range_is_refused_in_one_line() {
             needle,
         );
     }
+    for (width, needle) in [("2000000000", "more than 10^9"), ("all", "not a whole number")] {
+        common::fails_with(dir.path(), &["reachable", "--position", &start, "--sweep-width", width], needle);
+        common::fails_with(
+            dir.path(),
+            &["estimate", "--size", "4", "--samples", "10", "-q", "--sweep-width", width],
+            needle,
+        );
+    }
+    // within the parser's range, but not within this machine's memory
+    common::fails_with(
+        dir.path(),
+        &["estimate", "--size", "4", "--samples", "10", "-q", "--sweep-width", "1000000000"],
+        "--sweep-width",
+    );
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "the refused runs left files");
 }

@@ -19,7 +19,8 @@ use othello_census::estimate::{
 };
 use othello_census::key::{Keyed, canonical_key};
 use othello_census::search::reachable::{
-    BEAM_WIDTH, Frontier, LayerHeld, RELAXATION_CONFLICTS, SEARCH_GENERATION, Search, Verdict, centre, odd_passes,
+    BEAM_WIDTH, Frontier, LayerHeld, RELAXATION_CONFLICTS, SEARCH_GENERATION, SWEEP_WIDTH, Search, Verdict, centre,
+    odd_passes,
 };
 
 /// The oracle's reachable positions as (black, white, black to move).
@@ -316,6 +317,7 @@ fn config(layers: Vec<u32>, samples: u64, threads: usize) -> EstimateConfig {
         exact_conflicts: 0,
         exact_solver: Default::default(),
         beam_width: 0,
+        sweep_width: 0,
         focus: Default::default(),
     }
 }
@@ -545,7 +547,20 @@ fn resolve_decides_the_undecided_samples_again() {
         serde_json::from_slice(&o.stdout).unwrap()
     };
     let small = run(
-        &["--discs", "11", "--samples", "3000", "--seed", "4", "--budget", "3", "--beam-width", "0"],
+        &[
+            "--discs",
+            "11",
+            "--samples",
+            "3000",
+            "--seed",
+            "4",
+            "--budget",
+            "3",
+            "--beam-width",
+            "0",
+            "--sweep-width",
+            "0",
+        ],
         &dir.path().join("a"),
     );
     let first = std::fs::read_dir(dir.path().join("a")).unwrap().next().unwrap().unwrap().path();
@@ -587,7 +602,18 @@ fn resolve_decides_the_undecided_samples_again() {
     assert_eq!((row[2], row[5], *row.last().unwrap()), ("3000", "0", "resolved"), "{csv}");
     // refusals, one line each
     let f = first.to_str().unwrap();
-    common::fails_with(dir.path(), &["estimate", "--resolve", f, "--budget", "3", "--beam-width", "0"], "not larger");
+    common::fails_with(
+        dir.path(),
+        &["estimate", "--resolve", f, "--budget", "3", "--beam-width", "0", "--sweep-width", "0"],
+        "not larger",
+    );
+    // the same budget and beam with a wider sweep is a stronger search:
+    // the sweep decides samples again
+    let swept =
+        run(&["--resolve", f, "--budget", "3", "--beam-width", "0", "--sweep-width", "1000"], &dir.path().join("e"));
+    assert_eq!((swept["beam_width"].as_u64(), swept["sweep_width"].as_u64()), (Some(0), Some(1000)));
+    let left = swept["totals"]["undecided"].as_u64().unwrap();
+    assert!(left < undecided, "the sweep decided none of {undecided} samples again");
     common::fails_with(dir.path(), &["estimate", "--resolve", f, "--budget", "2"], "not larger");
     let census_dir = census::<B4>(&dir.path().join("census"), LayerBy::Discs, 9, true);
     common::fails_with(
@@ -784,7 +810,10 @@ fn estimates_enter_the_catalogue_apart() {
     othello_census::report::seal::seal(&mut legacy);
     let strength = |d: &serde_json::Value| othello_census::report::estimate::validate_estimate(d).unwrap().strength();
     assert_eq!(strength(&legacy), strength(&doc));
-    assert_eq!(strength(&doc), (SEARCH_GENERATION, 2_000_000, BEAM_WIDTH as u64, Some((10, LayerHeld::OddPasses))));
+    assert_eq!(
+        strength(&doc),
+        (SEARCH_GENERATION, 2_000_000, BEAM_WIDTH as u64, SWEEP_WIDTH as u64, Some((10, LayerHeld::OddPasses)))
+    );
     // and with the whole layer of 10 discs: stronger again, so it stands
     // for seed 1 on layers 11-12
     let fifth = estimate_11_12("1", &["--census-layer".as_ref(), census.as_os_str()]);

@@ -151,6 +151,7 @@ fn coverage<G: Keyed>(
             exact_conflicts: 0,
             exact_solver: Default::default(),
             beam_width: 0,
+            sweep_width: 0,
             focus: Default::default(),
         };
         let e = estimate_on(&cfg, &frontier, used.clone(), Instant::now(), &EstimateLive::default());

@@ -29,6 +29,7 @@ fn config(layer: u32, samples: u64, seed: u64, budget: u64, focus: Focus) -> Est
         exact_conflicts: 0,
         exact_solver: Default::default(),
         beam_width: 0,
+        sweep_width: 0,
         focus,
     }
 }

@@ -126,6 +126,15 @@ fn parse_beam_width(s: &str) -> Result<usize, String> {
     Ok(w)
 }
 
+/// `--sweep-width`: a whole number of positions, 0 to 10^9.
+fn parse_sweep_width(s: &str) -> Result<usize, String> {
+    let w: usize = s.trim().parse().map_err(|_| format!("{s:?} is not a whole number of positions"))?;
+    if w > 1_000_000_000 {
+        return Err(format!("{w} is more than 10^9 positions a step (each may hold 350 bytes)"));
+    }
+    Ok(w)
+}
+
 fn parse_budget(s: &str) -> Result<u64, String> {
     let out_of_range = || format!("the budget is a number of positions from 1 to {MAX_BUDGET} (10^15)");
     match s.trim().parse::<u128>() {
@@ -235,6 +244,12 @@ pub struct EstimateArgs {
     /// none exists); 0 skips it. Verdicts stay exact. 1 to 10^6.
     #[arg(long, value_name = "WIDTH", default_value_t = othello_census::search::reachable::BEAM_WIDTH, value_parser = parse_beam_width)]
     pub beam_width: usize,
+    /// Positions a step the sweep may hold, tried where the beam gives
+    /// up: the same walk keeping every position of every step, which
+    /// proves a position unreachable when its steps die out within this
+    /// width (about 350 bytes a position); 0 skips it. 0 to 10^9.
+    #[arg(long, value_name = "WIDTH", default_value_t = othello_census::search::reachable::SWEEP_WIDTH, value_parser = parse_sweep_width)]
+    pub sweep_width: usize,
     /// The SAT solver of the exact game encoding (cadical, the default
     /// where built: `--features cadical`).
     #[arg(long, value_name = "SOLVER", value_enum, default_value_t = SatSolver::default())]
@@ -322,6 +337,12 @@ pub struct ReachableArgs {
     /// one, a proof that none exists); 0 skips it. 1 to 10^6.
     #[arg(long, value_name = "WIDTH", default_value_t = othello_census::search::reachable::BEAM_WIDTH, value_parser = parse_beam_width)]
     pub beam_width: usize,
+    /// Positions a step the sweep may hold, tried where the beam gives
+    /// up: the same walk keeping every position of every step, which
+    /// proves a position unreachable when its steps die out within this
+    /// width (about 350 bytes a position); 0 skips it. 0 to 10^9.
+    #[arg(long, value_name = "WIDTH", default_value_t = othello_census::search::reachable::SWEEP_WIDTH, value_parser = parse_sweep_width)]
+    pub sweep_width: usize,
     /// The SAT solver of the exact game encoding (cadical, the default
     /// where built: `--features cadical`).
     #[arg(long, value_name = "SOLVER", value_enum, default_value_t = SatSolver::default())]

@@ -44,19 +44,23 @@ fn check_memory(
     size: BoardSize,
     frontier_discs: u32,
     budget: u64,
-    beam_width: usize,
+    (beam_width, sweep_width): (usize, usize),
     threads: usize,
 ) -> anyhow::Result<u64> {
     check_frontier(size, frontier_discs)?;
     // the beams' memory comes first: what is left bounds the searches'
-    let beams = with_geometry!(size, G => Search::<G>::beam_bytes(beam_width)).saturating_mul(threads as u64);
+    // (a thread's sweep runs after its beam has let its memory go)
+    let beams =
+        with_geometry!(size, G => Search::<G>::beam_bytes(beam_width).max(Search::<G>::sweep_bytes(sweep_width)))
+            .saturating_mul(threads as u64);
     let available = othello_census::engine::memory::available_memory();
     if let Some(free) = available
         && beams > free / 5 * 2
     {
         bail!(
-            "--beam-width {beam_width} on {threads} thread(s): the beams may hold up to {}, more than two fifths of \
-             the memory free ({}); give a smaller --beam-width or fewer --threads",
+            "--beam-width {beam_width} and --sweep-width {sweep_width} on {threads} thread(s): the beams may hold up \
+             to {}, more than two fifths of the memory free ({}); give a smaller --beam-width or --sweep-width, or \
+             fewer --threads",
             othello_census::text::human_bytes(beams as f64),
             othello_census::text::human_bytes(free as f64)
         );
@@ -161,20 +165,23 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
     // (or any stage added by a newer generation)
     let stronger = a.budget > checked.budget
         || (a.budget == checked.budget
-            && (checked.search_generation < SEARCH_GENERATION || a.beam_width as u64 > checked.beam_width));
+            && (checked.search_generation < SEARCH_GENERATION
+                || a.beam_width as u64 > checked.beam_width
+                || (a.beam_width as u64 == checked.beam_width && a.sweep_width as u64 > checked.sweep_width)));
     if !stronger {
         bail!(
             "--budget {} is not larger than the document's {}: give a larger --budget, or the same with a \
-             --beam-width wider than its {}",
+             --beam-width wider than its {}, or the same beam with a --sweep-width wider than its {}",
             a.budget,
             checked.budget,
-            checked.beam_width
+            checked.beam_width,
+            checked.sweep_width
         );
     }
     let frontier_discs = doc["frontier_discs"].as_u64().ok_or_else(|| anyhow::anyhow!("{what}: no frontier"))? as u32;
     let size = BoardSize::from_n(checked.n)?;
     let threads = othello_census::engine::resources::threads(a.threads);
-    let reserved = check_memory(size, frontier_discs, a.budget, a.beam_width, threads)?;
+    let reserved = check_memory(size, frontier_discs, a.budget, (a.beam_width, a.sweep_width), threads)?;
     let started = std::time::Instant::now();
     let e = with_geometry!(size, G => {
         othello_census::estimate::check_undecided::<G>(checked.seed, &checked.layers, &listed)
@@ -224,6 +231,7 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
                 exact_conflicts: a.exact_conflicts,
                 exact_solver: a.sat_solver.into(),
                 beam_width: a.beam_width,
+                sweep_width: a.sweep_width,
             },
             threads,
             &checked.layers,
@@ -255,6 +263,7 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
             exact_conflicts: a.exact_conflicts,
             exact_solver: a.sat_solver.into(),
             beam_width: a.beam_width,
+            sweep_width: a.sweep_width,
             focus: checked.focus,
             frontier_discs,
             frontier_classes: frontier.classes() as u64,
@@ -283,7 +292,7 @@ fn config(a: &EstimateArgs) -> anyhow::Result<(EstimateConfig, u64)> {
     let layers = parse_discs(&a.discs, a.size.n())?;
     let frontier_discs = a.frontier.unwrap_or_else(|| default_frontier_discs(a.size));
     let threads = othello_census::engine::resources::threads(a.threads);
-    let reserved = check_memory(a.size, frontier_discs, a.budget, a.beam_width, threads)?;
+    let reserved = check_memory(a.size, frontier_discs, a.budget, (a.beam_width, a.sweep_width), threads)?;
     let samples = match (a.samples, a.time) {
         (Some(s), _) => Some(s),
         (None, None) => Some(100_000),
@@ -307,6 +316,7 @@ fn config(a: &EstimateArgs) -> anyhow::Result<(EstimateConfig, u64)> {
             exact_conflicts: a.exact_conflicts,
             exact_solver: a.sat_solver.into(),
             beam_width: a.beam_width,
+            sweep_width: a.sweep_width,
             focus: a.focus.into(),
         },
         reserved,
@@ -451,18 +461,25 @@ fn report(a: &EstimateArgs, e: &Estimate, command_line: &str) -> anyhow::Result<
 }
 
 /// What the beam did with an undecided position, for `reachable`'s line.
-fn beam_words(width: usize) -> String {
-    if width == 0 {
-        ", no beam (--beam-width 0)".into()
+fn beam_words(width: usize, sweep: usize) -> String {
+    let beam = if width == 0 {
+        ", no beam (--beam-width 0)".to_string()
     } else {
         format!(", the beam of {width} dropped positions and found no game")
+    };
+    if sweep > width {
+        format!("{beam}, the sweep met a step of more than {sweep} positions")
+    } else if sweep == 0 {
+        format!("{beam}, no sweep (--sweep-width 0)")
+    } else {
+        format!("{beam}, no sweep (a --sweep-width of {sweep} is not above the beam's)")
     }
 }
 
 pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
     let size = super::args::size_for_position(a.size, &a.position)?;
     let frontier_discs = a.frontier.unwrap_or_else(|| default_frontier_discs(size));
-    let reserved = check_memory(size, frontier_discs, a.budget, a.beam_width, 1)?;
+    let reserved = check_memory(size, frontier_discs, a.budget, (a.beam_width, a.sweep_width), 1)?;
     with_geometry!(size, G => {
         let p = othello_census::board::Position::<G>::parse(&a.position).map_err(|e| anyhow::anyhow!("--position: {e}"))?;
         let layer = read_census_layer::<G>(a.census_layer.as_deref(), None, frontier_discs, reserved, a.json)?;
@@ -470,7 +487,8 @@ pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
         let mut search = Search::new(&frontier, a.budget)
             .with_relaxation(a.sat_conflicts)
             .with_exact(a.exact_conflicts, a.sat_solver.into())
-            .with_beam(a.beam_width);
+            .with_beam(a.beam_width)
+            .with_sweep(a.sweep_width);
         let verdict = if used.is_some() { search.decide_with_layer(&p) } else { search.decide(&p) };
         let (word, game) = match &verdict {
             Verdict::Reachable(g) => {
@@ -510,6 +528,10 @@ pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
                     "reachable (found by the beam), by the game (replayed): {}",
                     g.join(" ")
                 )?,
+                Some(g) if search.decided_by() == Stage::Sweep => crate::outln!(
+                    "reachable (found by the sweep), by the game (replayed): {}",
+                    g.join(" ")
+                )?,
                 Some(g) => crate::outln!("reachable, by the game (replayed): {}", g.join(" "))?,
                 None if word == "unreachable" => match search.decided_by() {
                     Stage::Search => crate::outln!(
@@ -524,15 +546,19 @@ pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
                         "unreachable (proven by the beam: every line walked, none dropped, {} positions)",
                         search.nodes()
                     )?,
+                    Stage::Sweep => crate::outln!(
+                        "unreachable (proven by the sweep: every line walked, every step whole, {} positions)",
+                        search.nodes()
+                    )?,
                     stage => crate::outln!("unreachable (proven by the {})", stage.name())?,
                 },
                 None if a.exact_conflicts > 0 => crate::outln!(
-                    "undecided: the search visited its budget of {} positions{}, and the exact encoding spent its {} conflicts (raise --budget, --beam-width or --exact-conflicts)",
-                    a.budget, beam_words(a.beam_width), a.exact_conflicts
+                    "undecided: the search visited its budget of {} positions{}, and the exact encoding spent its {} conflicts (raise --budget, --beam-width, --sweep-width or --exact-conflicts)",
+                    a.budget, beam_words(a.beam_width, a.sweep_width), a.exact_conflicts
                 )?,
                 None => crate::outln!(
-                    "undecided: the search visited its budget of {} positions{} (raise --budget or --beam-width, or give --exact-conflicts)",
-                    a.budget, beam_words(a.beam_width)
+                    "undecided: the search visited its budget of {} positions{} (raise --budget, --beam-width or --sweep-width, or give --exact-conflicts)",
+                    a.budget, beam_words(a.beam_width, a.sweep_width)
                 )?,
             }
             let layer = used.as_ref().map_or(String::new(), |u| format!(", census layer of {} discs", u.discs));

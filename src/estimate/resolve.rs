@@ -41,6 +41,8 @@ pub struct SearchLimits {
     pub exact_solver: Solver,
     /// The beam's width where the search runs out (0: not tried).
     pub beam_width: usize,
+    /// The sweep's width where the beam gives up (0: not tried).
+    pub sweep_width: usize,
 }
 
 /// What [`resolve`] makes: the layers' estimates with the samples decided
@@ -102,7 +104,8 @@ pub fn resolve<G: Keyed>(
     let searches = Searches::new(frontier, limits.budget)
         .with_relaxation(limits.relaxation_conflicts)
         .with_exact(limits.exact_conflicts, limits.exact_solver)
-        .with_beam(limits.beam_width);
+        .with_beam(limits.beam_width)
+        .with_sweep(limits.sweep_width);
     // a sample a task: a handful of samples, each a long search
     let again: Vec<Option<(Tally, bool)>> = pool.install(|| {
         undecided

@@ -43,6 +43,9 @@ pub struct EstimateConfig {
     /// The width of the beam tried where the depth-first search runs out
     /// (0: not tried; [`crate::search::reachable::BEAM_WIDTH`] by default).
     pub beam_width: usize,
+    /// The width of the sweep tried where the beam gives up (0: not
+    /// tried; [`crate::search::reachable::SWEEP_WIDTH`] by default).
+    pub sweep_width: usize,
     /// Which samples are decided.
     pub focus: Focus,
 }
@@ -97,6 +100,8 @@ pub struct Estimate {
     pub exact_solver: Solver,
     /// The beam's width (0: not tried).
     pub beam_width: usize,
+    /// The sweep's width (0: not tried).
+    pub sweep_width: usize,
     /// Which samples were decided.
     pub focus: Focus,
     /// Discs of the frontier, and the classes it held.
@@ -255,7 +260,8 @@ pub fn estimate_on<G: Keyed>(
     let searches = Searches::new(frontier, cfg.budget)
         .with_relaxation(cfg.relaxation_conflicts)
         .with_exact(cfg.exact_conflicts, cfg.exact_solver)
-        .with_beam(cfg.beam_width);
+        .with_beam(cfg.beam_width)
+        .with_sweep(cfg.sweep_width);
     if let Some(s) = cfg.samples {
         live.planned.store(s, Ordering::Relaxed);
     }
@@ -302,6 +308,7 @@ pub fn estimate_on<G: Keyed>(
         exact_conflicts: cfg.exact_conflicts,
         exact_solver: cfg.exact_solver,
         beam_width: cfg.beam_width,
+        sweep_width: cfg.sweep_width,
         focus: cfg.focus,
         frontier_discs: frontier.discs(),
         frontier_classes: frontier.classes() as u64,

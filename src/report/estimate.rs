@@ -97,6 +97,7 @@ pub fn estimate_json(e: &Estimate, command: &str, exact: &BTreeMap<u32, ExactLay
         "exact_conflicts": e.exact_conflicts,
         "exact_solver": e.exact_solver.name(),
         "beam_width": e.beam_width,
+        "sweep_width": e.sweep_width,
         "focus": e.focus.name(),
         "search_generation": e.search_generation,
         "frontier_discs": e.frontier_discs,
@@ -251,6 +252,11 @@ fn check_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
         Value::Null => 0,
         w => w.as_u64().ok_or_else(|| format!("a beam width of {w}, not a whole number"))?,
     };
+    // documents before generation 5 had no sweep
+    let sweep_width = match &doc["sweep_width"] {
+        Value::Null => 0,
+        w => w.as_u64().ok_or_else(|| format!("a sweep width of {w}, not a whole number"))?,
+    };
     let mut out = Vec::new();
     for l in doc["layers"].as_array().ok_or("no layers")? {
         let k = l["discs"].as_u64().filter(|k| (4..=(n * n) as u64).contains(k)).ok_or("a layer without discs")? as u32;
@@ -327,7 +333,17 @@ fn check_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
     if version >= 3 {
         super::seal::verify(doc)?;
     }
-    Ok(CheckedEstimate { n, seed, budget, search_generation, beam_width, census_layer, focus, layers: out })
+    Ok(CheckedEstimate {
+        n,
+        seed,
+        budget,
+        search_generation,
+        beam_width,
+        sweep_width,
+        census_layer,
+        focus,
+        layers: out,
+    })
 }
 
 /// The document's totals are those of its layers' tallies: the sample
@@ -402,20 +418,21 @@ pub fn census_layer_of(doc: &Value, n: u32) -> Result<Option<(u32, LayerHeld)>, 
 }
 
 /// How strong an estimate's searches were ([`CheckedEstimate::strength`]):
-/// the generation of their conditions, the budget, then the census layer
-/// (disc count, what it held).
-pub type Strength = (u32, u64, u64, Option<(u32, LayerHeld)>);
+/// the generation of their conditions, the budget, the beam's width, the
+/// sweep's width, then the census layer (disc count, what it held).
+pub type Strength = (u32, u64, u64, u64, Option<(u32, LayerHeld)>);
 
 impl CheckedEstimate {
     /// How strong its searches were, in the order the catalogue prefers
     /// runs: the generation of their conditions first (newer conditions
     /// prune more: the first generation left 1.09% of a 6x6 run
     /// undecided, the second 0.32% at the same budget), then the budget,
-    /// then the beam's width, then the census layer (none below any; a
+    /// then the beam's width, then the sweep's, then the census layer
+    /// (none below any; a
     /// higher one above a lower, and of one disc count the whole layer
     /// above its odd-pass positions).
     pub fn strength(&self) -> Strength {
-        (self.search_generation, self.budget, self.beam_width, self.census_layer)
+        (self.search_generation, self.budget, self.beam_width, self.sweep_width, self.census_layer)
     }
 }
 
@@ -435,6 +452,9 @@ pub struct CheckedEstimate {
     /// The beam's width where its searches ran out (0: none, and for
     /// documents without `beam_width`).
     pub beam_width: u64,
+    /// The sweep's width where its beams gave up (0: none, and for
+    /// documents without `sweep_width`).
+    pub sweep_width: u64,
     /// The census layer its searches also stopped at, if any: its disc
     /// count and what it held.
     pub census_layer: Option<(u32, LayerHeld)>,

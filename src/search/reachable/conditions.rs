@@ -86,12 +86,14 @@ pub fn placeable<G: Geometry>(occ: u64) -> bool {
 /// [`RELAXATION_CONFLICTS`] conflicts, on positions [`RELAXATION_ABOVE`]
 /// discs or more above the layer answered from; 4 (2026-11-27, the
 /// second session): and the beam where the depth-first search runs out
-/// (`beam_width` in the documents, [`super::BEAM_WIDTH`] by default). A
+/// (`beam_width` in the documents, [`super::BEAM_WIDTH`] by default); 5
+/// (2026-11-27, the third session): and the sweep where the beam gives up
+/// (`sweep_width`, [`super::SWEEP_WIDTH`] by default). A
 /// newer generation decides every sample an older one decides at the same
 /// budget (its stages are added after the older ones'), so `estimate
 /// --resolve` takes documents of older generations. Raise it when a
 /// condition is added.
-pub const SEARCH_GENERATION: u32 = 4;
+pub const SEARCH_GENERATION: u32 = 5;
 
 /// The conditions every reachable position meets that the search tests on
 /// each position before it searches below it: [`placeable`],

@@ -8,7 +8,7 @@ use crate::search::class_set::ClassSet;
 use crate::search::flip_history::{Relaxation, flip_history};
 use crate::search::game_encoding::{Exact, Solver, exact_game_with};
 
-use super::beam::{BeamOutcome, beam};
+use super::beam::{BeamOutcome, Walk, beam};
 use super::class::class_of;
 use super::*;
 
@@ -54,6 +54,10 @@ pub struct Search<'f, G: Keyed> {
     /// The width of the beam tried where the depth-first search runs out
     /// (0: not tried; [`super::beam`]).
     beam_width: usize,
+    /// The sweep: while no step of the beam has dropped a position, its
+    /// steps are kept whole up to this many positions (0: the beam's
+    /// width only; [`super::beam`]).
+    sweep_width: usize,
     /// What decided the last position asked.
     decided_by: Stage,
 }
@@ -75,6 +79,9 @@ pub enum Stage {
     /// frontier, or every line walked without dropping one
     /// ([`super::beam`]).
     Beam,
+    /// The sweep, where the beam gave up: a line to the frontier, or
+    /// every line walked with every step kept whole ([`super::beam`]).
+    Sweep,
     /// The exact game encoding, after the search ran out: a game, or
     /// unsatisfiable ([`crate::search::game_encoding`]); or, undecided,
     /// its conflict budget spent.
@@ -90,6 +97,7 @@ impl Stage {
             Stage::FlipHistory => "flip-history relaxation (SAT: unsatisfiable)",
             Stage::Search => "backward search",
             Stage::Beam => "beam (backward search keeping the most compact positions of each step)",
+            Stage::Sweep => "sweep (backward search keeping every position of each step)",
             Stage::Exact => "exact game encoding (SAT)",
         }
     }
@@ -119,6 +127,7 @@ impl<'f, G: Keyed> Search<'f, G> {
             exact_conflicts: 0,
             exact_solver: Solver::default(),
             beam_width: 0,
+            sweep_width: 0,
             decided_by: Stage::Search,
         }
     }
@@ -127,6 +136,14 @@ impl<'f, G: Keyed> Search<'f, G> {
     /// the depth-first search runs out (0: never).
     pub fn with_beam(mut self, width: usize) -> Self {
         self.beam_width = width;
+        self
+    }
+
+    /// The same search, its beam keeping every position of a step, up to
+    /// `width`, until a step must drop one (the sweep: a walk that never
+    /// drops proves the position unreachable; 0: the beam's width only).
+    pub fn with_sweep(mut self, width: usize) -> Self {
+        self.sweep_width = width;
         self
     }
 
@@ -177,6 +194,12 @@ impl<'f, G: Keyed> Search<'f, G> {
     /// ([`super::beam`]).
     pub fn beam_bytes(width: usize) -> u64 {
         super::beam::beam_bytes(width)
+    }
+
+    /// The most memory the sweep of `width` holds at once (it runs after
+    /// the beam has let its memory go; [`super::beam`]).
+    pub fn sweep_bytes(width: usize) -> u64 {
+        super::beam::sweep_bytes(width)
     }
 
     /// Positions visited by the last [`Search::decide`].
@@ -271,17 +294,22 @@ impl<'f, G: Keyed> Search<'f, G> {
         }
         self.decided_by = if p.discs() <= self.answered_to { Stage::Frontier } else { Stage::Search };
         match self.visit(*p, 0) {
-            Err(OutOfBudget) if self.beam_width > 0 => self.beam(p),
+            Err(OutOfBudget) if self.beam_width > 0 || self.sweep_width > 0 => self.beam(p),
             r => r,
         }
     }
 
-    /// The beam on `p`, where the depth-first search ran out.
+    /// The beam on `p`, where the depth-first search ran out, and the
+    /// sweep where the beam gives up.
     fn beam(&mut self, p: &Position<G>) -> Result<bool, OutOfBudget> {
-        let (frontier, use_layer) = (self.frontier, self.use_layer);
         self.decided_by = Stage::Beam;
-        let refuted = &self.unreachable;
-        match beam(p, self.beam_width, |q| frontier.decides(q, use_layer), |k| refuted.contains(k), &mut self.nodes) {
+        let mut outcome =
+            if self.beam_width > 0 { self.walk(p, Walk::Beam(self.beam_width)) } else { BeamOutcome::GaveUp };
+        if matches!(outcome, BeamOutcome::GaveUp) && self.sweep_width > self.beam_width {
+            self.decided_by = Stage::Sweep;
+            outcome = self.walk(p, Walk::Sweep(self.sweep_width));
+        }
+        match outcome {
             BeamOutcome::Found(line) => {
                 self.line = line;
                 Ok(true)
@@ -292,6 +320,12 @@ impl<'f, G: Keyed> Search<'f, G> {
                 Err(OutOfBudget)
             }
         }
+    }
+
+    fn walk(&mut self, p: &Position<G>, walk: Walk) -> BeamOutcome<G> {
+        let (frontier, use_layer) = (self.frontier, self.use_layer);
+        let refuted = &self.unreachable;
+        beam(p, walk, |q| frontier.decides(q, use_layer), |k| refuted.contains(k), &mut self.nodes)
     }
 
     fn visit(&mut self, p: Position<G>, depth: usize) -> Result<bool, OutOfBudget> {
@@ -390,6 +424,7 @@ pub struct Searches<'f, G: Keyed> {
     exact_conflicts: u64,
     exact_solver: Solver,
     beam_width: usize,
+    sweep_width: usize,
     held: std::sync::Mutex<Vec<Search<'f, G>>>,
 }
 
@@ -403,6 +438,7 @@ impl<'f, G: Keyed> Searches<'f, G> {
             exact_conflicts: 0,
             exact_solver: Solver::default(),
             beam_width: 0,
+            sweep_width: 0,
             held: std::sync::Mutex::new(Vec::new()),
         }
     }
@@ -411,6 +447,13 @@ impl<'f, G: Keyed> Searches<'f, G> {
     /// [`Search::with_beam`]).
     pub fn with_beam(mut self, width: usize) -> Self {
         self.beam_width = width;
+        self
+    }
+
+    /// The same, their sweep `width` positions wide (0: none;
+    /// [`Search::with_sweep`]).
+    pub fn with_sweep(mut self, width: usize) -> Self {
+        self.sweep_width = width;
         self
     }
 
@@ -437,6 +480,7 @@ impl<'f, G: Keyed> Searches<'f, G> {
                 .with_relaxation(self.relaxation_conflicts)
                 .with_exact(self.exact_conflicts, self.exact_solver)
                 .with_beam(self.beam_width)
+                .with_sweep(self.sweep_width)
         });
         LentSearch { search: Some(search), from: self }
     }
