@@ -3,10 +3,11 @@
 # with and without the flip-history relaxation, at the same per-sample
 # limits (issue 50's table). Usage:
 #   scripts/decider-stages.sh BIN [SAMPLES] [SEED] [BUDGET] [LAYERS...]
-# SETTINGS="SAT:EXACT[:BEAM] ..." in the environment: the settings
+# SETTINGS="SAT:EXACT[:BEAM[:SWEEP]] ..." in the environment: the settings
 # compared, each the flip-history relaxation's conflicts, the exact
-# encoding's, and the beam's width (default 0: none; default settings
-# "0:0 20000:0": without and with the relaxation, no exact stage or beam).
+# encoding's, the beam's width and the sweep's (default 0: none; default
+# settings "0:0 20000:0": without and with the relaxation, no exact stage,
+# beam, and the build's default sweep).
 # Prints one line per layer and setting: samples, joined, unreachable by
 # the relaxation, reachable and unreachable decided by the exact encoding,
 # reachable, unreachable, undecided, seconds.
@@ -19,20 +20,25 @@ shift $(( $# < 4 ? $# : 4 ))
 layers=("$@")
 [ ${#layers[@]} -gt 0 ] || layers=(44 48 52 56 60 64)
 echo "# $($bin --version); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); $(nproc) cores"
-echo "# discs sat_conflicts exact_conflicts beam_width samples joined relaxed exact_reachable exact_unreachable reachable unreachable undecided seconds"
+echo "# discs sat_conflicts exact_conflicts beam_width sweep_width samples joined relaxed exact_reachable exact_unreachable reachable unreachable undecided seconds"
 for d in "${layers[@]}"; do
     for setting in ${SETTINGS:-0:0 20000:0}; do
-        IFS=: read -r c x w <<< "$setting"
+        IFS=: read -r c x w s <<< "$setting"
         w=${w:-0}
+        # builds before the sweep (generation 5) have no --sweep-width: it is
+        # given only when the setting names it (else the build's default)
+        sweep=()
+        [ -z "$s" ] || sweep=(--sweep-width "$s")
+        s=${s:-default}
         start=$(date +%s.%N)
         json=$($bin estimate --size 8 --discs "$d" --samples "$samples" --seed "$seed" --budget "$budget" \
-            --sat-conflicts "$c" --exact-conflicts "$x" --beam-width "$w" --threads 1 --json -q)
+            --sat-conflicts "$c" --exact-conflicts "$x" --beam-width "$w" "${sweep[@]}" --threads 1 --json -q)
         end=$(date +%s.%N)
         JSON=$json python3 -c '
 import json, os, sys
-d, c, x, w, start, end = sys.argv[1:]
+d, c, x, w, s, start, end = sys.argv[1:]
 t = json.loads(os.environ["JSON"])["layers"][0]["tally"]
-print(d, c, x, w, t["samples"], t["joined"], t.get("relaxed", 0), t.get("exact_reachable", 0), t.get("exact_unreachable", 0),
-      t["reachable"], t["unreachable"], t["undecided"], f"{float(end) - float(start):.1f}")' "$d" "$c" "$x" "$w" "$start" "$end"
+print(d, c, x, w, s, t["samples"], t["joined"], t.get("relaxed", 0), t.get("exact_reachable", 0), t.get("exact_unreachable", 0),
+      t["reachable"], t["unreachable"], t["undecided"], f"{float(end) - float(start):.1f}")' "$d" "$c" "$x" "$w" "$s" "$start" "$end"
     done
 done
