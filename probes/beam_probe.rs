@@ -16,7 +16,7 @@ fn main() {
     let positions: Vec<Position<B8>> =
         std::io::stdin().lock().lines().map(|l| Position::<B8>::parse(&l.unwrap()).unwrap()).collect();
     for &w in &widths {
-        // SWEEP: steps kept whole up to this many positions until one drops
+        // SWEEP: the sweep's width, tried where the beam gives up (0: none)
         let sweep = std::env::var("SWEEP").map_or(0, |v| v.parse().unwrap());
         let mut s = Search::new(&frontier, budget).with_beam(w).with_sweep(sweep);
         let (mut found, mut gone, mut gave) = (0, 0, 0);

@@ -181,7 +181,8 @@ fn the_beam_finds_games_of_dense_8x8_positions_the_search_does_not() {
 }
 
 /// The sweep alone on positions of 6x6 and 8x8 games: never unreachable,
-/// and the games it finds replay.
+/// and the games it finds (some on 6x6; on dense 8x8 positions its steps
+/// outgrow the width and it gives up) replay.
 #[test]
 fn the_sweep_never_calls_a_position_of_a_game_unreachable() {
     let (tried, found) = game_positions::<B6>(12, 24, sweep_alone, 20_000, 6, 2, 23);

@@ -614,6 +614,34 @@ fn resolve_decides_the_undecided_samples_again() {
     assert_eq!((swept["beam_width"].as_u64(), swept["sweep_width"].as_u64()), (Some(0), Some(1000)));
     let left = swept["totals"]["undecided"].as_u64().unwrap();
     assert!(left < undecided, "the sweep decided none of {undecided} samples again");
+    // and what it decided agrees with the run that decided every sample:
+    // never more reachable or unreachable samples than that run found
+    let (s, d) = (&swept["layers"][0]["tally"], &direct["layers"][0]["tally"]);
+    assert_eq!(s["samples"], d["samples"]);
+    for field in ["reachable", "unreachable", "terminal"] {
+        assert!(s[field].as_u64().unwrap() <= d[field].as_u64().unwrap(), "{field}: {s} beside {d}");
+    }
+    assert_eq!(
+        s["reachable"].as_u64().unwrap() + s["unreachable"].as_u64().unwrap() + left,
+        d["reachable"].as_u64().unwrap() + d["unreachable"].as_u64().unwrap()
+    );
+    // a sweep no wider than the beam is never tried, so it is no stronger
+    let swept_file = std::fs::read_dir(dir.path().join("e")).unwrap().next().unwrap().unwrap().path();
+    common::fails_with(
+        dir.path(),
+        &[
+            "estimate",
+            "--resolve",
+            swept_file.to_str().unwrap(),
+            "--budget",
+            "3",
+            "--beam-width",
+            "0",
+            "--sweep-width",
+            "1000",
+        ],
+        "not larger",
+    );
     common::fails_with(dir.path(), &["estimate", "--resolve", f, "--budget", "2"], "not larger");
     let census_dir = census::<B4>(&dir.path().join("census"), LayerBy::Discs, 9, true);
     common::fails_with(
@@ -814,6 +842,17 @@ fn estimates_enter_the_catalogue_apart() {
         strength(&doc),
         (SEARCH_GENERATION, 2_000_000, BEAM_WIDTH as u64, SWEEP_WIDTH as u64, Some((10, LayerHeld::OddPasses)))
     );
+    // a document from before the sweep had none; a sweep no wider than the
+    // beam was never tried
+    let mut no_sweep = doc.clone();
+    no_sweep.as_object_mut().unwrap().remove("sweep_width");
+    othello_census::report::seal::seal(&mut no_sweep);
+    assert_eq!(strength(&no_sweep).3, 0);
+    let mut narrow_sweep = doc.clone();
+    narrow_sweep["sweep_width"] = serde_json::json!(BEAM_WIDTH / 2);
+    othello_census::report::seal::seal(&mut narrow_sweep);
+    assert_eq!(strength(&narrow_sweep).3, 0);
+    assert!(strength(&doc) > strength(&no_sweep));
     // and with the whole layer of 10 discs: stronger again, so it stands
     // for seed 1 on layers 11-12
     let fifth = estimate_11_12("1", &["--census-layer".as_ref(), census.as_os_str()]);

@@ -130,7 +130,7 @@ fn parse_beam_width(s: &str) -> Result<usize, String> {
 fn parse_sweep_width(s: &str) -> Result<usize, String> {
     let w: usize = s.trim().parse().map_err(|_| format!("{s:?} is not a whole number of positions"))?;
     if w > 1_000_000_000 {
-        return Err(format!("{w} is more than 10^9 positions a step (each may hold 350 bytes)"));
+        return Err(format!("{w} is more than 10^9 positions a step (each may hold 450 bytes)"));
     }
     Ok(w)
 }
@@ -247,7 +247,7 @@ pub struct EstimateArgs {
     /// Positions a step the sweep may hold, tried where the beam gives
     /// up: the same walk keeping every position of every step, which
     /// proves a position unreachable when its steps die out within this
-    /// width (about 350 bytes a position); 0 skips it. 0 to 10^9.
+    /// width (about 450 bytes a position); 0 skips it. 0 to 10^9.
     #[arg(long, value_name = "WIDTH", default_value_t = othello_census::search::reachable::SWEEP_WIDTH, value_parser = parse_sweep_width)]
     pub sweep_width: usize,
     /// The SAT solver of the exact game encoding (cadical, the default
@@ -340,7 +340,7 @@ pub struct ReachableArgs {
     /// Positions a step the sweep may hold, tried where the beam gives
     /// up: the same walk keeping every position of every step, which
     /// proves a position unreachable when its steps die out within this
-    /// width (about 350 bytes a position); 0 skips it. 0 to 10^9.
+    /// width (about 450 bytes a position); 0 skips it. 0 to 10^9.
     #[arg(long, value_name = "WIDTH", default_value_t = othello_census::search::reachable::SWEEP_WIDTH, value_parser = parse_sweep_width)]
     pub sweep_width: usize,
     /// The SAT solver of the exact game encoding (cadical, the default

@@ -167,15 +167,18 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
         || (a.budget == checked.budget
             && (checked.search_generation < SEARCH_GENERATION
                 || a.beam_width as u64 > checked.beam_width
-                || (a.beam_width as u64 == checked.beam_width && a.sweep_width as u64 > checked.sweep_width)));
+                || (a.beam_width as u64 == checked.beam_width
+                    && othello_census::report::estimate::effective_sweep(a.beam_width as u64, a.sweep_width as u64)
+                        > checked.sweep())));
     if !stronger {
         bail!(
             "--budget {} is not larger than the document's {}: give a larger --budget, or the same with a \
-             --beam-width wider than its {}, or the same beam with a --sweep-width wider than its {}",
+             --beam-width wider than its {}, or the same beam with a --sweep-width wider than its {} (and than \
+             the beam: a narrower sweep is never tried)",
             a.budget,
             checked.budget,
             checked.beam_width,
-            checked.sweep_width
+            checked.sweep()
         );
     }
     let frontier_discs = doc["frontier_discs"].as_u64().ok_or_else(|| anyhow::anyhow!("{what}: no frontier"))? as u32;
@@ -468,7 +471,10 @@ fn beam_words(width: usize, sweep: usize) -> String {
         format!(", the beam of {width} dropped positions and found no game")
     };
     if sweep > width {
-        format!("{beam}, the sweep met a step of more than {sweep} positions")
+        format!(
+            "{beam}, the sweep met a step of more than {sweep} positions or held more than {} in all",
+            sweep.saturating_mul(othello_census::search::reachable::SWEEP_HELD)
+        )
     } else if sweep == 0 {
         format!("{beam}, no sweep (--sweep-width 0)")
     } else {

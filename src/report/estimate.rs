@@ -432,8 +432,20 @@ impl CheckedEstimate {
     /// higher one above a lower, and of one disc count the whole layer
     /// above its odd-pass positions).
     pub fn strength(&self) -> Strength {
-        (self.search_generation, self.budget, self.beam_width, self.sweep_width, self.census_layer)
+        (self.search_generation, self.budget, self.beam_width, self.sweep(), self.census_layer)
     }
+
+    /// The width of the sweep its searches tried: 0 where none was (a
+    /// sweep no wider than the beam is never tried).
+    pub fn sweep(&self) -> u64 {
+        effective_sweep(self.beam_width, self.sweep_width)
+    }
+}
+
+/// The width of the sweep a search of these widths tries: `sweep` where
+/// it is wider than the beam, else 0 (none is tried).
+pub fn effective_sweep(beam_width: u64, sweep_width: u64) -> u64 {
+    if sweep_width > beam_width { sweep_width } else { 0 }
 }
 
 /// What [`validate_estimate`] read from a document.

@@ -98,7 +98,7 @@ struct Held<G: Geometry> {
 
 /// The sweep's default width: on undecided dense 8x8 samples (44-56
 /// discs) it proves about one in seven unreachable, at about 2.5 s a
-/// sample and 350 MB (4 x 10^6: one in three, 7 s, 1.4 GB; the
+/// sample and 450 MB (4 x 10^6: one in three, 7 s, 1.8 GB; the
 /// results/benchmarks). A default every machine can give a thread.
 pub const SWEEP_WIDTH: usize = 1_000_000;
 
@@ -112,13 +112,21 @@ pub const BEAM_WIDTH: usize = 10_000;
 /// like one that dropped positions). It bounds the beam's memory.
 const CANDIDATES_PER_KEPT: usize = 64;
 
+/// A candidate of a step: its score, class and position.
+type Candidate<G> = (u32, Class, Held<G>);
+
+/// Bytes a class takes in the set of classes met: the set is at most
+/// seven eighths full and doubles when it grows, so up to four times the
+/// class (with its control byte).
+const MET_BYTES: u64 = 4 * std::mem::size_of::<Class>() as u64;
+
 /// The most memory a beam of `width` holds: the candidates of a step and
-/// their classes met, and the positions of every step kept.
-pub const fn beam_bytes(width: usize) -> u64 {
-    // a candidate: score, class and position (48 bytes); its class in the
-    // set of met classes (16 bytes, at most half full, doubling: 64); the
-    // steps kept: at most 64 of `width` positions
-    (width as u64).saturating_mul(CANDIDATES_PER_KEPT as u64 * (48 + 64) + 64 * 24)
+/// their classes met, and the positions of every step kept (at most 64
+/// steps of `width`).
+pub const fn beam_bytes<G: Geometry>(width: usize) -> u64 {
+    let candidate = std::mem::size_of::<Candidate<G>>() as u64;
+    let held = std::mem::size_of::<Held<G>>() as u64;
+    (width as u64).saturating_mul(CANDIDATES_PER_KEPT as u64 * (candidate + MET_BYTES) + 64 * held)
 }
 
 /// Positions a sweep of `width` may hold over all its steps, in units of
@@ -129,10 +137,14 @@ pub const fn beam_bytes(width: usize) -> u64 {
 pub const SWEEP_HELD: usize = 8;
 
 /// The most memory a sweep of `width` holds: a step's candidates (twice
-/// the width, for the vector's doubling) and their classes met, and the
-/// positions held over its steps.
-pub const fn sweep_bytes(width: usize) -> u64 {
-    (width as u64).saturating_mul(2 * 48 + 64 + SWEEP_HELD as u64 * 24)
+/// the width, for the vector's doubling) and their classes met (only
+/// those that go into the step: the frontier's answers are not kept), and
+/// the positions held over its steps. About 450 bytes a position of width
+/// on 8x8.
+pub const fn sweep_bytes<G: Geometry>(width: usize) -> u64 {
+    let candidate = std::mem::size_of::<Candidate<G>>() as u64;
+    let held = std::mem::size_of::<Held<G>>() as u64;
+    (width as u64).saturating_mul(2 * candidate + MET_BYTES + SWEEP_HELD as u64 * held)
 }
 
 /// Walks down from `p`, keeping its steps as `walk` says. `answered`:
@@ -151,7 +163,7 @@ pub(super) fn beam<G: Keyed>(
     let mut met: FxHashSet<Class> = FxHashSet::default();
     let mut complete = true;
     let mut preds = Vec::new();
-    let mut next: Vec<(u32, Class, Held<G>)> = Vec::new();
+    let mut next: Vec<Candidate<G>> = Vec::new();
     let (width, cap, held_cap) = match walk {
         Walk::Beam(w) => (w, w.saturating_mul(CANDIDATES_PER_KEPT), usize::MAX),
         Walk::Sweep(w) => (w, w.saturating_add(1), w.saturating_mul(SWEEP_HELD)),
@@ -170,11 +182,18 @@ pub(super) fn beam<G: Keyed>(
             predecessors_with::<G, true>(&h.p, &mut preds);
             for q in &preds {
                 let key = class_of(q);
-                if refuted(key) || !met.insert(key) {
+                if refuted(key) {
+                    continue;
+                }
+                // the frontier's answers are asked again rather than kept
+                // in `met`: a step just above the frontier meets many more
+                // of them than it keeps
+                let answer = answered(q);
+                if answer.is_none() && !met.insert(key) {
                     continue;
                 }
                 *nodes += 1;
-                match answered(q) {
+                match answer {
                     Some(true) => {
                         // the line: q, then back up through the steps
                         let mut line = vec![*q];

@@ -48,7 +48,7 @@ mod frontier;
 mod search;
 mod unmoves;
 
-pub use beam::{BEAM_WIDTH, SWEEP_WIDTH};
+pub use beam::{BEAM_WIDTH, SWEEP_HELD, SWEEP_WIDTH};
 pub use conditions::*;
 pub use frontier::*;
 pub use search::*;

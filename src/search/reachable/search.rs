@@ -54,9 +54,9 @@ pub struct Search<'f, G: Keyed> {
     /// The width of the beam tried where the depth-first search runs out
     /// (0: not tried; [`super::beam`]).
     beam_width: usize,
-    /// The sweep: while no step of the beam has dropped a position, its
-    /// steps are kept whole up to this many positions (0: the beam's
-    /// width only; [`super::beam`]).
+    /// The width of the sweep tried where the beam gives up: every
+    /// position of every step, up to this many a step (0, or not above
+    /// the beam's width: not tried; [`super::beam`]).
     sweep_width: usize,
     /// What decided the last position asked.
     decided_by: Stage,
@@ -139,9 +139,11 @@ impl<'f, G: Keyed> Search<'f, G> {
         self
     }
 
-    /// The same search, its beam keeping every position of a step, up to
-    /// `width`, until a step must drop one (the sweep: a walk that never
-    /// drops proves the position unreachable; 0: the beam's width only).
+    /// The same search, trying the sweep of `width` positions a step where
+    /// the beam gives up: the walk keeping every position of every step,
+    /// which gives up at the first step it would have to drop from, and
+    /// otherwise finds a game or proves the position unreachable (0, or
+    /// not above the beam's width: never).
     pub fn with_sweep(mut self, width: usize) -> Self {
         self.sweep_width = width;
         self
@@ -193,13 +195,13 @@ impl<'f, G: Keyed> Search<'f, G> {
     /// The most memory the beam of `width` holds at once
     /// ([`super::beam`]).
     pub fn beam_bytes(width: usize) -> u64 {
-        super::beam::beam_bytes(width)
+        super::beam::beam_bytes::<G>(width)
     }
 
     /// The most memory the sweep of `width` holds at once (it runs after
     /// the beam has let its memory go; [`super::beam`]).
     pub fn sweep_bytes(width: usize) -> u64 {
-        super::beam::sweep_bytes(width)
+        super::beam::sweep_bytes::<G>(width)
     }
 
     /// Positions visited by the last [`Search::decide`].
@@ -238,11 +240,13 @@ impl<'f, G: Keyed> Search<'f, G> {
         let upper = std::mem::take(&mut self.line);
         let bottom = upper[0];
         if !self.frontier.contains(&bottom) {
-            let (nodes, budget) = (self.nodes, self.budget);
+            // the stage that found the line is the one that decided
+            let (nodes, budget, decided_by) = (self.nodes, self.budget, self.decided_by);
             self.budget = u64::MAX;
             let below = self.search(&bottom, false);
             self.budget = budget;
             self.nodes += nodes;
+            self.decided_by = decided_by;
             assert!(matches!(below, Ok(true)), "a census-layer position is reachable");
             // self.line: frontier position up to `bottom`
             self.line.extend_from_slice(&upper[1..]);
