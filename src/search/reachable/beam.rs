@@ -96,10 +96,11 @@ struct Held<G: Geometry> {
     from: u32,
 }
 
-/// The sweep's default width: on undecided dense 8x8 samples (44-56
-/// discs) it proves about one in seven unreachable, at about 2.5 s a
-/// sample and 450 MB (4 x 10^6: one in three, 7 s, 1.8 GB; the
-/// results/benchmarks). A default every machine can give a thread.
+/// The sweep's default width: it proved 23% of the undecided samples of
+/// the three 8x8 runs unreachable (nearly all of 44-55 discs), about 3 s
+/// a sample and 460 MB; on 40 of them, 5 at 10^6 and 12 at 4 x 10^6
+/// (7.4 s a sample, 1.1 GB; results/benchmarks). A default that every
+/// machine can give each thread.
 pub const SWEEP_WIDTH: usize = 1_000_000;
 
 /// The beam's default width: on dense 8x8 positions it finds about half
