@@ -37,7 +37,11 @@
 //! [`Verdict::Undecided`], never a guess.
 //!
 //! Its rooms: [`conditions`] the cheap conditions, [`unmoves`] the
-//! predecessors, [`frontier`] where searches stop, [`search`] the search.
+//! predecessors, [`frontier`] where searches stop, [`search`] the search,
+//! [`beam`] the walks tried where it runs out (the beam, which keeps the
+//! most compact positions of each step and finds games, and the sweep,
+//! which keeps every position of each step and proves positions
+//! unreachable), [`class`] the class a position is remembered by.
 
 pub use crate::search::game::{Game, ReplayError};
 
