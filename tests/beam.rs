@@ -217,27 +217,21 @@ fn the_sweep_proves_dense_8x8_samples_the_search_and_the_beam_leave() {
     }
 }
 
-/// A `--beam-width` past 10^6, or not a number, is refused in one line
-/// before any work, and the run leaves nothing behind.
+/// A `--beam-width` past 10^6 or a `--sweep-width` past 10^9, or either
+/// not a number, is refused in one line before any work (and a sweep too
+/// large for memory), and the runs leave nothing behind.
 #[test]
 fn a_beam_width_out_of_range_is_refused_in_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let start = Position::<B6>::start().line();
-    for (width, needle) in [("2000000", "more than 10^6"), ("wide", "not a whole number")] {
-        common::fails_with(dir.path(), &["reachable", "--position", &start, "--beam-width", width], needle);
-        common::fails_with(
-            dir.path(),
-            &["estimate", "--size", "4", "--samples", "10", "-q", "--beam-width", width],
-            needle,
-        );
-    }
-    for (width, needle) in [("2000000000", "more than 10^9"), ("all", "not a whole number")] {
-        common::fails_with(dir.path(), &["reachable", "--position", &start, "--sweep-width", width], needle);
-        common::fails_with(
-            dir.path(),
-            &["estimate", "--size", "4", "--samples", "10", "-q", "--sweep-width", width],
-            needle,
-        );
+    for (flag, width, needle) in [
+        ("--beam-width", "2000000", "more than 10^6"),
+        ("--beam-width", "wide", "not a whole number"),
+        ("--sweep-width", "2000000000", "more than 10^9"),
+        ("--sweep-width", "all", "not a whole number"),
+    ] {
+        common::fails_with(dir.path(), &["reachable", "--position", &start, flag, width], needle);
+        common::fails_with(dir.path(), &["estimate", "--size", "4", "--samples", "10", "-q", flag, width], needle);
     }
     // within the parser's range, but not within this machine's memory
     common::fails_with(
