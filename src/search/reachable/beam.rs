@@ -170,6 +170,7 @@ pub(super) fn beam<G: Keyed>(
         Walk::Sweep(w) => (w, w.saturating_add(1), w.saturating_mul(SWEEP_HELD)),
     };
     let mut held = 1usize;
+    let ranked = matches!(walk, Walk::Beam(_));
     loop {
         let here = steps.last().expect("a step");
         next.clear();
@@ -206,7 +207,11 @@ pub(super) fn beam<G: Keyed>(
                         return BeamOutcome::Found(line);
                     }
                     Some(false) => {}
-                    None => next.push((compactness(q), key, Held { p: *q, from: i as u32 })),
+                    None => {
+                        // only the beam ranks a step; the sweep never drops
+                        let score = if ranked { compactness(q) } else { 0 };
+                        next.push((score, key, Held { p: *q, from: i as u32 }))
+                    }
                 }
             }
         }
