@@ -691,6 +691,123 @@ fn resolve_decides_the_undecided_samples_again() {
     );
 }
 
+/// A resolve keeps what it has decided in its `--out` directory
+/// (`resolve-<ID>.progress`) and a rerun takes it as it is: here a
+/// progress file written by hand says one sample stayed undecided, which
+/// a whole resolve decides, and the resumed resolve reports it undecided
+/// (so it was taken, not searched again). A second process of the same
+/// resolve, and a damaged progress file, are refused in one line, the
+/// file left as it was; a finished resolve leaves no progress file.
+#[test]
+fn a_resolve_resumes_from_its_progress_file() {
+    use othello_census::estimate::{Decided, ResolveId, ResolveProgress, SearchLimits, Tally, write_progress};
+    let dir = tempfile::tempdir().unwrap();
+    let settings = [
+        "--budget",
+        "1000000",
+        "--sat-conflicts",
+        "20000",
+        "--exact-conflicts",
+        "0",
+        "--sat-solver",
+        "batsat",
+        "--beam-width",
+        "10000",
+        "--sweep-width",
+        "1000000",
+    ];
+    let run = |args: &[&str], out: &std::path::Path| -> serde_json::Value {
+        let o = Command::new(common::bin())
+            .args(["estimate", "--size", "4", "-q", "--json", "--out"])
+            .arg(out)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{o:?}");
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let small = run(
+        &[
+            "--discs",
+            "11",
+            "--samples",
+            "3000",
+            "--seed",
+            "4",
+            "--budget",
+            "3",
+            "--beam-width",
+            "0",
+            "--sweep-width",
+            "0",
+        ],
+        &dir.path().join("a"),
+    );
+    let first = std::fs::read_dir(dir.path().join("a")).unwrap().next().unwrap().unwrap().path();
+    let f = first.to_str().unwrap();
+    let listed = small["undecided_samples"].as_array().unwrap().clone();
+    assert!(listed.len() > 20);
+    let whole = run(&[&["--resolve", f][..], &settings].concat(), &dir.path().join("b"));
+    assert_eq!(whole["totals"]["undecided"], 0);
+    let names = |d: &str| -> Vec<String> {
+        std::fs::read_dir(dir.path().join(d))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into())
+            .collect()
+    };
+    assert_eq!(names("b").len(), 1, "only the document: {:?}", names("b"));
+    // the progress of the same resolve into p: the first listed sample
+    // decided "undecided"
+    let limits = SearchLimits {
+        budget: 1_000_000,
+        relaxation_conflicts: 20_000,
+        exact_conflicts: 0,
+        exact_solver: othello_census::search::game_encoding::Solver::BatSat,
+        beam_width: 10_000,
+        sweep_width: 1_000_000,
+    };
+    let id = ResolveId::of(&std::fs::read(&first).unwrap(), SEARCH_GENERATION, &limits, 0);
+    let p_dir = dir.path().join("p");
+    std::fs::create_dir(&p_dir).unwrap();
+    let (discs, index) = (listed[0]["discs"].as_u64().unwrap() as u32, listed[0]["index"].as_u64().unwrap());
+    let terminal = sample_position::<B4>(4, discs, index).status() == othello_census::board::Status::Terminal;
+    let tally =
+        Tally { samples: 1, joined: 1, undecided: 1, undecided_terminal: u64::from(terminal), ..Tally::default() };
+    let progress = ResolveProgress { id, done: vec![Decided { discs, index, tally, terminal }] };
+    write_progress(&id.path_in(&p_dir), &progress).unwrap();
+    // a second process of this resolve is refused while the lock is held
+    let resolve_args: Vec<&str> =
+        [&["estimate", "--size", "4", "-q", "--out", p_dir.to_str().unwrap(), "--resolve", f][..], &settings].concat();
+    {
+        let _held = othello_census::formats::atomic::try_lock(&id.lock_in(&p_dir), &p_dir, "resolve").unwrap();
+        common::fails_with(dir.path(), &resolve_args, "another othello-census process");
+    }
+    // a damaged progress file is refused and left as it was
+    let good = std::fs::read(id.path_in(&p_dir)).unwrap();
+    let mut bad = good.clone();
+    let at = bad.len() - 20;
+    bad[at] ^= 1;
+    std::fs::write(id.path_in(&p_dir), &bad).unwrap();
+    common::fails_with(dir.path(), &resolve_args, "move it aside");
+    assert_eq!(std::fs::read(id.path_in(&p_dir)).unwrap(), bad);
+    std::fs::write(id.path_in(&p_dir), &good).unwrap();
+    // resumed: the sample the progress file holds is taken as it says
+    let resumed = run(&[&["--resolve", f][..], &settings].concat(), &p_dir);
+    assert_eq!(resumed["totals"]["undecided"], 1);
+    assert_eq!(resumed["undecided_samples"][0]["index"], index);
+    assert_eq!(resumed["resolved"]["retried"], listed.len());
+    assert_eq!(resumed["resolved"]["decided"], listed.len() - 1);
+    for field in ["samples", "joined"] {
+        assert_eq!(resumed["layers"][0]["tally"][field], whole["layers"][0]["tally"][field]);
+    }
+    let sum = |d: &serde_json::Value| {
+        ["reachable", "unreachable", "undecided"].map(|k| d["layers"][0]["tally"][k].as_u64().unwrap())
+    };
+    let (w, r) = (sum(&whole), sum(&resumed));
+    assert_eq!(w.iter().sum::<u64>(), r.iter().sum::<u64>());
+    assert!(!id.path_in(&p_dir).exists() && !id.lock_in(&p_dir).exists(), "{:?}", names("p"));
+}
+
 #[test]
 fn estimate_command_writes_its_json() {
     let dir = tempfile::tempdir().unwrap();

@@ -185,6 +185,27 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
     let size = BoardSize::from_n(checked.n)?;
     let threads = othello_census::engine::resources::threads(a.threads);
     let reserved = check_memory(size, frontier_discs, a.budget, (a.beam_width, a.sweep_width), threads)?;
+    let limits = othello_census::estimate::SearchLimits {
+        budget: a.budget,
+        relaxation_conflicts: a.sat_conflicts,
+        exact_conflicts: a.exact_conflicts,
+        exact_solver: a.sat_solver.into(),
+        beam_width: a.beam_width,
+        sweep_width: a.sweep_width,
+    };
+    // what this resolve decided before it was stopped or killed, kept in
+    // --out (the census layer is checked below to be the document's)
+    let census_classes = doc["census_layer"]["classes"].as_u64().unwrap_or(0);
+    let id = othello_census::estimate::ResolveId::of(text.as_bytes(), SEARCH_GENERATION, &limits, census_classes);
+    let progress = match &a.out {
+        Some(dir) => Some(ResolveKeeper::open(dir, id, &listed, a.quiet)?),
+        None => {
+            if !a.quiet {
+                note("no --out: the samples decided are not kept until the end; give --out DIR to resume after a stop");
+            }
+            None
+        }
+    };
     let started = std::time::Instant::now();
     let e = with_geometry!(size, G => {
         othello_census::estimate::check_undecided::<G>(checked.seed, &checked.layers, &listed)
@@ -215,35 +236,51 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
         }
         let (frontier, used) = with_census_layer(Frontier::<G>::build(frontier_discs), layer);
         let frontier_seconds = started.elapsed().as_secs_f64();
+        let before = progress.as_ref().map_or(Vec::new(), |p| p.before.clone());
         if !a.quiet {
             note(format!(
-                "deciding again {} undecided samples of seed {} at a budget of {} positions",
-                listed.len(),
+                "deciding again {} undecided samples of seed {} at a budget of {} positions{}",
+                listed.len() - before.len(),
                 checked.seed,
-                a.budget
+                a.budget,
+                if before.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({} more decided by an earlier run of this resolve, taken from its progress file)", before.len())
+                }
             ));
         }
+        let keep = |d: othello_census::estimate::Decided| {
+            if let Some(p) = &progress {
+                p.add(d);
+            }
+        };
         let searching = std::time::Instant::now();
         let stop = super::signals::stop_flag();
         let r = othello_census::estimate::resolve::<G>(
             &frontier,
             checked.seed,
-            othello_census::estimate::SearchLimits {
-                budget: a.budget,
-                relaxation_conflicts: a.sat_conflicts,
-                exact_conflicts: a.exact_conflicts,
-                exact_solver: a.sat_solver.into(),
-                beam_width: a.beam_width,
-                sweep_width: a.sweep_width,
-            },
+            limits,
             threads,
             &checked.layers,
             &listed,
+            &before,
+            &keep,
             stop,
         )
         .map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
         let Some((layers, still)) = r else {
-            note("stopped by a signal: nothing written, the document given is as it was");
+            match &progress {
+                Some(p) => {
+                    let kept = p.flush()?;
+                    note(format!(
+                        "stopped by a signal: the document given is as it was; the {kept} samples decided again so \
+                         far are kept in {}, and the same command resumes after them",
+                        p.path.display()
+                    ));
+                }
+                None => note("stopped by a signal: nothing written, the document given is as it was"),
+            }
             return Ok(ExitCode::from(130));
         };
         let seconds = searching.elapsed().as_secs_f64();
@@ -285,7 +322,85 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
         }
     });
     report(a, &e, command_line)?;
+    if let Some(p) = progress {
+        p.finish()?;
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A resolve's progress kept in its `--out` directory
+/// ([`othello_census::estimate::ResolveProgress`]): the lock that keeps a
+/// second process from the same resolve, what an earlier run decided, and
+/// the samples decided since, written at most every [`KEEP_EVERY`] and on
+/// a stop.
+struct ResolveKeeper {
+    path: std::path::PathBuf,
+    _lock: othello_census::formats::atomic::FileLock,
+    before: Vec<othello_census::estimate::Decided>,
+    state: std::sync::Mutex<(othello_census::estimate::ResolveProgress, std::time::Instant, bool)>,
+}
+
+/// How often a resolve's progress file is rewritten while samples finish.
+const KEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+
+impl ResolveKeeper {
+    fn open(
+        dir: &std::path::Path,
+        id: othello_census::estimate::ResolveId,
+        listed: &[othello_census::estimate::UndecidedSample],
+        quiet: bool,
+    ) -> anyhow::Result<ResolveKeeper> {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let path = id.path_in(dir);
+        let lock = othello_census::formats::atomic::try_lock(&id.lock_in(dir), &path, "resolve")?;
+        let found = othello_census::estimate::read_progress(&path, id, listed)
+            .map_err(|e| anyhow::anyhow!("{e}; move it aside to decide every sample again"))?;
+        let before = found.map_or(Vec::new(), |p| p.done);
+        if !before.is_empty() && !quiet {
+            note(format!("resuming from {}: {} of {} samples decided", path.display(), before.len(), listed.len()));
+        }
+        let progress = othello_census::estimate::ResolveProgress { id, done: before.clone() };
+        Ok(ResolveKeeper {
+            path,
+            _lock: lock,
+            before,
+            state: std::sync::Mutex::new((progress, std::time::Instant::now(), false)),
+        })
+    }
+
+    /// Records a sample decided; rewrites the file when the last write is
+    /// older than [`KEEP_EVERY`]. A failed write is reported once and the
+    /// resolve goes on (its document is written at the end regardless).
+    fn add(&self, d: othello_census::estimate::Decided) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.0.done.push(d);
+        if s.1.elapsed() >= KEEP_EVERY {
+            s.1 = std::time::Instant::now();
+            if let Err(e) = othello_census::estimate::write_progress(&self.path, &s.0)
+                && !s.2
+            {
+                s.2 = true;
+                note(format!("warning: cannot keep the resolve's progress ({e}); it goes on"));
+            }
+        }
+    }
+
+    /// Writes what is recorded; returns how many samples it holds.
+    fn flush(&self) -> anyhow::Result<usize> {
+        let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        othello_census::estimate::write_progress(&self.path, &s.0)?;
+        Ok(s.0.done.len())
+    }
+
+    /// The resolved document is written: the progress file is no longer
+    /// needed.
+    fn finish(self) -> anyhow::Result<()> {
+        match std::fs::remove_file(&self.path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(anyhow::anyhow!("cannot remove {}: {e}", self.path.display())),
+        }
+    }
 }
 
 /// The estimate's settings from its arguments: the layers, the frontier

@@ -44,6 +44,18 @@ pub struct Tally {
     /// documents before version 4).
     #[serde(default)]
     pub not_terminal: u64,
+    /// Of the reachable, those the beam found; of the unreachable, those
+    /// it proved (absent from documents before 2026-11-28).
+    #[serde(default)]
+    pub beam_reachable: u64,
+    #[serde(default)]
+    pub beam_unreachable: u64,
+    /// Of the reachable, those the sweep found; of the unreachable, those
+    /// it proved (absent from documents before 2026-11-28).
+    #[serde(default)]
+    pub sweep_reachable: u64,
+    #[serde(default)]
+    pub sweep_unreachable: u64,
 }
 
 impl Tally {
@@ -64,6 +76,10 @@ impl Tally {
         self.exact_reachable += o.exact_reachable;
         self.exact_unreachable += o.exact_unreachable;
         self.not_terminal += o.not_terminal;
+        self.beam_reachable += o.beam_reachable;
+        self.beam_unreachable += o.beam_unreachable;
+        self.sweep_reachable += o.sweep_reachable;
+        self.sweep_unreachable += o.sweep_unreachable;
         self
     }
 }

@@ -37,7 +37,8 @@
 //!
 //! Its rooms: [`draw`] the candidates, [`figures`] tallies and intervals,
 //! [`allocation`] the rounds' shares, [`run`] a run, [`resolve`] samples
-//! decided again, [`census_layer`] the layer searches stop at, [`memory`]
+//! decided again, [`resolve_progress`] what a resolve has decided so far,
+//! [`census_layer`] the layer searches stop at, [`memory`]
 //! whether the searches fit.
 
 mod allocation;
@@ -46,6 +47,7 @@ mod draw;
 mod figures;
 mod memory;
 mod resolve;
+mod resolve_progress;
 mod run;
 
 pub use census_layer::*;
@@ -53,6 +55,7 @@ pub use draw::*;
 pub use figures::*;
 pub use memory::*;
 pub use resolve::*;
+pub use resolve_progress::*;
 pub use run::*;
 
 use allocation::{allocate, costs, round_size, work_done};

@@ -90,6 +90,14 @@ pub fn check_undecided<G: Keyed>(
 /// so the result is what the same rounds would have found at `budget`
 /// (not what a run at `budget` finds: its rounds, shared by cost, differ).
 /// Refused when a listed position is not the sample its seed draws.
+///
+/// `before` holds what an earlier, unfinished resolve of the same
+/// document and limits decided ([`ResolveProgress`]): those samples are
+/// taken as they are, not searched again. `decided` is called with each
+/// sample as its searches end (from the searching threads), so that the
+/// caller can keep its progress. Stopped by `stop`, it returns `None`;
+/// what `decided` was given stands.
+#[allow(clippy::too_many_arguments)]
 pub fn resolve<G: Keyed>(
     frontier: &Frontier<G>,
     seed: u64,
@@ -97,9 +105,13 @@ pub fn resolve<G: Keyed>(
     threads: usize,
     layers: &[(u32, Tally)],
     undecided: &[UndecidedSample],
+    before: &[Decided],
+    decided: &(dyn Fn(Decided) + Sync),
     stop: &AtomicBool,
 ) -> Result<Option<ResolvedLayers>, ResolveError> {
     check_undecided::<G>(seed, layers, undecided)?;
+    let earlier: std::collections::HashMap<(u32, u64), (Tally, bool)> =
+        before.iter().map(|d| ((d.discs, d.index), (d.tally, d.terminal))).collect();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().expect("thread pool");
     let searches = Searches::new(frontier, limits.budget)
         .with_relaxation(limits.relaxation_conflicts)
@@ -114,13 +126,18 @@ pub fn resolve<G: Keyed>(
             .map_init(
                 || searches.take(),
                 |search, u| {
+                    if let Some(&found) = earlier.get(&(u.discs, u.index)) {
+                        return Some(found);
+                    }
                     if stop.load(Ordering::Relaxed) {
                         return None;
                     }
                     let terminal = sample_position::<G>(seed, u.discs, u.index).status() == Status::Terminal;
                     // an undecided sample was searched, so deciding it
                     // again needs no focus
-                    Some((one_sample(search, seed, u.discs, u.index, Focus::All), terminal))
+                    let tally = one_sample(search, seed, u.discs, u.index, Focus::All);
+                    decided(Decided { discs: u.discs, index: u.index, tally, terminal });
+                    Some((tally, terminal))
                 },
             )
             .collect()

@@ -206,6 +206,8 @@ pub(super) fn one_sample<G: Keyed>(
         Some(true) => {
             t.reachable = 1;
             t.exact_reachable = u64::from(search.decided_by() == Stage::Exact);
+            t.beam_reachable = u64::from(search.decided_by() == Stage::Beam);
+            t.sweep_reachable = u64::from(search.decided_by() == Stage::Sweep);
             t.terminal = terminal as u64;
             let (_, orbit) = canonical_and_orbit(&p);
             t.by_orbit[match orbit {
@@ -218,6 +220,8 @@ pub(super) fn one_sample<G: Keyed>(
             t.unreachable = 1;
             t.relaxed = u64::from(search.decided_by() == Stage::FlipHistory);
             t.exact_unreachable = u64::from(search.decided_by() == Stage::Exact);
+            t.beam_unreachable = u64::from(search.decided_by() == Stage::Beam);
+            t.sweep_unreachable = u64::from(search.decided_by() == Stage::Sweep);
         }
         None => {
             t.undecided = 1;

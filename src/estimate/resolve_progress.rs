@@ -1,0 +1,298 @@
+//! A resolve's progress: the samples it has decided again so far, kept so
+//! that a resolve stopped or killed (by a signal, the end of a session, a
+//! crash) resumes after them instead of deciding every sample again. A
+//! resolve of an 8x8 document takes hours; before this file it wrote
+//! nothing until its last sample.
+//!
+//! The file is `resolve-<ID>.progress` in the resolve's `--out` directory,
+//! ID the 16 hex digits of [`ResolveId`]: the source document's bytes and
+//! the settings that decide a sample's verdict. A resolve with the same
+//! document and settings into the same directory takes the samples listed
+//! and searches only the others; one with other settings has another ID,
+//! so it never mixes verdicts of two searches. The file is rewritten
+//! atomically (`formats::framed::write_head_file`) and removed once the
+//! resolved document is written. Its layout: `docs/estimate.md`, "The
+//! resolve's progress file".
+
+use std::path::{Path, PathBuf};
+
+use bincode::de::Decoder;
+use bincode::enc::Encoder;
+use bincode::error::{DecodeError, EncodeError};
+use bincode::{Decode, Encode};
+use xxhash_rust::xxh3::Xxh3;
+
+use super::{SearchLimits, Tally, UndecidedSample};
+use crate::formats::framed::{FileKind, FrameError, MAGIC_RESOLVE, read_head_file, write_head_file};
+
+/// The kind of file: magic `OTHRSLV\0`, version 1.
+pub const RESOLVE_PROGRESS_KIND: FileKind =
+    FileKind { magic: MAGIC_RESOLVE, version: 1, name: "resolve progress file" };
+
+/// The identity of a resolve: the xxh3-64 of its source document's bytes,
+/// the search generation of this build, and every limit of
+/// [`SearchLimits`] and the census layer's size. Two resolves of one ID
+/// decide every sample alike (the searches are deterministic).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResolveId(pub u64);
+
+impl ResolveId {
+    /// The ID of resolving the document whose bytes are `document` with
+    /// searches of `limits`, of generation `generation`, stopping also at
+    /// a census layer of `census_classes` classes (0: none).
+    pub fn of(document: &[u8], generation: u32, limits: &SearchLimits, census_classes: u64) -> ResolveId {
+        let mut h = Xxh3::new();
+        h.update(b"othello-census resolve 1\0");
+        h.update(&(document.len() as u64).to_le_bytes());
+        h.update(document);
+        let words = [
+            u64::from(generation),
+            limits.budget,
+            limits.relaxation_conflicts,
+            limits.exact_conflicts,
+            limits.exact_solver as u64,
+            limits.beam_width as u64,
+            limits.sweep_width as u64,
+            census_classes,
+        ];
+        for w in words {
+            h.update(&w.to_le_bytes());
+        }
+        ResolveId(h.digest())
+    }
+
+    /// The progress file's path in directory `dir`.
+    pub fn path_in(&self, dir: &Path) -> PathBuf {
+        dir.join(format!("resolve-{:016x}.progress", self.0))
+    }
+
+    /// The lock file's path in directory `dir` (held while a resolve of
+    /// this ID runs there).
+    pub fn lock_in(&self, dir: &Path) -> PathBuf {
+        dir.join(format!("resolve-{:016x}.lock", self.0))
+    }
+}
+
+/// One sample decided again: which, what its searches found (the
+/// one-sample tally of `estimate::one_sample`), and whether it is
+/// terminal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decided {
+    pub discs: u32,
+    pub index: u64,
+    pub tally: Tally,
+    pub terminal: bool,
+}
+
+/// The progress file's content.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResolveProgress {
+    /// The resolve it belongs to.
+    pub id: ResolveId,
+    /// The samples decided so far, in the order they finished.
+    pub done: Vec<Decided>,
+}
+
+/// The counters of a tally in a progress file.
+const TALLY_WORDS: usize = 20;
+
+/// A tally's counters in their documented order (20 u64, the last one
+/// reserved, zero).
+fn tally_words(t: &Tally) -> [u64; TALLY_WORDS] {
+    [
+        t.samples,
+        t.joined,
+        t.reachable,
+        t.unreachable,
+        t.undecided,
+        t.terminal,
+        t.undecided_terminal,
+        t.by_orbit[0],
+        t.by_orbit[1],
+        t.by_orbit[2],
+        t.nodes,
+        t.relaxed,
+        t.exact_reachable,
+        t.exact_unreachable,
+        t.not_terminal,
+        t.beam_reachable,
+        t.beam_unreachable,
+        t.sweep_reachable,
+        t.sweep_unreachable,
+        0,
+    ]
+}
+
+fn tally_of(w: [u64; TALLY_WORDS]) -> Tally {
+    Tally {
+        samples: w[0],
+        joined: w[1],
+        reachable: w[2],
+        unreachable: w[3],
+        undecided: w[4],
+        terminal: w[5],
+        undecided_terminal: w[6],
+        by_orbit: [w[7], w[8], w[9]],
+        nodes: w[10],
+        relaxed: w[11],
+        exact_reachable: w[12],
+        exact_unreachable: w[13],
+        not_terminal: w[14],
+        beam_reachable: w[15],
+        beam_unreachable: w[16],
+        sweep_reachable: w[17],
+        sweep_unreachable: w[18],
+    }
+}
+
+impl Encode for ResolveProgress {
+    fn encode<E: Encoder>(&self, e: &mut E) -> Result<(), EncodeError> {
+        self.id.0.encode(e)?;
+        (self.done.len() as u64).encode(e)?;
+        for d in &self.done {
+            (d.discs, d.index, u8::from(d.terminal)).encode(e)?;
+            tally_words(&d.tally).encode(e)?;
+        }
+        Ok(())
+    }
+}
+
+impl<C> Decode<C> for ResolveProgress {
+    fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
+        let id = ResolveId(u64::decode(d)?);
+        let len = u64::decode(d)?;
+        let mut done = Vec::new();
+        for _ in 0..len {
+            let (discs, index, terminal) = <(u32, u64, u8)>::decode(d)?;
+            if terminal > 1 {
+                return Err(DecodeError::Other("a terminal flag other than 0 or 1"));
+            }
+            let words = <[u64; TALLY_WORDS]>::decode(d)?;
+            if words[TALLY_WORDS - 1] != 0 {
+                return Err(DecodeError::Other("a reserved tally word other than zero"));
+            }
+            let tally = tally_of(words);
+            done.push(Decided { discs, index, tally, terminal: terminal == 1 });
+        }
+        Ok(ResolveProgress { id, done })
+    }
+}
+bincode::impl_borrow_decode!(ResolveProgress);
+
+/// Writes `p` atomically (temporary file, fsync, rename, fsync of the
+/// directory).
+pub fn write_progress(path: &Path, p: &ResolveProgress) -> Result<(), FrameError> {
+    write_head_file(path, &RESOLVE_PROGRESS_KIND, p)
+}
+
+/// Reads and checks the progress file of resolve `id` at `path` against
+/// the samples the document lists: `None` when there is none; refused
+/// when it is damaged, names another resolve, or lists a sample the
+/// document does not (or one twice), or one whose tally is not of one
+/// sample.
+pub fn read_progress(
+    path: &Path,
+    id: ResolveId,
+    listed: &[UndecidedSample],
+) -> Result<Option<ResolveProgress>, FrameError> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let p: ResolveProgress = read_head_file(path, RESOLVE_PROGRESS_KIND, 1 << 30)?;
+    let corrupt =
+        |detail: String| FrameError::Corrupt { path: path.to_path_buf(), kind: RESOLVE_PROGRESS_KIND.name, detail };
+    if p.id != id {
+        return Err(corrupt(format!("it belongs to resolve {:016x}, not {:016x}", p.id.0, id.0)));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for d in &p.done {
+        if !listed.iter().any(|u| (u.discs, u.index) == (d.discs, d.index)) {
+            return Err(corrupt(format!(
+                "sample {} of layer {} is not an undecided sample of the document",
+                d.index, d.discs
+            )));
+        }
+        if !seen.insert((d.discs, d.index)) {
+            return Err(corrupt(format!("sample {} of layer {} is listed twice", d.index, d.discs)));
+        }
+        let t = &d.tally;
+        if t.samples != 1 || t.reachable + t.unreachable + t.undecided != 1 {
+            return Err(corrupt(format!(
+                "sample {} of layer {} has a tally of more than one sample",
+                d.index, d.discs
+            )));
+        }
+    }
+    Ok(Some(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(discs: u32, index: u64) -> UndecidedSample {
+        UndecidedSample { discs, index, position: String::new() }
+    }
+
+    fn one(reachable: bool) -> Tally {
+        Tally {
+            samples: 1,
+            joined: 1,
+            reachable: u64::from(reachable),
+            unreachable: u64::from(!reachable),
+            terminal: u64::from(reachable),
+            by_orbit: [0, 0, u64::from(reachable)],
+            nodes: 12_345,
+            relaxed: 0,
+            ..Tally::default()
+        }
+    }
+
+    #[test]
+    fn a_progress_file_reads_back_and_refuses_damage_and_strangers() {
+        let dir = tempfile::tempdir().unwrap();
+        let limits = SearchLimits {
+            budget: 1_000_000,
+            relaxation_conflicts: 20_000,
+            exact_conflicts: 0,
+            exact_solver: crate::search::game_encoding::Solver::default(),
+            beam_width: 10_000,
+            sweep_width: 1_000_000,
+        };
+        let id = ResolveId::of(b"{\"a\": 1}", 5, &limits, 0);
+        // every setting and the document change the ID
+        assert_ne!(id, ResolveId::of(b"{\"a\": 2}", 5, &limits, 0));
+        assert_ne!(id, ResolveId::of(b"{\"a\": 1}", 4, &limits, 0));
+        assert_ne!(id, ResolveId::of(b"{\"a\": 1}", 5, &SearchLimits { sweep_width: 2_000_000, ..limits }, 0));
+        assert_ne!(id, ResolveId::of(b"{\"a\": 1}", 5, &limits, 7));
+        let listed = [sample(50, 3), sample(50, 9), sample(61, 2)];
+        let path = id.path_in(dir.path());
+        assert!(read_progress(&path, id, &listed).unwrap().is_none());
+        let p = ResolveProgress {
+            id,
+            done: vec![
+                Decided { discs: 61, index: 2, tally: one(true), terminal: true },
+                Decided { discs: 50, index: 3, tally: one(false), terminal: false },
+            ],
+        };
+        write_progress(&path, &p).unwrap();
+        assert_eq!(read_progress(&path, id, &listed).unwrap(), Some(p.clone()));
+        // another resolve's file, or one naming a sample not listed
+        let other = ResolveId(id.0 ^ 1);
+        assert!(read_progress(&path, other, &listed).unwrap_err().to_string().contains("belongs to resolve"));
+        assert!(read_progress(&path, id, &listed[..2]).unwrap_err().to_string().contains("not an undecided sample"));
+        // a sample twice
+        let twice = ResolveProgress { id, done: vec![p.done[0], p.done[0]] };
+        write_progress(&path, &twice).unwrap();
+        assert!(read_progress(&path, id, &listed).unwrap_err().to_string().contains("twice"));
+        // damage: a flipped byte is a checksum mismatch, a cut file is truncated
+        write_progress(&path, &p).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let mut bad = bytes.clone();
+        bad[40] ^= 4;
+        std::fs::write(&path, &bad).unwrap();
+        assert!(read_progress(&path, id, &listed).unwrap_err().to_string().contains("checksum"));
+        std::fs::write(&path, &bytes[..bytes.len() - 9]).unwrap();
+        assert!(read_progress(&path, id, &listed).is_err());
+    }
+}
