@@ -970,6 +970,22 @@ fn estimates_enter_the_catalogue_apart() {
     othello_census::report::seal::seal(&mut narrow_sweep);
     assert_eq!(strength(&narrow_sweep).3, 0);
     assert!(strength(&doc) > strength(&no_sweep));
+    // the stages' counters: absent (documents before them) they read as
+    // zero; more than the verdicts they are part of do not add up
+    let mut no_stages = doc.clone();
+    for l in no_stages["layers"].as_array_mut().unwrap() {
+        for f in ["beam_reachable", "beam_unreachable", "sweep_reachable", "sweep_unreachable"] {
+            assert!(l["tally"].as_object_mut().unwrap().remove(f).is_some(), "{f} is written");
+        }
+    }
+    othello_census::report::seal::seal(&mut no_stages);
+    assert_eq!(strength(&no_stages), strength(&doc));
+    let mut too_many = doc.clone();
+    let reachable = too_many["layers"][0]["tally"]["reachable"].as_u64().unwrap();
+    too_many["layers"][0]["tally"]["sweep_reachable"] = serde_json::json!(reachable + 1);
+    othello_census::report::seal::seal(&mut too_many);
+    let e = othello_census::report::estimate::validate_estimate(&too_many).unwrap_err().to_string();
+    assert!(e.contains("does not add up"), "{e}");
     // and with the whole layer of 10 discs: stronger again, so it stands
     // for seed 1 on layers 11-12
     let fifth = estimate_11_12("1", &["--census-layer".as_ref(), census.as_os_str()]);
