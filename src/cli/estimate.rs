@@ -199,12 +199,7 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
     let id = othello_census::estimate::ResolveId::of(text.as_bytes(), SEARCH_GENERATION, &limits, census_classes);
     let progress = match &a.out {
         Some(dir) => Some(ResolveKeeper::open(dir, id, &listed, a.quiet)?),
-        None => {
-            if !a.quiet {
-                note("no --out: the samples decided are not kept until the end; give --out DIR to resume after a stop");
-            }
-            None
-        }
+        None => None,
     };
     let started = std::time::Instant::now();
     let e = with_geometry!(size, G => {
@@ -250,6 +245,9 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
                 }
             ));
         }
+        if progress.is_none() && !a.quiet {
+            note("no --out: the samples decided are not kept until the end; give --out DIR to resume after a stop");
+        }
         let keep = |d: othello_census::estimate::Decided| {
             if let Some(p) = &progress {
                 p.add(d);
@@ -257,17 +255,28 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
         };
         let searching = std::time::Instant::now();
         let stop = super::signals::stop_flag();
-        let r = othello_census::estimate::resolve::<G>(
-            &frontier,
-            checked.seed,
-            limits,
-            threads,
-            &checked.layers,
-            &listed,
-            &before,
-            &keep,
-            stop,
-        )
+        // the progress is written by a thread of its own every KEEP_EVERY
+        // while samples finish (a sample that ends just after a write is
+        // not left unwritten until the next one ends, minutes later)
+        let searching_done = std::sync::atomic::AtomicBool::new(false);
+        let r = std::thread::scope(|scope| {
+            if let Some(p) = &progress {
+                scope.spawn(|| p.keep_writing(&searching_done));
+            }
+            let r = othello_census::estimate::resolve::<G>(
+                &frontier,
+                checked.seed,
+                limits,
+                threads,
+                &checked.layers,
+                &listed,
+                &before,
+                &keep,
+                stop,
+            );
+            searching_done.store(true, std::sync::atomic::Ordering::Relaxed);
+            r
+        })
         .map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
         let Some((layers, still)) = r else {
             match &progress {
@@ -323,7 +332,7 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
     });
     report(a, &e, command_line)?;
     if let Some(p) = progress {
-        p.finish()?;
+        p.finish();
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -331,13 +340,15 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
 /// A resolve's progress kept in its `--out` directory
 /// ([`othello_census::estimate::ResolveProgress`]): the lock that keeps a
 /// second process from the same resolve, what an earlier run decided, and
-/// the samples decided since, written at most every [`KEEP_EVERY`] and on
-/// a stop.
+/// the samples decided since, written every [`KEEP_EVERY`] while samples
+/// finish and on a stop.
 struct ResolveKeeper {
     path: std::path::PathBuf,
     _lock: othello_census::formats::atomic::FileLock,
     before: Vec<othello_census::estimate::Decided>,
-    state: std::sync::Mutex<(othello_census::estimate::ResolveProgress, std::time::Instant, bool)>,
+    /// What is recorded, and whether samples were added since the last
+    /// write.
+    state: std::sync::Mutex<(othello_census::estimate::ResolveProgress, bool)>,
 }
 
 /// How often a resolve's progress file is rewritten while samples finish.
@@ -353,6 +364,10 @@ impl ResolveKeeper {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let path = id.path_in(dir);
         let lock = othello_census::formats::atomic::try_lock(&id.lock_in(dir), &path, "resolve")?;
+        // what a kill in the middle of a write left (only this resolve
+        // writes its file, and it holds the lock)
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        othello_census::formats::atomic::remove_temporaries(dir, |t| t == name);
         let found = othello_census::estimate::read_progress(&path, id, listed)
             .map_err(|e| anyhow::anyhow!("{e}; move it aside to decide every sample again"))?;
         let before = found.map_or(Vec::new(), |p| p.done);
@@ -360,26 +375,38 @@ impl ResolveKeeper {
             note(format!("resuming from {}: {} of {} samples decided", path.display(), before.len(), listed.len()));
         }
         let progress = othello_census::estimate::ResolveProgress { id, done: before.clone() };
-        Ok(ResolveKeeper {
-            path,
-            _lock: lock,
-            before,
-            state: std::sync::Mutex::new((progress, std::time::Instant::now(), false)),
-        })
+        Ok(ResolveKeeper { path, _lock: lock, before, state: std::sync::Mutex::new((progress, false)) })
     }
 
-    /// Records a sample decided; rewrites the file when the last write is
-    /// older than [`KEEP_EVERY`]. A failed write is reported once and the
-    /// resolve goes on (its document is written at the end regardless).
+    /// Records a sample decided ([`ResolveKeeper::keep_writing`] writes it).
     fn add(&self, d: othello_census::estimate::Decided) {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         s.0.done.push(d);
-        if s.1.elapsed() >= KEEP_EVERY {
-            s.1 = std::time::Instant::now();
+        s.1 = true;
+    }
+
+    /// Until `done`, writes the file every [`KEEP_EVERY`] when samples
+    /// were added since the last write. A failed write is reported once
+    /// and the resolve goes on (its document is written at the end
+    /// regardless).
+    fn keep_writing(&self, done: &std::sync::atomic::AtomicBool) {
+        let mut last = std::time::Instant::now();
+        let mut warned = false;
+        while !done.load(std::sync::atomic::Ordering::Relaxed) {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            if last.elapsed() < KEEP_EVERY {
+                continue;
+            }
+            last = std::time::Instant::now();
+            let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            if !s.1 {
+                continue;
+            }
+            s.1 = false;
             if let Err(e) = othello_census::estimate::write_progress(&self.path, &s.0)
-                && !s.2
+                && !warned
             {
-                s.2 = true;
+                warned = true;
                 note(format!("warning: cannot keep the resolve's progress ({e}); it goes on"));
             }
         }
@@ -394,11 +421,14 @@ impl ResolveKeeper {
 
     /// The resolved document is written: the progress file is no longer
     /// needed.
-    fn finish(self) -> anyhow::Result<()> {
+    fn finish(self) {
         match std::fs::remove_file(&self.path) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(anyhow::anyhow!("cannot remove {}: {e}", self.path.display())),
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => note(format!(
+                "warning: the resolved document is written, but {} could not be removed ({e}); remove it",
+                self.path.display()
+            )),
         }
     }
 }

@@ -204,9 +204,10 @@ pub fn read_progress(
     if p.id != id {
         return Err(corrupt(format!("it belongs to resolve {:016x}, not {:016x}", p.id.0, id.0)));
     }
+    let listed: std::collections::HashSet<(u32, u64)> = listed.iter().map(|u| (u.discs, u.index)).collect();
     let mut seen = std::collections::HashSet::new();
     for d in &p.done {
-        if !listed.iter().any(|u| (u.discs, u.index) == (d.discs, d.index)) {
+        if !listed.contains(&(d.discs, d.index)) {
             return Err(corrupt(format!(
                 "sample {} of layer {} is not an undecided sample of the document",
                 d.index, d.discs

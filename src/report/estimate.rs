@@ -271,8 +271,11 @@ fn check_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
             || t.undecided_terminal > t.undecided
             || t.by_orbit.iter().sum::<u64>() != t.reachable
             || t.joined > t.samples
-            || t.exact_reachable + t.beam_reachable + t.sweep_reachable > t.reachable
-            || t.relaxed + t.exact_unreachable + t.beam_unreachable + t.sweep_unreachable > t.unreachable
+            || t.exact_reachable.saturating_add(t.beam_reachable).saturating_add(t.sweep_reachable) > t.reachable
+            || [t.relaxed, t.exact_unreachable, t.beam_unreachable, t.sweep_unreachable]
+                .into_iter()
+                .fold(0u64, u64::saturating_add)
+                > t.unreachable
         {
             return Err(format!("layer {k}: the tally does not add up"));
         }
