@@ -1041,6 +1041,18 @@ fn estimates_enter_the_catalogue_apart() {
     othello_census::report::seal::seal(&mut too_many);
     let e = othello_census::report::estimate::validate_estimate(&too_many).unwrap_err().to_string();
     assert!(e.contains("does not add up"), "{e}");
+    // counters whose sum wraps around to the samples do not add up either
+    let mut wrapped = doc.clone();
+    let t = &mut wrapped["layers"][0]["tally"];
+    let (r, u) = (t["reachable"].as_u64().unwrap(), t["unreachable"].as_u64().unwrap());
+    // reachable + u + 1 and unreachable u64::MAX: the sum is the samples
+    // plus 2^64
+    t["reachable"] = serde_json::json!(r + u + 1);
+    t["by_orbit"][2] = serde_json::json!(t["by_orbit"][2].as_u64().unwrap() + u + 1);
+    t["unreachable"] = serde_json::json!(u64::MAX);
+    othello_census::report::seal::seal(&mut wrapped);
+    let e = othello_census::report::estimate::validate_estimate(&wrapped).unwrap_err().to_string();
+    assert!(e.contains("does not add up"), "{e}");
     // and with the whole layer of 10 discs: stronger again, so it stands
     // for seed 1 on layers 11-12
     let fifth = estimate_11_12("1", &["--census-layer".as_ref(), census.as_os_str()]);

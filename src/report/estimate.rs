@@ -265,17 +265,18 @@ fn check_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
             return Err(format!("layer {k}: {c} candidates, but there are {}", candidates(n, k)));
         }
         let t: Tally = serde_json::from_value(l["tally"].clone()).map_err(|e| format!("layer {k}: no tally ({e})"))?;
-        if t.reachable + t.unreachable + t.undecided + t.not_terminal != t.samples
+        // sums in u128: a document's counters are untrusted, and sums that
+        // wrapped could add up
+        let sum = |xs: &[u64]| xs.iter().map(|&x| u128::from(x)).sum::<u128>();
+        if sum(&[t.reachable, t.unreachable, t.undecided, t.not_terminal]) != u128::from(t.samples)
             || (t.not_terminal > 0 && focus != Focus::Terminal)
             || t.terminal > t.reachable
             || t.undecided_terminal > t.undecided
-            || t.by_orbit.iter().sum::<u64>() != t.reachable
+            || sum(&t.by_orbit) != u128::from(t.reachable)
             || t.joined > t.samples
-            || t.exact_reachable.saturating_add(t.beam_reachable).saturating_add(t.sweep_reachable) > t.reachable
-            || [t.relaxed, t.exact_unreachable, t.beam_unreachable, t.sweep_unreachable]
-                .into_iter()
-                .fold(0u64, u64::saturating_add)
-                > t.unreachable
+            || sum(&[t.exact_reachable, t.beam_reachable, t.sweep_reachable]) > u128::from(t.reachable)
+            || sum(&[t.relaxed, t.exact_unreachable, t.beam_unreachable, t.sweep_unreachable])
+                > u128::from(t.unreachable)
         {
             return Err(format!("layer {k}: the tally does not add up"));
         }
