@@ -580,6 +580,19 @@ fn reachable_command_answers_from_a_census_layer() {
     }
 }
 
+/// `estimate --size 4 -q --json --out OUT ARGS...`, which must succeed:
+/// its JSON document.
+fn estimate_4x4(args: &[&str], out: &std::path::Path) -> serde_json::Value {
+    let o = Command::new(common::bin())
+        .args(["estimate", "--size", "4", "-q", "--json", "--out"])
+        .arg(out)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
 /// `estimate --resolve`: the undecided samples of a finished estimate
 /// decided again at a larger budget give, on one layer (whose samples do
 /// not depend on the rounds' shares), the verdicts of a run at that budget
@@ -588,16 +601,7 @@ fn reachable_command_answers_from_a_census_layer() {
 #[test]
 fn resolve_decides_the_undecided_samples_again() {
     let dir = tempfile::tempdir().unwrap();
-    let run = |args: &[&str], out: &std::path::Path| -> serde_json::Value {
-        let o = Command::new(common::bin())
-            .args(["estimate", "--size", "4", "-q", "--json", "--out"])
-            .arg(out)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{o:?}");
-        serde_json::from_slice(&o.stdout).unwrap()
-    };
+    let run = estimate_4x4;
     let small = run(
         &[
             "--discs",
@@ -768,16 +772,7 @@ fn a_resolve_resumes_from_its_progress_file() {
         "--sweep-width",
         "1000000",
     ];
-    let run = |args: &[&str], out: &std::path::Path| -> serde_json::Value {
-        let o = Command::new(common::bin())
-            .args(["estimate", "--size", "4", "-q", "--json", "--out"])
-            .arg(out)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{o:?}");
-        serde_json::from_slice(&o.stdout).unwrap()
-    };
+    let run = estimate_4x4;
     let small = run(
         &[
             "--discs",
