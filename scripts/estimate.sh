@@ -10,6 +10,8 @@
 # ODD_PASS_CENSUS=DIR passes --odd-pass-census DIR (a census work directory
 # whose stored layer's odd-pass positions the searches also stop at);
 # CENSUS_LAYER=DIR passes --census-layer DIR (the whole stored layer).
+# BEAM_WIDTH=W and SWEEP_WIDTH=W pass --beam-width W and --sweep-width W
+# (to the unit and to its resolve).
 # FOCUS=terminal passes --focus terminal (only terminal candidates decided;
 # the catalogue pools such runs into terminal positions only, under seeds
 # no run of every sample of the board uses).
@@ -30,11 +32,15 @@ for seed in $(seq "$first" "$last"); do
         --out "$out" --progress-every 5m -q ${BUDGET:+--budget "$BUDGET"} \
         ${ODD_PASS_CENSUS:+--odd-pass-census "$ODD_PASS_CENSUS"} \
         ${CENSUS_LAYER:+--census-layer "$CENSUS_LAYER"} \
+        ${BEAM_WIDTH:+--beam-width "$BEAM_WIDTH"} \
+        ${SWEEP_WIDTH:+--sweep-width "$SWEEP_WIDTH"} \
         ${FOCUS:+--focus "$FOCUS"}
     if [ -n "${RESOLVE_BUDGET:-}" ]; then
         unit_doc=$(ls -t "$out"/estimate-*.json | head -1)
         othello-census estimate --resolve "$unit_doc" --budget "$RESOLVE_BUDGET" --out "$out/resolved" -q \
             ${RESOLVE_THREADS:+--threads "$RESOLVE_THREADS"} \
+            ${BEAM_WIDTH:+--beam-width "$BEAM_WIDTH"} \
+            ${SWEEP_WIDTH:+--sweep-width "$SWEEP_WIDTH"} \
             ${CENSUS_LAYER:+--census-layer "$CENSUS_LAYER"}
     fi
 done
