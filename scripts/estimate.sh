@@ -11,7 +11,8 @@
 # whose stored layer's odd-pass positions the searches also stop at);
 # CENSUS_LAYER=DIR passes --census-layer DIR (the whole stored layer).
 # BEAM_WIDTH=W and SWEEP_WIDTH=W pass --beam-width W and --sweep-width W
-# (to the unit and to its resolve).
+# (to the unit and to its resolve); THREADS=T passes --threads T to the
+# unit (all cores else).
 # FOCUS=terminal passes --focus terminal (only terminal candidates decided;
 # the catalogue pools such runs into terminal positions only, under seeds
 # no run of every sample of the board uses).
@@ -30,6 +31,7 @@ grep -m1 'model name' /proc/cpuinfo
 for seed in $(seq "$first" "$last"); do
     othello-census estimate --size "$size" --discs "$discs" --time "$unit" --seed "$seed" \
         --out "$out" --progress-every 5m -q ${BUDGET:+--budget "$BUDGET"} \
+        ${THREADS:+--threads "$THREADS"} \
         ${ODD_PASS_CENSUS:+--odd-pass-census "$ODD_PASS_CENSUS"} \
         ${CENSUS_LAYER:+--census-layer "$CENSUS_LAYER"} \
         ${BEAM_WIDTH:+--beam-width "$BEAM_WIDTH"} \
