@@ -4,7 +4,7 @@
 //! seconds; games found are replayed. Usage: beam_probe FRONTIER BUDGET WIDTH...
 //! (BUDGET: the depth-first search's, run first; width 0: no beam)
 use othello_census::board::{B8, Position};
-use othello_census::search::reachable::{Frontier, Search, Verdict};
+use othello_census::search::reachable::{Frontier, Search, SweepRelaxation, Verdict};
 use std::io::BufRead;
 
 fn main() {
@@ -18,7 +18,12 @@ fn main() {
     for &w in &widths {
         // SWEEP: the sweep's width, tried where the beam gives up (0: none)
         let sweep = std::env::var("SWEEP").map_or(0, |v| v.parse().unwrap());
-        let mut s = Search::new(&frontier, budget).with_beam(w).with_sweep(sweep);
+        // SWEEP_RELAX=calls:step:conflicts: the relaxation inside the sweep
+        let relax = std::env::var("SWEEP_RELAX").ok().map(|v| {
+            let f: Vec<u64> = v.split(':').map(|x| x.parse().unwrap()).collect();
+            SweepRelaxation { calls: f[0], step: f[1] as usize, conflicts: f[2] }
+        });
+        let mut s = Search::new(&frontier, budget).with_beam(w).with_sweep(sweep).with_sweep_relaxation(relax);
         let (mut found, mut gone, mut gave) = (0, 0, 0);
         let t = std::time::Instant::now();
         for p in &positions {

@@ -16,7 +16,9 @@ mod oracle;
 mod policies;
 
 use othello_census::board::{B4, B6, B8, Bitboard, Color, Geometry, Position};
-use othello_census::search::reachable::{Frontier, Search, Stage, Verdict, cheap_conditions, joined_to_centre};
+use othello_census::search::reachable::{
+    Frontier, Search, Stage, SweepRelaxation, Verdict, cheap_conditions, joined_to_centre,
+};
 
 /// The beam alone: a depth-first search of one position (it runs out at
 /// once, or decides a position without predecessors), then the beam.
@@ -28,6 +30,16 @@ fn beam_alone<G: othello_census::key::Keyed>(frontier: &Frontier<G>, width: usiz
 fn sweep_alone<G: othello_census::key::Keyed>(frontier: &Frontier<G>, width: usize) -> Search<'_, G> {
     Search::new(frontier, 1).with_relaxation(0).with_beam(0).with_sweep(width)
 }
+
+/// The sweep alone, pruned by the flip-history relaxation: 64 calls a
+/// walk of 2,000 conflicts each, on steps of at most 4,096 positions (a
+/// few tenths of a second a walk on 6x6 and 8x8 positions of games).
+fn sweep_relaxed<G: othello_census::key::Keyed>(frontier: &Frontier<G>, width: usize) -> Search<'_, G> {
+    sweep_alone(frontier, width).with_sweep_relaxation(Some(SweepRelaxation { calls: 64, ..RELAXED }))
+}
+
+/// The relaxation of the dense samples' sweeps below.
+const RELAXED: SweepRelaxation = SweepRelaxation { calls: 4_096, step: 4_096, conflicts: 2_000 };
 
 /// A verdict checked: a game replays and ends at `p`. True for reachable,
 /// false for unreachable, None for undecided.
@@ -64,7 +76,8 @@ fn the_beam_gives_the_oracles_verdict_on_4x4() {
     let mut narrow = beam_alone(&frontier, 2);
     let mut wide_sweep = sweep_alone(&frontier, 1 << 20);
     let mut narrow_sweep = sweep_alone(&frontier, 4);
-    let (mut by_sweep, mut narrow_swept) = (0u64, 0u64);
+    let mut relaxed_sweep = sweep_relaxed(&frontier, 1 << 20);
+    let (mut by_sweep, mut narrow_swept, mut relaxed) = (0u64, 0u64, 0u64);
     let centre = 0x0660u64;
     let others: Vec<u32> = (0..16).filter(|s| centre >> s & 1 == 0).collect();
     let (mut tried, mut by_beam, mut found, mut refuted, mut narrow_decided) = (0u64, 0u64, 0u64, 0u64, 0u64);
@@ -107,16 +120,24 @@ fn the_beam_gives_the_oracles_verdict_on_4x4() {
                     assert_eq!(said, truth, "a sweep of width 4 on {}", p.line());
                     narrow_swept += u64::from(narrow_sweep.decided_by() == Stage::Sweep);
                 }
+                // the relaxed sweep on every 64th position (each walk builds
+                // an encoding): the oracle's verdict too
+                if tried % 64 == 0 {
+                    let v = relaxed_sweep.decide(&p);
+                    assert_eq!(checked(&p, &v), Some(truth), "a relaxed sweep on {}", p.line());
+                    relaxed += u64::from(relaxed_sweep.decided_by() == Stage::Sweep);
+                }
             }
         }
     }
     eprintln!(
         "4x4: {tried} positions; the complete beam decided {by_beam} ({found} reachable, {refuted} unreachable), \
          the beam of width 2 {narrow_decided}; the wide sweep decided {by_sweep}, the sweep of width 4 \
-         {narrow_swept}"
+         {narrow_swept}, the relaxed sweep {relaxed}"
     );
     assert!(found > 1_000 && refuted > 1_000, "the beam decided too few to test it");
     assert!(by_sweep > 1_000_000 && narrow_swept > 1_000, "the sweep decided too few to test it");
+    assert!(relaxed > 10_000, "the relaxed sweep decided too few to test it");
 }
 
 /// Positions of games under every policy, from `discs` discs on: the beam
@@ -193,6 +214,18 @@ fn the_sweep_never_calls_a_position_of_a_game_unreachable() {
     assert!(tried > 50, "{tried} positions");
 }
 
+/// The same of the sweep pruned by the flip-history relaxation.
+#[test]
+fn the_relaxed_sweep_never_calls_a_position_of_a_game_unreachable() {
+    let (tried, found) = game_positions::<B6>(12, 24, sweep_relaxed, 20_000, 3, 1, 24);
+    eprintln!("6x6: {tried} positions of games, {found} found by a relaxed sweep of 20,000");
+    assert!(tried > 80 && found > 0, "{found} of {tried}");
+    // near full 8x8 boards a call costs about 30 ms: one game's last positions
+    let (tried, found) = game_positions::<B8>(10, 58, sweep_relaxed, 20_000, 1, 0, 34);
+    eprintln!("8x8: {tried} positions of 58 or more discs, {found} found by a relaxed sweep of 20,000");
+    assert!(tried > 5, "{tried} positions");
+}
+
 /// Dense 8x8 samples of the estimate (seeds 1-3, generation 3) that a
 /// depth-first search of 10^6 positions and a beam of 10,000 leave
 /// undecided: a sweep of 10^6 proves them unreachable, and a depth-first
@@ -211,6 +244,25 @@ fn the_sweep_proves_dense_8x8_samples_the_search_and_the_beam_leave() {
         let mut with = Search::new(&frontier, 1_000_000).with_beam(10_000).with_sweep(1_000_000);
         assert_eq!(with.decide(&p), Verdict::Unreachable, "with the sweep: {line}");
         assert_eq!(with.decided_by(), Stage::Sweep);
+        // pruned by the relaxation: the same verdict from fewer positions
+        // (a pruned step is a subset of the step unpruned)
+        let plain_nodes = with.nodes();
+        let mut relaxed = Search::new(&frontier, 1_000_000)
+            .with_beam(10_000)
+            .with_sweep(1_000_000)
+            .with_sweep_relaxation(Some(RELAXED));
+        assert_eq!(relaxed.decide(&p), Verdict::Unreachable, "with the relaxed sweep: {line}");
+        assert_eq!(relaxed.decided_by(), Stage::Sweep);
+        assert!(relaxed.nodes() < plain_nodes, "{} positions relaxed, {plain_nodes} plain: {line}", relaxed.nodes());
+        // a search reused gives the same verdict from the same positions
+        assert_eq!(relaxed.decide(&p), Verdict::Unreachable);
+        let again = relaxed.nodes();
+        let mut fresh = Search::new(&frontier, 1_000_000)
+            .with_beam(10_000)
+            .with_sweep(1_000_000)
+            .with_sweep_relaxation(Some(RELAXED));
+        assert_eq!(fresh.decide(&p), Verdict::Unreachable);
+        assert_eq!(fresh.nodes(), again, "{line}");
         let mut deep = Search::new(&frontier, 100_000_000).with_beam(0);
         assert_eq!(deep.decide(&p), Verdict::Unreachable, "a deep search: {line}");
         assert_eq!(deep.decided_by(), Stage::Search);

@@ -109,6 +109,12 @@ struct Encoding {
     /// on q", made when first needed.
     before_move: HashMap<(Setter, u32, bool, u32), Lit>,
     always: Lit,
+    /// Shared encodings only ([`SharedRelaxation`]): per non-centre square
+    /// of the root, "present on the board asked"; per occupied square, its
+    /// colour on the board asked (true: black). Both empty for a board's
+    /// own encoding, whose clauses are then exactly those it always had.
+    present: Vec<Option<Lit>>,
+    colour: Vec<Option<Lit>>,
 }
 
 impl Encoding {
@@ -132,6 +138,8 @@ impl Encoding {
             flips_of: vec![Vec::new(); squares as usize],
             before_move: HashMap::new(),
             always,
+            present: Vec::new(),
+            colour: Vec::new(),
         }
     }
 
@@ -194,6 +202,19 @@ impl Encoding {
             let v = self.var();
             self.placed_black[q as usize] = Some(v);
         }
+        let shared = !self.present.is_empty();
+        if shared {
+            for &q in &placed {
+                let v = self.var();
+                self.present[q as usize] = Some(v);
+            }
+            for s in 0..self.squares {
+                if self.occupied >> s & 1 == 1 {
+                    let v = self.var();
+                    self.colour[s as usize] = Some(v);
+                }
+            }
+        }
         // events: every run inside the occupied squares
         for &q in &placed {
             let (r, c) = ((q / G::N) as i32, (q % G::N) as i32);
@@ -231,9 +252,17 @@ impl Encoding {
             self.clause(vec![!lit, colour]);
             let earlier: Vec<u32> =
                 self.events[e].run.iter().copied().chain(std::iter::once(self.events[e].anchor)).collect();
-            for s in earlier {
+            for &s in &earlier {
                 let b = self.before(s, q);
                 self.clause(vec![!lit, b]);
+            }
+            if shared {
+                // an event needs its move, run and anchor on the board asked
+                for s in earlier.into_iter().chain(std::iter::once(q)) {
+                    if let Some(a) = self.present[s as usize] {
+                        self.clause(vec![!lit, a]);
+                    }
+                }
             }
         }
         // at most one event per move and direction (events of one move in
@@ -253,6 +282,9 @@ impl Encoding {
         for &q in &placed {
             for black in [true, false] {
                 let mut c = vec![!self.placed(q, black)];
+                if let Some(a) = self.present.get(q as usize).copied().flatten() {
+                    c.push(!a);
+                }
                 c.extend(self.events.iter().filter(|e| e.q == q && e.black == black).map(|e| e.lit));
                 self.clause(c);
             }
@@ -262,49 +294,62 @@ impl Encoding {
             if self.occupied >> s & 1 == 0 {
                 continue;
             }
-            let final_black = self.is_black(s);
             let flips = self.flips_of[s as usize].clone();
-            let mut candidates = Vec::new();
-            if self.is_centre(s) {
-                if (self.start_black >> s & 1 == 1) == final_black {
-                    // the start colour last: nothing ever flipped it
+            // a board's own encoding: the colour it shows; a shared one:
+            // both, each under "s is present with that colour"
+            let finals: &[bool] = if shared { &[true, false] } else { &[self.is_black(s)] };
+            for &final_black in finals {
+                let mut candidates = Vec::new();
+                if shared {
+                    let c = self.colour[s as usize].expect("a colour literal for an occupied square");
+                    candidates.push(if final_black { !c } else { c });
+                    if let Some(a) = self.present[s as usize] {
+                        candidates.push(!a);
+                    }
+                }
+                let guards = candidates.len();
+                if self.is_centre(s) {
+                    if (self.start_black >> s & 1 == 1) == final_black {
+                        // the start colour last: nothing ever flipped it
+                        let l = self.var();
+                        for &f in &flips {
+                            let fl = self.events[f].lit;
+                            self.clause(vec![!l, !fl]);
+                        }
+                        candidates.push(l);
+                    }
+                } else {
+                    // its placement last: placed with the colour shown, never flipped
                     let l = self.var();
+                    let colour = self.placed(s, final_black);
+                    self.clause(vec![!l, colour]);
                     for &f in &flips {
                         let fl = self.events[f].lit;
                         self.clause(vec![!l, !fl]);
                     }
                     candidates.push(l);
                 }
-            } else {
-                // its placement last: placed with the colour shown, never flipped
-                let l = self.var();
-                let colour = self.placed(s, final_black);
-                self.clause(vec![!l, colour]);
-                for &f in &flips {
-                    let fl = self.events[f].lit;
-                    self.clause(vec![!l, !fl]);
-                }
-                candidates.push(l);
-            }
-            let setting: Vec<usize> = flips.iter().copied().filter(|&t| self.events[t].black == final_black).collect();
-            for t in setting {
-                let l = self.var();
-                let (tl, tq) = (self.events[t].lit, self.events[t].q);
-                self.clause(vec![!l, tl]);
-                for &f in &flips {
-                    let (fl, fq) = (self.events[f].lit, self.events[f].q);
-                    if fq == tq {
-                        continue;
+                let setting: Vec<usize> =
+                    flips.iter().copied().filter(|&t| self.events[t].black == final_black).collect();
+                for t in setting {
+                    let l = self.var();
+                    let (tl, tq) = (self.events[t].lit, self.events[t].q);
+                    self.clause(vec![!l, tl]);
+                    for &f in &flips {
+                        let (fl, fq) = (self.events[f].lit, self.events[f].q);
+                        if fq == tq {
+                            continue;
+                        }
+                        let b = self.before(fq, tq);
+                        self.clause(vec![!l, !fl, b]);
                     }
-                    let b = self.before(fq, tq);
-                    self.clause(vec![!l, !fl, b]);
+                    candidates.push(l);
                 }
-                candidates.push(l);
+                if candidates.len() == guards && !shared {
+                    return false;
+                }
+                self.clause(candidates);
             }
-            if candidates.is_empty() {
-                return false;
-            }
-            self.clause(candidates);
         }
         // preconditions: a flip of s to c needs s to hold the other colour
         // when the move is made, an anchor of colour c to hold c: the
@@ -385,6 +430,173 @@ pub fn flip_history<G: Geometry>(black: u64, white: u64, conflicts: u64) -> Rela
         Relaxation::Feasible
     } else {
         Relaxation::Unknown
+    }
+}
+
+/// A refutation kept by a [`SharedRelaxation`]: the assumptions its
+/// solver found contradictory, as masks. Every board that agrees with
+/// them (these squares present, these absent, these black, these white)
+/// is infeasible, whatever its other squares.
+#[derive(Clone, Copy, Debug)]
+struct Core {
+    present: u64,
+    absent: u64,
+    black: u64,
+    white: u64,
+}
+
+impl Core {
+    fn refutes(&self, black: u64, white: u64) -> bool {
+        let occupied = black | white;
+        self.present & !occupied == 0
+            && self.absent & occupied == 0
+            && self.black & !black == 0
+            && self.white & !white == 0
+    }
+}
+
+/// The cores a [`SharedRelaxation`] keeps at most: each is four mask tests
+/// a query, before the solver.
+const CORES_KEPT: usize = 64;
+
+/// The flip-history relaxation of many boards whose occupied squares all
+/// lie inside one root board's, from one encoding: the sweep's positions
+/// below a dense root (an un-move removes a disc, an un-pass none).
+///
+/// The encoding is the root's, with a literal "present" per non-centre
+/// square and a literal for the colour of each square; a board is asked
+/// by assuming them. An event of the root's whose move, run or anchor is
+/// absent is then false, an absent square needs no last colour, and its
+/// order and placement colour are free (put it last): the clauses left
+/// are the board's own encoding, plus literals that are false. So the
+/// solver answers each board as [`flip_history`] would, and "infeasible
+/// under the assumptions" is a proof. What it learns from one board
+/// follows from the clauses alone, so it stays sound for the next.
+///
+/// Whether a board comes out `Unknown` at a conflict budget depends on
+/// what the solver learnt before: give one relaxation the boards of one
+/// walk in one order, and the answers are a function of that walk.
+pub struct SharedRelaxation {
+    enc: Encoding,
+    root: u64,
+    centre: u64,
+    /// The root's occupied squares, with their present literal (none for
+    /// the centre) and colour literal.
+    squares: Vec<(u32, Option<Lit>, Lit)>,
+    assumptions: Vec<Lit>,
+    cores: Vec<Core>,
+    /// Queries asked, answered by a kept core, answered infeasible by the
+    /// solver, and its conflicts in all.
+    pub queries: u64,
+    pub core_hits: u64,
+    pub refuted: u64,
+    pub conflicts: u64,
+}
+
+impl SharedRelaxation {
+    /// The shared encoding of the root board `black`, `white`.
+    pub fn new<G: Geometry>(black: u64, white: u64) -> SharedRelaxation {
+        let mut enc = Encoding::new::<G>(black, white, 0);
+        let squares = G::SQUARES as usize;
+        enc.present = vec![None; squares];
+        enc.colour = vec![None; squares];
+        // the root with a wrong centre or overlapping colours asks
+        // nothing of the encoding: every query falls back to `flip_history`
+        let centre = centre::<G>();
+        let root = if (black | white) & centre == centre && black & white == 0 { black | white } else { centre };
+        enc.occupied = root;
+        enc.build::<G>();
+        let squares = (0..G::SQUARES)
+            .filter(|&s| root >> s & 1 == 1)
+            .map(|s| (s, enc.present[s as usize], enc.colour[s as usize].expect("a colour literal")))
+            .collect();
+        SharedRelaxation {
+            enc,
+            root,
+            centre,
+            squares,
+            assumptions: Vec::new(),
+            cores: Vec::new(),
+            queries: 0,
+            core_hits: 0,
+            refuted: 0,
+            conflicts: 0,
+        }
+    }
+
+    /// What the relaxation says of the board `black`, `white` (either side
+    /// to move), the solver stopped after `conflicts` conflicts of this
+    /// query. A board not inside the root is asked of [`flip_history`].
+    pub fn query<G: Geometry>(&mut self, black: u64, white: u64, conflicts: u64) -> Relaxation {
+        let occupied = black | white;
+        if occupied & !self.root != 0 || occupied & self.centre != self.centre || black & white != 0 {
+            return flip_history::<G>(black, white, conflicts);
+        }
+        let start = Position::<G>::start();
+        if black == start.black().0 && white == start.white().0 {
+            return Relaxation::Feasible;
+        }
+        self.queries += 1;
+        if self.cores.iter().any(|c| c.refutes(black, white)) {
+            self.core_hits += 1;
+            return Relaxation::Infeasible;
+        }
+        self.assumptions.clear();
+        for &(s, present, colour) in &self.squares {
+            let on = occupied >> s & 1 == 1;
+            if let Some(a) = present {
+                self.assumptions.push(if on { a } else { !a });
+            }
+            if on {
+                self.assumptions.push(if black >> s & 1 == 1 { colour } else { !colour });
+            }
+        }
+        let cb = self.enc.solver.cb_mut();
+        cb.conflicts = 0;
+        cb.limit = conflicts;
+        let result = self.enc.solver.solve_limited(&self.assumptions);
+        self.conflicts += self.enc.solver.cb_mut().conflicts;
+        if result == lbool::FALSE {
+            self.refuted += 1;
+            self.keep_core();
+            Relaxation::Infeasible
+        } else if result == lbool::TRUE {
+            Relaxation::Feasible
+        } else {
+            Relaxation::Unknown
+        }
+    }
+
+    /// Keeps the last refutation's assumptions as a core, while there is
+    /// room: the solver's final conflict holds the negations of the
+    /// assumptions it used.
+    fn keep_core(&mut self) {
+        if self.cores.len() >= CORES_KEPT {
+            return;
+        }
+        let mut core = Core { present: 0, absent: 0, black: 0, white: 0 };
+        for &l in self.enc.solver.unsat_core() {
+            let assumed = !l;
+            for &(s, present, colour) in &self.squares {
+                let bit = 1u64 << s;
+                if present == Some(assumed) {
+                    core.present |= bit;
+                } else if present == Some(!assumed) {
+                    core.absent |= bit;
+                } else if colour == assumed {
+                    core.black |= bit;
+                } else if colour == !assumed {
+                    core.white |= bit;
+                }
+            }
+        }
+        // a coloured square is present
+        core.present |= core.black | core.white;
+        // an empty core would refute every board: the encoding with every
+        // square absent is satisfiable, so it cannot come, but never keep one
+        if core.present | core.absent != 0 {
+            self.cores.push(core);
+        }
     }
 }
 

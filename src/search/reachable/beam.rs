@@ -152,12 +152,16 @@ pub const fn sweep_bytes<G: Geometry>(width: usize) -> u64 {
 /// whether the frontier decides a position (and how), as the depth-first
 /// search asks it; `refuted`: whether a class is proven unreachable (by
 /// the depth-first search before). `nodes` counts the positions taken
-/// into a step.
+/// into a step. `prune`: a proof of unreachability tried on every
+/// position of each complete step of at most its many positions (the
+/// sweep's relaxation): a position it proves unreachable leaves the step,
+/// as if no line reached it, so a step pruned to nothing still proves.
 pub(super) fn beam<G: Keyed>(
     p: &Position<G>,
     walk: Walk,
     answered: impl Fn(&Position<G>) -> Option<bool>,
     refuted: impl Fn(Class) -> bool,
+    mut prune: Option<(&mut dyn FnMut(&Position<G>) -> bool, usize)>,
     nodes: &mut u64,
 ) -> BeamOutcome<G> {
     let mut steps: Vec<Vec<Held<G>>> = vec![vec![Held { p: *p, from: 0 }]];
@@ -214,6 +218,12 @@ pub(super) fn beam<G: Keyed>(
                     }
                 }
             }
+        }
+        if let Some((unreachable, most)) = prune.as_mut()
+            && complete
+            && next.len() <= *most
+        {
+            next.retain(|c| !unreachable(&c.2.p));
         }
         if next.is_empty() {
             return if complete { BeamOutcome::Exhausted } else { BeamOutcome::GaveUp };

@@ -5,7 +5,7 @@
 use crate::board::{Geometry, Position};
 use crate::key::Keyed;
 use crate::search::class_set::ClassSet;
-use crate::search::flip_history::{Relaxation, flip_history};
+use crate::search::flip_history::{Relaxation, SharedRelaxation, flip_history};
 use crate::search::game_encoding::{Exact, Solver, exact_game_with};
 
 use super::beam::{BeamOutcome, Walk, beam};
@@ -58,6 +58,8 @@ pub struct Search<'f, G: Keyed> {
     /// position of every step, up to this many a step (0, or not above
     /// the beam's width: not tried; [`super::beam`]).
     sweep_width: usize,
+    /// The flip-history relaxation inside the sweep (none: not tried).
+    sweep_relaxation: Option<SweepRelaxation>,
     /// What decided the last position asked.
     decided_by: Stage,
 }
@@ -103,6 +105,18 @@ impl Stage {
     }
 }
 
+/// The flip-history relaxation inside the sweep: every position of each
+/// step of at most `step` positions is asked of one shared encoding of
+/// the walk's root ([`SharedRelaxation`]) with `conflicts` conflicts, up
+/// to `calls` questions a walk; a position it refutes leaves the step.
+/// Every limit is a count, so a verdict stays a function of the position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SweepRelaxation {
+    pub calls: u64,
+    pub step: usize,
+    pub conflicts: u64,
+}
+
 /// The flip-history relaxation's default conflict budget: enough for the
 /// dense 8x8 boards it refutes (docs/estimate.md), small beside a search.
 pub const RELAXATION_CONFLICTS: u64 = 20_000;
@@ -128,8 +142,16 @@ impl<'f, G: Keyed> Search<'f, G> {
             exact_solver: Solver::default(),
             beam_width: 0,
             sweep_width: 0,
+            sweep_relaxation: None,
             decided_by: Stage::Search,
         }
+    }
+
+    /// The same search, its sweep pruned by the flip-history relaxation
+    /// ([`SweepRelaxation`]; none: never).
+    pub fn with_sweep_relaxation(mut self, relaxation: Option<SweepRelaxation>) -> Self {
+        self.sweep_relaxation = relaxation;
+        self
     }
 
     /// The same search, trying the beam of `width` positions a step where
@@ -329,7 +351,25 @@ impl<'f, G: Keyed> Search<'f, G> {
     fn walk(&mut self, p: &Position<G>, walk: Walk) -> BeamOutcome<G> {
         let (frontier, use_layer) = (self.frontier, self.use_layer);
         let refuted = &self.unreachable;
-        beam(p, walk, |q| frontier.decides(q, use_layer), |k| refuted.contains(k), &mut self.nodes)
+        let answered = |q: &Position<G>| frontier.decides(q, use_layer);
+        match (walk, self.sweep_relaxation) {
+            (Walk::Sweep(_), Some(settings)) => {
+                // one encoding for the walk, asked in step order: its
+                // answers are a function of the position and the settings
+                let mut shared = SharedRelaxation::new::<G>(p.black().0, p.white().0);
+                let mut calls = 0u64;
+                let mut unreachable = |q: &Position<G>| {
+                    if calls >= settings.calls {
+                        return false;
+                    }
+                    calls += 1;
+                    shared.query::<G>(q.black().0, q.white().0, settings.conflicts) == Relaxation::Infeasible
+                };
+                let prune: (&mut dyn FnMut(&Position<G>) -> bool, usize) = (&mut unreachable, settings.step);
+                beam(p, walk, answered, |k| refuted.contains(k), Some(prune), &mut self.nodes)
+            }
+            _ => beam(p, walk, answered, |k| refuted.contains(k), None, &mut self.nodes),
+        }
     }
 
     fn visit(&mut self, p: Position<G>, depth: usize) -> Result<bool, OutOfBudget> {
@@ -429,6 +469,7 @@ pub struct Searches<'f, G: Keyed> {
     exact_solver: Solver,
     beam_width: usize,
     sweep_width: usize,
+    sweep_relaxation: Option<SweepRelaxation>,
     held: std::sync::Mutex<Vec<Search<'f, G>>>,
 }
 
@@ -443,8 +484,16 @@ impl<'f, G: Keyed> Searches<'f, G> {
             exact_solver: Solver::default(),
             beam_width: 0,
             sweep_width: 0,
+            sweep_relaxation: None,
             held: std::sync::Mutex::new(Vec::new()),
         }
+    }
+
+    /// The same, their sweep pruned by the flip-history relaxation
+    /// ([`Search::with_sweep_relaxation`]).
+    pub fn with_sweep_relaxation(mut self, relaxation: Option<SweepRelaxation>) -> Self {
+        self.sweep_relaxation = relaxation;
+        self
     }
 
     /// The same, their beam `width` positions wide (0: never tried;
@@ -485,6 +534,7 @@ impl<'f, G: Keyed> Searches<'f, G> {
                 .with_exact(self.exact_conflicts, self.exact_solver)
                 .with_beam(self.beam_width)
                 .with_sweep(self.sweep_width)
+                .with_sweep_relaxation(self.sweep_relaxation)
         });
         LentSearch { search: Some(search), from: self }
     }
