@@ -148,6 +148,10 @@ pub const fn sweep_bytes<G: Geometry>(width: usize) -> u64 {
     (width as u64).saturating_mul(2 * candidate + MET_BYTES + SWEEP_HELD as u64 * held)
 }
 
+/// A proof of unreachability for the positions of a step, and the most
+/// positions a step may have for it to be tried ([`beam`]).
+pub(super) type Prune<'a, G> = (&'a mut dyn FnMut(&Position<G>) -> bool, usize);
+
 /// Walks down from `p`, keeping its steps as `walk` says. `answered`:
 /// whether the frontier decides a position (and how), as the depth-first
 /// search asks it; `refuted`: whether a class is proven unreachable (by
@@ -161,7 +165,7 @@ pub(super) fn beam<G: Keyed>(
     walk: Walk,
     answered: impl Fn(&Position<G>) -> Option<bool>,
     refuted: impl Fn(Class) -> bool,
-    mut prune: Option<(&mut dyn FnMut(&Position<G>) -> bool, usize)>,
+    mut prune: Option<Prune<'_, G>>,
     nodes: &mut u64,
 ) -> BeamOutcome<G> {
     let mut steps: Vec<Vec<Held<G>>> = vec![vec![Held { p: *p, from: 0 }]];

@@ -8,7 +8,7 @@ use crate::search::class_set::ClassSet;
 use crate::search::flip_history::{Relaxation, SharedRelaxation, flip_history};
 use crate::search::game_encoding::{Exact, Solver, exact_game_with};
 
-use super::beam::{BeamOutcome, Walk, beam};
+use super::beam::{BeamOutcome, Prune, Walk, beam};
 use super::class::class_of;
 use super::*;
 
@@ -365,7 +365,7 @@ impl<'f, G: Keyed> Search<'f, G> {
                     calls += 1;
                     shared.query::<G>(q.black().0, q.white().0, settings.conflicts) == Relaxation::Infeasible
                 };
-                let prune: (&mut dyn FnMut(&Position<G>) -> bool, usize) = (&mut unreachable, settings.step);
+                let prune: Prune<'_, G> = (&mut unreachable, settings.step);
                 beam(p, walk, answered, |k| refuted.contains(k), Some(prune), &mut self.nodes)
             }
             _ => beam(p, walk, answered, |k| refuted.contains(k), None, &mut self.nodes),
