@@ -289,6 +289,21 @@ impl Encoding {
                 self.clause(c);
             }
         }
+        if !self.last_colours(shared) {
+            return false;
+        }
+        self.preconditions();
+        true
+    }
+}
+
+/// The last colour-setting event of each square, and the preconditions
+/// of each flip and anchor.
+impl Encoding {
+    /// Each occupied square's last colour-setting event gives the colour
+    /// it shows (a shared encoding: either colour, under its colour
+    /// literal); false when a square of a board's own encoding has none.
+    fn last_colours(&mut self, shared: bool) -> bool {
         // the last colour-setting event of each square
         for s in 0..self.squares {
             if self.occupied >> s & 1 == 0 {
@@ -351,6 +366,10 @@ impl Encoding {
                 self.clause(candidates);
             }
         }
+        true
+    }
+
+    fn preconditions(&mut self) {
         // preconditions: a flip of s to c needs s to hold the other colour
         // when the move is made, an anchor of colour c to hold c: the
         // latest event that set s before the move set that colour
@@ -377,7 +396,6 @@ impl Encoding {
                 self.clause(c);
             }
         }
-        true
     }
 
     /// "Setter `t` gave square `s` colour `colour` before the move on `q`".
@@ -565,6 +583,14 @@ impl SharedRelaxation {
         } else {
             Relaxation::Unknown
         }
+    }
+
+    /// Whether a refutation kept refutes the board `black`, `white` (four
+    /// mask tests a core; no solver).
+    pub fn refuted_by_core(&mut self, black: u64, white: u64) -> bool {
+        let hit = self.cores.iter().any(|c| c.refutes(black, white));
+        self.core_hits += u64::from(hit);
+        hit
     }
 
     /// Keeps the last refutation's assumptions as a core, while there is

@@ -148,24 +148,30 @@ pub const fn sweep_bytes<G: Geometry>(width: usize) -> u64 {
     (width as u64).saturating_mul(2 * candidate + MET_BYTES + SWEEP_HELD as u64 * held)
 }
 
-/// A proof of unreachability for the positions of a step, and the most
-/// positions a step may have for it to be tried ([`beam`]).
-pub(super) type Prune<'a, G> = (&'a mut dyn FnMut(&Position<G>) -> bool, usize);
+/// Proofs of unreachability for the positions of the sweep's steps
+/// ([`beam`]): a cheap one tried on every position as it enters a step,
+/// and a dearer one on every position of a complete step of at most
+/// [`StepProof::most`] positions. True: proven unreachable.
+pub(super) trait StepProof<G: Geometry> {
+    fn cheap(&mut self, p: &Position<G>) -> bool;
+    fn full(&mut self, p: &Position<G>) -> bool;
+    fn most(&self) -> usize;
+}
 
 /// Walks down from `p`, keeping its steps as `walk` says. `answered`:
 /// whether the frontier decides a position (and how), as the depth-first
 /// search asks it; `refuted`: whether a class is proven unreachable (by
 /// the depth-first search before). `nodes` counts the positions taken
-/// into a step. `prune`: a proof of unreachability tried on every
-/// position of each complete step of at most its many positions (the
-/// sweep's relaxation): a position it proves unreachable leaves the step,
-/// as if no line reached it, so a step pruned to nothing still proves.
+/// into a step. `prune`: proofs of unreachability (the sweep's
+/// relaxation, [`StepProof`]): a position they prove unreachable leaves
+/// the step, as if no line reached it, so a step pruned to nothing still
+/// proves.
 pub(super) fn beam<G: Keyed>(
     p: &Position<G>,
     walk: Walk,
     answered: impl Fn(&Position<G>) -> Option<bool>,
     refuted: impl Fn(Class) -> bool,
-    mut prune: Option<Prune<'_, G>>,
+    mut prune: Option<&mut dyn StepProof<G>>,
     nodes: &mut u64,
 ) -> BeamOutcome<G> {
     let mut steps: Vec<Vec<Held<G>>> = vec![vec![Held { p: *p, from: 0 }]];
@@ -216,6 +222,11 @@ pub(super) fn beam<G: Keyed>(
                     }
                     Some(false) => {}
                     None => {
+                        if let Some(proof) = prune.as_mut()
+                            && proof.cheap(q)
+                        {
+                            continue;
+                        }
                         // only the beam ranks a step; the sweep never drops
                         let score = if ranked { compactness(q) } else { 0 };
                         next.push((score, key, Held { p: *q, from: i as u32 }))
@@ -223,11 +234,11 @@ pub(super) fn beam<G: Keyed>(
                 }
             }
         }
-        if let Some((unreachable, most)) = prune.as_mut()
+        if let Some(proof) = prune.as_mut()
             && complete
-            && next.len() <= *most
+            && next.len() <= proof.most()
         {
-            next.retain(|c| !unreachable(&c.2.p));
+            next.retain(|c| !proof.full(&c.2.p));
         }
         if next.is_empty() {
             return if complete { BeamOutcome::Exhausted } else { BeamOutcome::GaveUp };

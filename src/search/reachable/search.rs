@@ -8,7 +8,7 @@ use crate::search::class_set::ClassSet;
 use crate::search::flip_history::{Relaxation, SharedRelaxation, flip_history};
 use crate::search::game_encoding::{Exact, Solver, exact_game_with};
 
-use super::beam::{BeamOutcome, Prune, Walk, beam};
+use super::beam::{BeamOutcome, StepProof, Walk, beam};
 use super::class::class_of;
 use super::*;
 
@@ -115,6 +115,33 @@ pub struct SweepRelaxation {
     pub calls: u64,
     pub step: usize,
     pub conflicts: u64,
+}
+
+/// The sweep's relaxation for one walk: the solver on the positions of
+/// small steps, up to `settings.calls` questions, and the refutations it
+/// kept (cores) on every position.
+struct SweepProof {
+    shared: SharedRelaxation,
+    calls: u64,
+    settings: SweepRelaxation,
+}
+
+impl<G: Geometry> StepProof<G> for SweepProof {
+    fn cheap(&mut self, p: &Position<G>) -> bool {
+        self.shared.refuted_by_core(p.black().0, p.white().0)
+    }
+
+    fn full(&mut self, p: &Position<G>) -> bool {
+        if self.calls >= self.settings.calls {
+            return false;
+        }
+        self.calls += 1;
+        self.shared.query::<G>(p.black().0, p.white().0, self.settings.conflicts) == Relaxation::Infeasible
+    }
+
+    fn most(&self) -> usize {
+        self.settings.step
+    }
 }
 
 /// The flip-history relaxation's default conflict budget: enough for the
@@ -356,17 +383,9 @@ impl<'f, G: Keyed> Search<'f, G> {
             (Walk::Sweep(_), Some(settings)) => {
                 // one encoding for the walk, asked in step order: its
                 // answers are a function of the position and the settings
-                let mut shared = SharedRelaxation::new::<G>(p.black().0, p.white().0);
-                let mut calls = 0u64;
-                let mut unreachable = |q: &Position<G>| {
-                    if calls >= settings.calls {
-                        return false;
-                    }
-                    calls += 1;
-                    shared.query::<G>(q.black().0, q.white().0, settings.conflicts) == Relaxation::Infeasible
-                };
-                let prune: Prune<'_, G> = (&mut unreachable, settings.step);
-                beam(p, walk, answered, |k| refuted.contains(k), Some(prune), &mut self.nodes)
+                let mut proof =
+                    SweepProof { shared: SharedRelaxation::new::<G>(p.black().0, p.white().0), calls: 0, settings };
+                beam(p, walk, answered, |k| refuted.contains(k), Some(&mut proof), &mut self.nodes)
             }
             _ => beam(p, walk, answered, |k| refuted.contains(k), None, &mut self.nodes),
         }
