@@ -15,20 +15,12 @@ use othello_census::search::reachable::{cheap_conditions, joined_to_centre, pred
 
 const CONFLICTS: u64 = 100_000;
 
-/// Every reachable 4x4 position is feasible; of the boards of 12 discs
-/// the cheap conditions pass that are not reachable (every `stride`-th
-/// colouring of each occupancy), the relaxation refutes some.
-fn reachable_4x4_positions_are_feasible(stride: u32) {
-    let reachable: std::collections::HashSet<(u64, u64)> =
-        oracle::reachable(4, 16).into_iter().map(|p| p.bits()).collect();
-    for &(b, w) in &reachable {
-        assert_ne!(flip_history::<B4>(b, w, CONFLICTS), Relaxation::Infeasible, "reachable: {b:#x} {w:#x}");
-    }
-    // boards of 12 discs: the centre and 8 of the 12 other squares, each
-    // colouring; those the cheap conditions pass and the oracle does not reach
+/// The 4x4 boards of 12 discs (the centre and 8 of the 12 other squares,
+/// every `stride`-th colouring of each occupancy) that pass the cheap
+/// conditions, handed to `f` as (black, white).
+fn boards_of_12_discs(stride: u32, mut f: impl FnMut(u64, u64)) {
     let centre = 0x0660u64;
     let others: Vec<u32> = (0..16).filter(|s| centre >> s & 1 == 0).collect();
-    let (mut passed, mut unreachable, mut refuted) = (0u64, 0u64, 0u64);
     for pick in 0u32..1 << 12 {
         if pick.count_ones() != 8 {
             continue;
@@ -40,19 +32,34 @@ fn reachable_4x4_positions_are_feasible(stride: u32) {
             let b: u64 =
                 squares.iter().enumerate().filter(|(i, _)| colours >> i & 1 == 1).map(|(_, s)| 1u64 << s).sum();
             let w = occ & !b;
-            if !cheap_conditions::<B4>(b, w) {
-                continue;
-            }
-            passed += 1;
-            let infeasible = flip_history::<B4>(b, w, CONFLICTS) == Relaxation::Infeasible;
-            if !reachable.contains(&(b, w)) {
-                unreachable += 1;
-                refuted += u64::from(infeasible);
-            } else {
-                assert!(!infeasible);
+            if cheap_conditions::<B4>(b, w) {
+                f(b, w);
             }
         }
     }
+}
+
+/// Every reachable 4x4 position is feasible; of the boards of 12 discs
+/// the cheap conditions pass that are not reachable (every `stride`-th
+/// colouring of each occupancy), the relaxation refutes some.
+fn reachable_4x4_positions_are_feasible(stride: u32) {
+    let reachable: std::collections::HashSet<(u64, u64)> =
+        oracle::reachable(4, 16).into_iter().map(|p| p.bits()).collect();
+    for &(b, w) in &reachable {
+        assert_ne!(flip_history::<B4>(b, w, CONFLICTS), Relaxation::Infeasible, "reachable: {b:#x} {w:#x}");
+    }
+    // those the cheap conditions pass and the oracle does not reach
+    let (mut passed, mut unreachable, mut refuted) = (0u64, 0u64, 0u64);
+    boards_of_12_discs(stride, |b, w| {
+        passed += 1;
+        let infeasible = flip_history::<B4>(b, w, CONFLICTS) == Relaxation::Infeasible;
+        if !reachable.contains(&(b, w)) {
+            unreachable += 1;
+            refuted += u64::from(infeasible);
+        } else {
+            assert!(!infeasible);
+        }
+    });
     eprintln!("4x4, 12 discs: {passed} boards pass the cheap conditions, {unreachable} unreachable, {refuted} refuted");
     assert!(refuted > 0, "the relaxation refuted nothing the cheap conditions pass");
 }
@@ -132,31 +139,15 @@ fn a_shared_encoding_answers_4x4_boards_as_their_own_does() {
     for &(b, w) in &reachable {
         assert_ne!(shared.query::<B4>(b, w, CONFLICTS), Relaxation::Infeasible, "reachable: {b:#x} {w:#x}");
     }
-    let centre = 0x0660u64;
-    let others: Vec<u32> = (0..16).filter(|s| centre >> s & 1 == 0).collect();
     let (mut compared, mut refuted) = (0u64, 0u64);
-    for pick in 0u32..1 << 12 {
-        if pick.count_ones() != 8 {
-            continue;
+    boards_of_12_discs(13, |b, w| {
+        let (one, own) = (shared.query::<B4>(b, w, CONFLICTS), flip_history::<B4>(b, w, CONFLICTS));
+        if one != Relaxation::Unknown && own != Relaxation::Unknown {
+            assert_eq!(one, own, "shared and own encodings of {b:#x} {w:#x}");
+            compared += 1;
+            refuted += u64::from(one == Relaxation::Infeasible);
         }
-        let occ =
-            centre | others.iter().enumerate().filter(|(i, _)| pick >> i & 1 == 1).map(|(_, s)| 1u64 << s).sum::<u64>();
-        let squares: Vec<u32> = (0..16).filter(|s| occ >> s & 1 == 1).collect();
-        for colours in (0u32..1 << 12).step_by(13) {
-            let b: u64 =
-                squares.iter().enumerate().filter(|(i, _)| colours >> i & 1 == 1).map(|(_, s)| 1u64 << s).sum();
-            let w = occ & !b;
-            if !cheap_conditions::<B4>(b, w) {
-                continue;
-            }
-            let (one, own) = (shared.query::<B4>(b, w, CONFLICTS), flip_history::<B4>(b, w, CONFLICTS));
-            if one != Relaxation::Unknown && own != Relaxation::Unknown {
-                assert_eq!(one, own, "shared and own encodings of {b:#x} {w:#x}");
-                compared += 1;
-                refuted += u64::from(one == Relaxation::Infeasible);
-            }
-        }
-    }
+    });
     eprintln!(
         "4x4: {compared} boards of 12 discs compared, {refuted} refuted; {} queries, {} answered by kept cores",
         shared.queries, shared.core_hits
