@@ -555,8 +555,7 @@ impl SharedRelaxation {
             return Relaxation::Feasible;
         }
         self.queries += 1;
-        if self.cores.iter().any(|c| c.refutes(black, white)) {
-            self.core_hits += 1;
+        if self.refuted_by_core(black, white) {
             return Relaxation::Infeasible;
         }
         self.assumptions.clear();
