@@ -822,6 +822,15 @@ fn a_resolve_resumes_from_its_progress_file() {
         Tally { samples: 1, joined: 1, undecided: 1, undecided_terminal: u64::from(terminal), ..Tally::default() };
     let progress = ResolveProgress { id, done: vec![Decided { discs, index, tally, terminal }] };
     write_progress(&id.path_in(&p_dir), &progress).unwrap();
+    // `inspect` reads it while the resolve could be running
+    let out = std::process::Command::new(common::bin())
+        .args(["inspect", id.path_in(&p_dir).to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("1 samples decided again so far: 0 reachable, 0 unreachable, 1 still undecided"), "{text}");
+    assert!(text.contains(&format!("{discs:>5}          0            0          1")), "{text}");
     // a second process of this resolve is refused while the lock is held
     let resolve_args: Vec<&str> =
         [&["estimate", "--size", "4", "-q", "--out", p_dir.to_str().unwrap(), "--resolve", f][..], &settings].concat();
@@ -838,6 +847,7 @@ fn a_resolve_resumes_from_its_progress_file() {
     std::fs::write(id.path_in(&p_dir), &bad).unwrap();
     common::fails_with(dir.path(), &resolve_args, "checksum mismatch");
     common::fails_with(dir.path(), &resolve_args, "move it aside");
+    common::fails_with(dir.path(), &["inspect", id.path_in(&p_dir).to_str().unwrap()], "checksum mismatch");
     assert_eq!(std::fs::read(id.path_in(&p_dir)).unwrap(), bad);
     std::fs::write(id.path_in(&p_dir), &good).unwrap();
     // resumed: the sample the progress file holds is taken as it says

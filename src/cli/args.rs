@@ -36,7 +36,7 @@ pub enum Command {
     Count(CountArgs),
     /// Continue a census from its checkpoint file (dfs) or work directory (layers).
     Resume(ResumeArgs),
-    /// Describe a checkpoint file (and check its checksums) or a layered work directory.
+    /// Describe a checkpoint file (and check its checksums), a layered work directory, or a resolve's progress.
     Inspect(InspectArgs),
     /// Count games per ply (a pass is a ply), under both conventions.
     Perft(PerftArgs),
@@ -674,7 +674,9 @@ pub struct ResumeArgs {
 
 #[derive(Debug, Args)]
 pub struct InspectArgs {
-    /// The checkpoint file (dfs) or work directory (layers).
+    /// The checkpoint file (dfs), work directory (layers), or a resolve's
+    /// progress file (`estimate --resolve --out DIR`: what it has decided
+    /// so far).
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// Print one JSON document on stdout instead of text.

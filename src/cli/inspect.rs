@@ -12,6 +12,9 @@ use othello_census::report::files::timestamp;
 use othello_census::report::group_digits;
 
 pub fn run(a: &InspectArgs) -> anyhow::Result<ExitCode> {
+    if file_magic(&a.file) == Some(othello_census::formats::framed::MAGIC_RESOLVE) {
+        return inspect_progress(a);
+    }
     refuse_layered_file(a)?;
     let v = verify(&a.file)?;
     let h = &v.header;
@@ -33,12 +36,65 @@ pub fn run(a: &InspectArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The first eight bytes of `path`, when it has them.
+fn file_magic(path: &std::path::Path) -> Option<[u8; 8]> {
+    let mut magic = [0u8; 8];
+    std::fs::File::open(path).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic)).ok().map(|()| magic)
+}
+
+/// A resolve's progress file (`estimate --resolve --out DIR`): how many
+/// samples it has decided again so far and what they came to, per layer,
+/// so that an hours-long resolve can be watched without stopping it.
+fn inspect_progress(a: &InspectArgs) -> anyhow::Result<ExitCode> {
+    let p = othello_census::estimate::read_progress_file(&a.file)?;
+    // layer -> (reachable, unreachable, still undecided)
+    let mut layers = std::collections::BTreeMap::<u32, [u64; 3]>::new();
+    for d in &p.done {
+        let row = layers.entry(d.discs).or_default();
+        row[0] += d.tally.reachable;
+        row[1] += d.tally.unreachable;
+        row[2] += d.tally.undecided;
+    }
+    let total = layers.values().fold([0u64; 3], |t, r| [t[0] + r[0], t[1] + r[1], t[2] + r[2]]);
+    if a.json {
+        let rows: Vec<serde_json::Value> = layers
+            .iter()
+            .map(|(l, r)| json!({"discs": l, "reachable": r[0], "unreachable": r[1], "undecided": r[2]}))
+            .collect();
+        let doc = json!({
+            "file": a.file.display().to_string(),
+            "kind": "resolve progress",
+            "resolve_id": format!("{:016x}", p.id.0),
+            "samples_done": p.done.len(),
+            "reachable": total[0],
+            "unreachable": total[1],
+            "undecided": total[2],
+            "layers": rows,
+        });
+        crate::outln!("{}", serde_json::to_string_pretty(&doc)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    crate::outln!(
+        "resolve progress file {} (resolve {:016x}, checksum ok)\n\
+         {} samples decided again so far: {} reachable, {} unreachable, {} still undecided",
+        a.file.display(),
+        p.id.0,
+        group_digits(p.done.len() as u64),
+        group_digits(total[0]),
+        group_digits(total[1]),
+        group_digits(total[2])
+    )?;
+    crate::outln!("discs  reachable  unreachable  undecided")?;
+    for (l, r) in &layers {
+        crate::outln!("{l:>5}  {:>9}  {:>11}  {:>9}", r[0], r[1], r[2])?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// A file of a layered run given instead of a checkpoint: says what it is
 /// and where its run is.
 fn refuse_layered_file(a: &InspectArgs) -> anyhow::Result<()> {
-    let mut magic = [0u8; 8];
-    let read = std::fs::File::open(&a.file).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic));
-    if read.is_ok()
+    if let Some(magic) = file_magic(&a.file)
         && magic != othello_census::formats::framed::MAGIC_CHECKPOINT
         && let Some(kind) = othello_census::formats::framed::kind_of_magic(&magic)
     {

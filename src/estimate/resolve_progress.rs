@@ -185,6 +185,13 @@ pub fn write_progress(path: &Path, p: &ResolveProgress) -> Result<(), FrameError
     write_head_file(path, &RESOLVE_PROGRESS_KIND, p)
 }
 
+/// Reads a progress file and checks its frame and checksum only (which
+/// resolve it belongs to is [`read_progress`]'s check): what `inspect`
+/// shows of a resolve under way.
+pub fn read_progress_file(path: &Path) -> Result<ResolveProgress, FrameError> {
+    read_head_file(path, RESOLVE_PROGRESS_KIND, 1 << 30)
+}
+
 /// Reads and checks the progress file of resolve `id` at `path` against
 /// the samples the document lists: `None` when there is none; refused
 /// when it is damaged, names another resolve, or lists a sample the
@@ -198,7 +205,7 @@ pub fn read_progress(
     if !path.exists() {
         return Ok(None);
     }
-    let p: ResolveProgress = read_head_file(path, RESOLVE_PROGRESS_KIND, 1 << 30)?;
+    let p = read_progress_file(path)?;
     let corrupt =
         |detail: String| FrameError::Corrupt { path: path.to_path_buf(), kind: RESOLVE_PROGRESS_KIND.name, detail };
     if p.id != id {
