@@ -490,6 +490,42 @@ fn estimates_of_4x4_bracket_the_census() {
     assert!(e.total_positions.low <= total && total <= e.total_positions.high, "{:?} {total}", e.total_positions);
 }
 
+/// `reachable` says what proved a position unreachable: the frontier,
+/// which cheap condition, the relaxation, or how many positions the
+/// search ended every line in; the JSON document says it as `proof`.
+#[test]
+fn reachable_says_what_proved_it() {
+    let says = |args: &[&str], needle: &str| {
+        let out = Command::new(common::bin()).arg("reachable").args(args).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success() && text.contains(needle), "{args:?}: {text}");
+    };
+    let cut6 = "X----- ------ --OX-- --XO-- ------ ------ O";
+    says(&["--position", cut6], "proven by the frontier: not among the reachable positions of at most 14 discs");
+    let cut8 = "XXXXXXXX X------- X------- X--XO--- X--OX--- X------- X------- X------- X";
+    says(&["--position", cut8], "proven by the cheap conditions: the discs are not all joined to the centre");
+    let corner = "X.... O X.. X O. .... O";
+    let never = "proven by the cheap conditions: a disc that can never have been flipped disagrees";
+    says(&["--position", corner, "--frontier", "4"], never);
+    let p = "OO-- -XOX OOO- -XX- X";
+    says(&["--position", p, "--frontier", "4"], "proven by the flip-history relaxation: SAT, unsatisfiable");
+    let quick = ["--position", p, "--frontier", "4", "--sat-conflicts", "0"];
+    says(&quick, "proven by the backward search: every line ends, 2 positions");
+    let out = Command::new(common::bin()).arg("reachable").args(quick).arg("--json").output().unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["verdict"], "unreachable");
+    assert_eq!(doc["stage"], "backward search");
+    assert_eq!(doc["proof"], "backward search: every line ends, 2 positions");
+    // a reachable position has no proof of unreachability
+    let out = Command::new(common::bin())
+        .args(["reachable", "--json", "--position", &Position::<B6>::start().play(8).line()])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["verdict"], "reachable");
+    assert!(doc["proof"].is_null(), "{doc}");
+}
+
 #[test]
 fn reachable_command_proves_both_ways() {
     // a disc cut off from the centre (a1) on 6x6: unreachable at once

@@ -627,6 +627,50 @@ fn beam_words(width: usize, sweep: usize) -> String {
     }
 }
 
+/// The gist of a proof that `p` is unreachable, after the stage's name:
+/// which cheap condition fails, what the frontier holds, how many
+/// positions the walk that ended every line took, what the SAT formula
+/// covered.
+fn proof_gist<G: othello_census::board::Geometry>(
+    p: &othello_census::board::Position<G>,
+    stage: Stage,
+    nodes: u64,
+    frontier_discs: u32,
+) -> String {
+    use othello_census::search::reachable::{edges_possible, joined_to_centre, placeable, unflipped_consistent};
+    use othello_census::text::plural;
+    let (b, w) = (p.black().0, p.white().0);
+    match stage {
+        Stage::Frontier => format!(
+            "frontier: not among the reachable positions of at most {frontier_discs} discs, every one enumerated"
+        ),
+        Stage::Conditions => {
+            let failed = if !joined_to_centre::<G>(b | w) {
+                "the discs are not all joined to the centre"
+            } else if !placeable::<G>(b | w) {
+                "the occupied squares cannot be filled one by one by moves that each flip a disc"
+            } else if !edges_possible::<G>(b, w) {
+                "an edge shows colours that no moves along it can make"
+            } else if !unflipped_consistent::<G>(b, w) {
+                "a disc that can never have been flipped disagrees with the move that placed it"
+            } else {
+                "a condition failed on the way"
+            };
+            format!("cheap conditions: {failed}")
+        }
+        Stage::FlipHistory => "flip-history relaxation: SAT, unsatisfiable: no order of placements and flips, \
+                               turns aside, gives every disc its colour"
+            .to_string(),
+        Stage::Search => format!("backward search: every line ends, {}", plural(nodes, "position")),
+        Stage::Exact => format!(
+            "exact game encoding: SAT, unsatisfiable for every game of {} moves, passes anywhere",
+            p.discs() - 4
+        ),
+        Stage::Beam => format!("beam: every line walked, none dropped, {}", plural(nodes, "position")),
+        Stage::Sweep => format!("sweep: every line walked, every step whole, {}", plural(nodes, "position")),
+    }
+}
+
 pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
     let size = super::args::size_for_position(a.size, &a.position)?;
     let frontier_discs = a.frontier.unwrap_or_else(|| default_frontier_discs(size));
@@ -660,6 +704,8 @@ pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
                 "game": game,
                 "nodes": search.nodes(),
                 "stage": search.decided_by().name(),
+                "proof": (verdict == Verdict::Unreachable)
+                    .then(|| proof_gist(&p, search.decided_by(), search.nodes(), frontier.discs())),
                 "budget": a.budget,
                 "sat_conflicts": a.sat_conflicts,
                 "exact_conflicts": a.exact_conflicts,
@@ -684,25 +730,9 @@ pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
                     g.join(" ")
                 )?,
                 Some(g) => crate::outln!("reachable, by the game (replayed): {}", g.join(" "))?,
-                None if word == "unreachable" => match search.decided_by() {
-                    Stage::Search => crate::outln!(
-                        "unreachable (proven by the backward search: every line ends, {} positions)",
-                        search.nodes()
-                    )?,
-                    Stage::Exact => crate::outln!(
-                        "unreachable (proven by the exact game encoding: SAT, unsatisfiable for every game of {} moves, passes anywhere)",
-                        p.discs() - 4
-                    )?,
-                    Stage::Beam => crate::outln!(
-                        "unreachable (proven by the beam: every line walked, none dropped, {} positions)",
-                        search.nodes()
-                    )?,
-                    Stage::Sweep => crate::outln!(
-                        "unreachable (proven by the sweep: every line walked, every step whole, {} positions)",
-                        search.nodes()
-                    )?,
-                    stage => crate::outln!("unreachable (proven by the {})", stage.name())?,
-                },
+                None if word == "unreachable" => {
+                    crate::outln!("unreachable (proven by the {})", proof_gist(&p, search.decided_by(), search.nodes(), frontier.discs()))?
+                }
                 None if a.exact_conflicts > 0 => crate::outln!(
                     "undecided: the search visited its budget of {} positions{}, and the exact encoding spent its {} conflicts (raise --budget, --beam-width, --sweep-width or --exact-conflicts)",
                     a.budget, beam_words(a.beam_width, a.sweep_width), a.exact_conflicts
