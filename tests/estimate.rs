@@ -359,6 +359,54 @@ fn estimates_are_deterministic_for_a_seed() {
     assert_ne!(tallies(&a), tallies(&c));
 }
 
+/// Where every stage's limit binds (a depth-first budget that runs out, a
+/// beam and a sweep that decide some samples and give up on others, the
+/// exact encoding's conflicts), 1 and 3 threads still give the same
+/// tallies, stage counters included, and the same undecided samples: each
+/// limit is a count, never a time, and each sample's searches start
+/// afresh.
+#[test]
+fn estimates_are_deterministic_where_every_limit_binds() {
+    let cfg = |threads| EstimateConfig {
+        budget: 2_000,
+        beam_width: 100,
+        sweep_width: 3_000,
+        exact_conflicts: 20_000,
+        ..config(vec![24, 26, 28], 1500, threads)
+    };
+    let a = estimate::<B6>(&cfg(1), None, &EstimateLive::default());
+    let b = estimate::<B6>(&cfg(3), None, &EstimateLive::default());
+    let tallies = |e: &othello_census::estimate::Estimate| e.layers.iter().map(|l| l.tally).collect::<Vec<_>>();
+    assert_eq!(tallies(&a), tallies(&b));
+    assert_eq!(a.undecided_samples, b.undecided_samples);
+    let sum = |f: fn(&othello_census::estimate::Tally) -> u64| a.layers.iter().map(|l| f(&l.tally)).sum::<u64>();
+    let (beam, sweep, exact, undecided) = (
+        sum(|t| t.beam_reachable + t.beam_unreachable),
+        sum(|t| t.sweep_reachable + t.sweep_unreachable),
+        sum(|t| t.exact_reachable + t.exact_unreachable),
+        sum(|t| t.undecided),
+    );
+    for l in &a.layers {
+        let t = &l.tally;
+        eprintln!(
+            "layer {}: samples {} beam {}/{} sweep {}/{} exact {}/{} undecided {}",
+            l.discs,
+            t.samples,
+            t.beam_reachable,
+            t.beam_unreachable,
+            t.sweep_reachable,
+            t.sweep_unreachable,
+            t.exact_reachable,
+            t.exact_unreachable,
+            t.undecided
+        );
+    }
+    assert!(
+        beam > 0 && sweep > 0 && exact > 0 && undecided > 0,
+        "beam {beam}, sweep {sweep}, exact {exact}, undecided {undecided}"
+    );
+}
+
 /// The undecided samples are listed, layer by layer, whatever the thread
 /// count: as many as the tallies count, each drawn again from its index
 /// with the position its text gives, and undecided again by a search of
