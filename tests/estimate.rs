@@ -913,7 +913,7 @@ fn a_resolve_resumes_from_its_progress_file() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
-    assert!(text.contains("1 samples decided again so far: 0 reachable, 0 unreachable, 1 still undecided"), "{text}");
+    assert!(text.contains("1 samples searched again so far: 0 reachable, 0 unreachable, 1 still undecided"), "{text}");
     assert!(text.contains(&format!("{discs:>5}          0            0          1")), "{text}");
     // a second process of this resolve is refused while the lock is held
     let resolve_args: Vec<&str> =

@@ -76,7 +76,7 @@ fn inspect_progress(a: &InspectArgs) -> anyhow::Result<ExitCode> {
     }
     crate::outln!(
         "resolve progress file {} (resolve {:016x}, checksum ok)\n\
-         {} samples decided again so far: {} reachable, {} unreachable, {} still undecided",
+         {} samples searched again so far: {} reachable, {} unreachable, {} still undecided",
         a.file.display(),
         p.id.0,
         group_digits(p.done.len() as u64),
