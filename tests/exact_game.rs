@@ -101,6 +101,7 @@ fn four_by_four(per_layer: usize, stride: usize, seed: u64) {
 #[test]
 fn on_4x4_the_verdicts_are_the_oracles() {
     four_by_four(150, 40, 1);
+    assert_eq!(othello_census::search::game_encoding::non_replaying_games(), 0);
 }
 
 /// Ten times the candidates, and every reachable position (about 15
@@ -147,6 +148,9 @@ fn positions_of_6x6_and_8x8_games_are_never_unreachable() {
     let (checked, decided) = under_every_policy::<B8>(2, 20, 18);
     eprintln!("8x8: {checked} positions of games, {decided} given a game that replays");
     assert!(decided * 10 >= checked * 9, "{decided} of {checked}");
+    // no model's game failed to replay (it would have been answered as
+    // no answer, unseen above)
+    assert_eq!(othello_census::search::game_encoding::non_replaying_games(), 0);
 }
 
 /// The same to full boards, with a larger budget (about 20 minutes).
