@@ -3,7 +3,7 @@
 //! condition (`placeable`), and that pass all three cheap conditions, and
 //! the time a draw and its conditions take. Usage: condition_rates 6|8
 //! SAMPLES LAYER... (seed 1, the estimator's own generators). On the 2-core
-//! AVX-512 EPYC, 2,000,000 draws a layer: see docs/estimate.md, "Limits".
+//! AVX-512 EPYC, 2,000,000 draws a layer: see docs/estimate-history.md, "The cheap conditions, measured".
 use othello_census::board::{B6, B8};
 use othello_census::estimate::{SplitMix, draw};
 use othello_census::key::dense::Keyed;
