@@ -21,14 +21,15 @@ use othello_census::search::reachable::{
 };
 
 /// The beam alone: a depth-first search of one position (it runs out at
-/// once, or decides a position without predecessors), then the beam.
+/// once, or decides a position without predecessors), then the beam (no
+/// relaxation, no balance).
 fn beam_alone<G: othello_census::key::Keyed>(frontier: &Frontier<G>, width: usize) -> Search<'_, G> {
-    Search::new(frontier, 1).with_relaxation(0).with_beam(width)
+    Search::new(frontier, 1).with_relaxation(0).with_balance(false).with_beam(width)
 }
 
 /// The sweep alone: no beam, a sweep of `width` positions a step.
 fn sweep_alone<G: othello_census::key::Keyed>(frontier: &Frontier<G>, width: usize) -> Search<'_, G> {
-    Search::new(frontier, 1).with_relaxation(0).with_beam(0).with_sweep(width)
+    Search::new(frontier, 1).with_relaxation(0).with_balance(false).with_beam(0).with_sweep(width)
 }
 
 /// The sweep alone, pruned by the flip-history relaxation: 64 calls a
@@ -239,15 +240,16 @@ fn the_sweep_proves_dense_8x8_samples_the_search_and_the_beam_leave() {
         "XX-X-X-X -XOOXX-X XOOX---X XXXXOXXO X-OXOOOO OOXOX-OO -XXOX-XO OOOXX-X- X",
     ] {
         let p = Position::<B8>::parse(line).unwrap();
-        let mut without = Search::new(&frontier, 1_000_000).with_beam(10_000);
+        let mut without = Search::new(&frontier, 1_000_000).with_balance(false).with_beam(10_000);
         assert_eq!(without.decide(&p), Verdict::Undecided, "without the sweep: {line}");
-        let mut with = Search::new(&frontier, 1_000_000).with_beam(10_000).with_sweep(1_000_000);
+        let mut with = Search::new(&frontier, 1_000_000).with_balance(false).with_beam(10_000).with_sweep(1_000_000);
         assert_eq!(with.decide(&p), Verdict::Unreachable, "with the sweep: {line}");
         assert_eq!(with.decided_by(), Stage::Sweep);
         // pruned by the relaxation: the same verdict from fewer positions
         // (a pruned step is a subset of the step unpruned)
         let plain_nodes = with.nodes();
         let mut relaxed = Search::new(&frontier, 1_000_000)
+            .with_balance(false)
             .with_beam(10_000)
             .with_sweep(1_000_000)
             .with_sweep_relaxation(Some(RELAXED));
@@ -258,6 +260,7 @@ fn the_sweep_proves_dense_8x8_samples_the_search_and_the_beam_leave() {
         assert_eq!(relaxed.decide(&p), Verdict::Unreachable);
         let again = relaxed.nodes();
         let mut fresh = Search::new(&frontier, 1_000_000)
+            .with_balance(false)
             .with_beam(10_000)
             .with_sweep(1_000_000)
             .with_sweep_relaxation(Some(RELAXED));

@@ -676,6 +676,9 @@ fn proof_gist<G: othello_census::board::Geometry>(
         Stage::FlipHistory => "flip-history relaxation: SAT, unsatisfiable: no order of placements and flips, \
                                turns aside, gives every disc its colour"
             .to_string(),
+        Stage::FlipBalance => "flip-count balance: linear program, infeasible (certificate checked in integers): \
+                               no numbers of placements and flips give every square its colour"
+            .to_string(),
         Stage::Search => format!("backward search: every line ends, {}", plural(nodes, "position")),
         Stage::Exact => format!(
             "exact game encoding: SAT, unsatisfiable for every game of {} moves, passes anywhere",

@@ -56,6 +56,10 @@ pub struct Tally {
     pub sweep_reachable: u64,
     #[serde(default)]
     pub sweep_unreachable: u64,
+    /// Of the unreachable, those the flip-count balance proved (absent
+    /// from documents before search generation 6).
+    #[serde(default)]
+    pub balanced: u64,
 }
 
 impl Tally {
@@ -80,6 +84,7 @@ impl Tally {
         self.beam_unreachable += o.beam_unreachable;
         self.sweep_reachable += o.sweep_reachable;
         self.sweep_unreachable += o.sweep_unreachable;
+        self.balanced += o.balanced;
         self
     }
 }

@@ -96,8 +96,9 @@ pub struct ResolveProgress {
 /// The counters of a tally in a progress file.
 const TALLY_WORDS: usize = 20;
 
-/// A tally's counters in their documented order (20 u64, the last one
-/// reserved, zero).
+/// A tally's counters in their documented order (20 u64; the last,
+/// `balanced`, was a reserved zero before search generation 6, which is
+/// what it counts then too).
 fn tally_words(t: &Tally) -> [u64; TALLY_WORDS] {
     [
         t.samples,
@@ -119,7 +120,7 @@ fn tally_words(t: &Tally) -> [u64; TALLY_WORDS] {
         t.beam_unreachable,
         t.sweep_reachable,
         t.sweep_unreachable,
-        0,
+        t.balanced,
     ]
 }
 
@@ -142,6 +143,7 @@ fn tally_of(w: [u64; TALLY_WORDS]) -> Tally {
         beam_unreachable: w[16],
         sweep_reachable: w[17],
         sweep_unreachable: w[18],
+        balanced: w[19],
     }
 }
 
@@ -168,9 +170,6 @@ impl<C> Decode<C> for ResolveProgress {
                 return Err(DecodeError::Other("a terminal flag other than 0 or 1"));
             }
             let words = <[u64; TALLY_WORDS]>::decode(d)?;
-            if words[TALLY_WORDS - 1] != 0 {
-                return Err(DecodeError::Other("a reserved tally word other than zero"));
-            }
             let tally = tally_of(words);
             done.push(Decided { discs, index, tally, terminal: terminal == 1 });
         }

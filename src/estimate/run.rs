@@ -222,6 +222,7 @@ pub(super) fn one_sample<G: Keyed>(
             t.exact_unreachable = u64::from(search.decided_by() == Stage::Exact);
             t.beam_unreachable = u64::from(search.decided_by() == Stage::Beam);
             t.sweep_unreachable = u64::from(search.decided_by() == Stage::Sweep);
+            t.balanced = u64::from(search.decided_by() == Stage::FlipBalance);
         }
         None => {
             t.undecided = 1;

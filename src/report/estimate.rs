@@ -275,7 +275,7 @@ fn check_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
             || sum(&t.by_orbit) != u128::from(t.reachable)
             || t.joined > t.samples
             || sum(&[t.exact_reachable, t.beam_reachable, t.sweep_reachable]) > u128::from(t.reachable)
-            || sum(&[t.relaxed, t.exact_unreachable, t.beam_unreachable, t.sweep_unreachable])
+            || sum(&[t.relaxed, t.exact_unreachable, t.beam_unreachable, t.sweep_unreachable, t.balanced])
                 > u128::from(t.unreachable)
         {
             return Err(format!("layer {k}: the tally does not add up"));

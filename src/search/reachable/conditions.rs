@@ -52,8 +52,19 @@ pub fn joined_to_centre<G: Geometry>(occ: u64) -> bool {
 /// (such a square touches the filled ones), and as cheap.
 pub fn placeable<G: Geometry>(occ: u64) -> bool {
     let c = centre(G::N);
+    occ & c == c && fillable::<G>(occ) == occ
+}
+
+/// The squares of `occ` that can be filled one by one from the centre
+/// (occupied) by moves that each flip ([`placeable`]'s rule), filling
+/// greedily: every square that can be added, whatever else comes later.
+/// Those outside it can be filled only after some square of `occ` that is
+/// not in it; so `fillable(occ - {s})` holds every square that can have
+/// been on the board when `s` was played.
+pub fn fillable<G: Geometry>(occ: u64) -> u64 {
+    let c = centre(G::N);
     if occ & c != c {
-        return false;
+        return 0;
     }
     let n = G::N;
     // the middle square of a horizontal or diagonal line of three must not
@@ -70,7 +81,7 @@ pub fn placeable<G: Geometry>(occ: u64) -> bool {
         }
         let next = filled | (add & occ);
         if next == filled {
-            return filled == occ;
+            return filled;
         }
         filled = next;
     }
@@ -88,12 +99,14 @@ pub fn placeable<G: Geometry>(occ: u64) -> bool {
 /// second session): and the beam where the depth-first search runs out
 /// (`beam_width` in the documents, [`super::BEAM_WIDTH`] by default); 5
 /// (2026-11-27, the third session): and the sweep where the beam gives up
-/// (`sweep_width`, [`super::SWEEP_WIDTH`] by default). A
+/// (`sweep_width`, [`super::SWEEP_WIDTH`] by default); 6 (2026-11-28):
+/// and the flip-count balance ([`crate::search::reachable::flip_balance`]) where the
+/// depth-first search runs out, before the beam. A
 /// newer generation decides every sample an older one decides at the same
 /// budget (its stages are added after the older ones'), so `estimate
 /// --resolve` takes documents of older generations. Raise it when a
 /// condition is added.
-pub const SEARCH_GENERATION: u32 = 5;
+pub const SEARCH_GENERATION: u32 = 6;
 
 /// The conditions every reachable position meets that the search tests on
 /// each position before it searches below it: [`placeable`],

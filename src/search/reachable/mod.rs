@@ -48,6 +48,7 @@ pub use crate::search::game::{Game, ReplayError};
 mod beam;
 mod class;
 mod conditions;
+pub mod flip_balance;
 mod frontier;
 mod search;
 mod unmoves;

@@ -2,6 +2,7 @@
 //! under a budget, the relaxation and the exact encoding where it pays,
 //! and searches lent to threads.
 
+use super::flip_balance::{Balance, flip_balance};
 use crate::board::{Geometry, Position};
 use crate::key::Keyed;
 use crate::search::class_set::ClassSet;
@@ -60,6 +61,9 @@ pub struct Search<'f, G: Keyed> {
     sweep_width: usize,
     /// The flip-history relaxation inside the sweep (none: not tried).
     sweep_relaxation: Option<SweepRelaxation>,
+    /// Whether the flip-count balance is tried where the depth-first
+    /// search runs out ([`crate::search::reachable::flip_balance`]).
+    balance: bool,
     /// What decided the last position asked.
     decided_by: Stage,
 }
@@ -74,6 +78,10 @@ pub enum Stage {
     /// The flip-history relaxation is unsatisfiable: unreachable
     /// ([`crate::search::flip_history`]).
     FlipHistory,
+    /// The flip-count balance is infeasible, with a checked certificate:
+    /// unreachable ([`crate::search::reachable::flip_balance`]); tried where the
+    /// depth-first search runs out.
+    FlipBalance,
     /// The backward search: a line to the frontier, or every line
     /// exhausted (or, undecided, the budget spent).
     Search,
@@ -97,6 +105,7 @@ impl Stage {
             Stage::Frontier => "frontier",
             Stage::Conditions => "cheap conditions",
             Stage::FlipHistory => "flip-history relaxation (SAT: unsatisfiable)",
+            Stage::FlipBalance => "flip-count balance (linear program: infeasible, certificate checked)",
             Stage::Search => "backward search",
             Stage::Beam => "beam (backward search keeping the most compact positions of each step)",
             Stage::Sweep => "sweep (backward search keeping every position of each step)",
@@ -170,8 +179,17 @@ impl<'f, G: Keyed> Search<'f, G> {
             beam_width: 0,
             sweep_width: 0,
             sweep_relaxation: None,
+            balance: true,
             decided_by: Stage::Search,
         }
+    }
+
+    /// The same search, trying the flip-count balance where the
+    /// depth-first search runs out, before the beam (true, the default of
+    /// search generation 6) or not.
+    pub fn with_balance(mut self, on: bool) -> Self {
+        self.balance = on;
+        self
     }
 
     /// The same search, its sweep pruned by the flip-history relaxation
@@ -347,6 +365,10 @@ impl<'f, G: Keyed> Search<'f, G> {
         }
         self.decided_by = if p.discs() <= self.answered_to { Stage::Frontier } else { Stage::Search };
         match self.visit(*p, 0) {
+            Err(OutOfBudget) if self.balance && flip_balance::<G>(p.black().0, p.white().0) == Balance::Infeasible => {
+                self.decided_by = Stage::FlipBalance;
+                Ok(false)
+            }
             Err(OutOfBudget) if self.beam_width > 0 || self.sweep_width > 0 => self.beam(p),
             r => r,
         }
@@ -489,6 +511,7 @@ pub struct Searches<'f, G: Keyed> {
     beam_width: usize,
     sweep_width: usize,
     sweep_relaxation: Option<SweepRelaxation>,
+    balance: bool,
     held: std::sync::Mutex<Vec<Search<'f, G>>>,
 }
 
@@ -504,8 +527,16 @@ impl<'f, G: Keyed> Searches<'f, G> {
             beam_width: 0,
             sweep_width: 0,
             sweep_relaxation: None,
+            balance: true,
             held: std::sync::Mutex::new(Vec::new()),
         }
+    }
+
+    /// The same, with or without the flip-count balance
+    /// ([`Search::with_balance`]).
+    pub fn with_balance(mut self, on: bool) -> Self {
+        self.balance = on;
+        self
     }
 
     /// The same, their sweep pruned by the flip-history relaxation
@@ -554,6 +585,7 @@ impl<'f, G: Keyed> Searches<'f, G> {
                 .with_beam(self.beam_width)
                 .with_sweep(self.sweep_width)
                 .with_sweep_relaxation(self.sweep_relaxation)
+                .with_balance(self.balance)
         });
         LentSearch { search: Some(search), from: self }
     }
