@@ -10,8 +10,9 @@
 # beam, and the build's default sweep).
 # Prints one line per layer and setting: samples, joined, unreachable by
 # the relaxation, reachable and unreachable decided by the exact encoding,
-# by the beam and by the sweep (0 from builds before their counters),
-# reachable, unreachable, undecided, seconds.
+# by the beam and by the sweep, unreachable by the flip-count balance (0
+# from builds before their counters), reachable, unreachable, undecided,
+# seconds.
 set -euo pipefail
 bin=$1
 samples=${2:-200}
@@ -21,7 +22,7 @@ shift $(( $# < 4 ? $# : 4 ))
 layers=("$@")
 [ ${#layers[@]} -gt 0 ] || layers=(44 48 52 56 60 64)
 echo "# $($bin --version); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); $(nproc) cores"
-echo "# discs sat_conflicts exact_conflicts beam_width sweep_width samples joined relaxed exact_reachable exact_unreachable beam_reachable beam_unreachable sweep_reachable sweep_unreachable reachable unreachable undecided seconds"
+echo "# discs sat_conflicts exact_conflicts beam_width sweep_width samples joined relaxed exact_reachable exact_unreachable beam_reachable beam_unreachable sweep_reachable sweep_unreachable balanced reachable unreachable undecided seconds"
 for d in "${layers[@]}"; do
     for setting in ${SETTINGS:-0:0 20000:0}; do
         IFS=: read -r c x w s <<< "$setting"
@@ -41,6 +42,6 @@ d, c, x, w, s, start, end = sys.argv[1:]
 t = json.loads(os.environ["JSON"])["layers"][0]["tally"]
 print(d, c, x, w, s, t["samples"], t["joined"], t.get("relaxed", 0), t.get("exact_reachable", 0), t.get("exact_unreachable", 0),
       t.get("beam_reachable", 0), t.get("beam_unreachable", 0), t.get("sweep_reachable", 0), t.get("sweep_unreachable", 0),
-      t["reachable"], t["unreachable"], t["undecided"], f"{float(end) - float(start):.1f}")' "$d" "$c" "$x" "$w" "$s" "$start" "$end"
+      t.get("balanced", 0), t["reachable"], t["unreachable"], t["undecided"], f"{float(end) - float(start):.1f}")' "$d" "$c" "$x" "$w" "$s" "$start" "$end"
     done
 done
