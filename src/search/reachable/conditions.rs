@@ -101,12 +101,14 @@ pub fn fillable<G: Geometry>(occ: u64) -> u64 {
 /// (2026-11-27, the third session): and the sweep where the beam gives up
 /// (`sweep_width`, [`super::SWEEP_WIDTH`] by default); 6 (2026-11-28):
 /// and the flip-count balance ([`crate::search::reachable::flip_balance`]) where the
-/// depth-first search runs out, before the beam. A
+/// depth-first search runs out, before the beam; 7 (2026-11-28): the
+/// balance with a row for each two moves that would each use the other's
+/// square. A
 /// newer generation decides every sample an older one decides at the same
 /// budget (its stages are added after the older ones'), so `estimate
 /// --resolve` takes documents of older generations. Raise it when a
 /// condition is added.
-pub const SEARCH_GENERATION: u32 = 6;
+pub const SEARCH_GENERATION: u32 = 7;
 
 /// The conditions every reachable position meets that the search tests on
 /// each position before it searches below it: [`placeable`],

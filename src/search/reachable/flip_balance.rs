@@ -30,7 +30,10 @@
 //!   square `2 F(s, k) - 2 F(s, !k)` is 0 when it started as `k`, else 2;
 //! - an anchor held the mover's colour, so was placed so or turned so at
 //!   least once: `x[a, c] + F(a, c) >= f[e]` (the start colour counts 1
-//!   on a centre square).
+//!   on a centre square);
+//! - of two non-centre squares, one was placed first: the events of the
+//!   move on `s` that use `u` (in their run or as anchor) and those of the
+//!   move on `u` that use `s` sum to at most 1 (search generation 7).
 //!
 //! No order, no turns: a board a game makes always has a solution, so an
 //! infeasible system proves the board unreachable with either side to
@@ -125,6 +128,9 @@ fn system<G: Geometry>(black: u64, white: u64) -> System {
     // events: (variable, colour, anchor); turned_to[s][c]: the events
     // that turn s to c
     let mut events: Vec<(u32, usize, u32)> = Vec::new();
+    // used[(s, u)]: the events of the move on s whose run or anchor holds
+    // the non-centre square u (so u was placed before s)
+    let mut used: std::collections::BTreeMap<(u32, u32), Vec<u32>> = std::collections::BTreeMap::new();
     let mut turned_to: Vec<[Vec<u32>; 2]> = vec![[Vec::new(), Vec::new()]; squares];
     for (s, xs) in x.iter().enumerate() {
         if xs[0] == u32::MAX {
@@ -147,6 +153,11 @@ fn system<G: Geometry>(black: u64, white: u64) -> System {
                             turned_to[r as usize][c].push(v);
                         }
                         events.push((v, c, q));
+                        for &u in run.iter().chain(std::iter::once(&q)) {
+                            if middle >> u & 1 == 0 {
+                                used.entry((s as u32, u)).or_default().push(v);
+                            }
+                        }
                         of_direction.push(v);
                     }
                     run.push(q);
@@ -194,6 +205,17 @@ fn system<G: Geometry>(black: u64, white: u64) -> System {
             0
         };
         sys.row(terms, Op::Ge, rhs);
+    }
+    // two moves cannot each use the other's square: one of them was placed
+    // first (the events of one move that use a square lie in one
+    // direction, so at most one of them happened)
+    for (&(s, u), here) in &used {
+        if s < u
+            && let Some(there) = used.get(&(u, s))
+        {
+            let terms: Vec<(u32, i32)> = here.iter().chain(there).map(|&v| (v, 1)).collect();
+            sys.row(terms, Op::Le, 1);
+        }
     }
     sys
 }
