@@ -90,15 +90,9 @@ fn positions_of_8x8_games_balance() {
 /// games.
 #[test]
 fn ffo_positions_balance() {
-    let data = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/ffo-40-49.obf")).unwrap();
-    let mut n = 0;
-    for line in data.lines().filter(|l| !l.trim().is_empty()) {
-        let text = line.split(';').next().unwrap().trim();
-        let p = Position::<B8>::parse(text).unwrap();
+    for (text, p) in policies::ffo_positions() {
         assert_eq!(flip_balance::<B8>(p.black().0, p.white().0), Balance::Feasible, "{text}");
-        n += 1;
     }
-    assert_eq!(n, 10);
 }
 
 /// Dense 8x8 samples of the estimate (seed 3) that the cheap conditions,

@@ -4,7 +4,7 @@
 //! edges first, fewest replies).
 #![allow(dead_code)]
 
-use othello_census::board::{Geometry, Position};
+use othello_census::board::{B8, Geometry, Position};
 
 /// A generator for the tests' random choices (splitmix64).
 pub struct Rng(pub u64);
@@ -88,4 +88,21 @@ pub fn edge_moves<G: Geometry>(_: &Position<G>, moves: &[u32], r: u64) -> u32 {
 /// The biased policies, in the order the tests seed them (seed + 1 on).
 pub fn biased<'a, G: Geometry>() -> [Policy<'a, G>; 5] {
     [&most_flips::<G>, &fewest_flips::<G>, &corners_and_edges::<G>, &fewest_replies::<G>, &edge_moves::<G>]
+}
+
+/// The ten FFO endgame positions (tests/data/ffo-40-49.obf), from real
+/// games, with their lines.
+pub fn ffo_positions() -> Vec<(String, Position<B8>)> {
+    let data = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/ffo-40-49.obf")).unwrap();
+    let all: Vec<(String, Position<B8>)> = data
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            let text = line.split(';').next().unwrap().trim().to_string();
+            let p = Position::<B8>::parse(&text).unwrap();
+            (text, p)
+        })
+        .collect();
+    assert_eq!(all.len(), 10);
+    all
 }
