@@ -166,10 +166,7 @@ fn game_positions<G: othello_census::key::Keyed>(
         found += u64::from(matches!(v, Verdict::Reachable(_)));
         true
     };
-    policies::play::<G>(uniform_games, seed, &policies::uniform::<G>, &mut check);
-    for (i, policy) in policies::biased::<G>().into_iter().enumerate() {
-        policies::play::<G>(games, seed + 1 + i as u64, policy, &mut check);
-    }
+    policies::play_every::<G>(uniform_games, games, seed, &mut check);
     (tried, found)
 }
 

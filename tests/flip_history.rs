@@ -91,10 +91,7 @@ fn under_every_policy<G: Geometry>(uniform_games: u64, games: u64, seed: u64) ->
         assert_ne!(r, Relaxation::Infeasible, "a position of a game: {}", p.line());
         true
     };
-    policies::play::<G>(uniform_games, seed, &policies::uniform::<G>, &mut check);
-    for (i, policy) in policies::biased::<G>().into_iter().enumerate() {
-        policies::play::<G>(games, seed + 1 + i as u64, policy, &mut check);
-    }
+    policies::play_every::<G>(uniform_games, games, seed, &mut check);
     checked
 }
 

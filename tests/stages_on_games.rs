@@ -61,10 +61,7 @@ fn check_games<G: othello_census::key::Keyed>(
         parent = *p;
         true
     };
-    policies::play::<G>(uniform_games, seed, &policies::uniform::<G>, &mut check);
-    for (i, policy) in policies::biased::<G>().into_iter().enumerate() {
-        policies::play::<G>(games, seed + 1 + i as u64, policy, &mut check);
-    }
+    policies::play_every::<G>(uniform_games, games, seed, &mut check);
     seen
 }
 

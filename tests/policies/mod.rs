@@ -47,6 +47,16 @@ pub fn play<G: Geometry>(games: u64, seed: u64, policy: Policy<'_, G>, mut visit
     }
 }
 
+/// [`play`] under every policy: `uniform_games` games with uniform moves
+/// seeded by `seed`, then `games` under each biased policy, seeded by
+/// `seed + 1` on, all handed to `visit`.
+pub fn play_every<G: Geometry>(uniform_games: u64, games: u64, seed: u64, mut visit: impl FnMut(&Position<G>) -> bool) {
+    play::<G>(uniform_games, seed, &uniform::<G>, &mut visit);
+    for (i, policy) in biased::<G>().into_iter().enumerate() {
+        play::<G>(games, seed + 1 + i as u64, policy, &mut visit);
+    }
+}
+
 pub fn uniform<G: Geometry>(_: &Position<G>, moves: &[u32], r: u64) -> u32 {
     moves[(r % moves.len() as u64) as usize]
 }

@@ -112,9 +112,7 @@ const BLACK: usize = 0;
 fn system<G: Geometry>(black: u64, white: u64) -> System {
     let occ = black | white;
     let middle = centre(G::N);
-    // the start: White on the upper-left and lower-right centre squares
-    let h = G::N / 2;
-    let start_black = (1u64 << ((h - 1) * G::N + h)) | (1u64 << (h * G::N + h - 1));
+    let start_black = crate::board::Position::<G>::start().black().0;
     let mut sys = System::default();
     let squares = G::SQUARES as usize;
     let mut x = vec![[u32::MAX; 2]; squares];
