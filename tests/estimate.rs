@@ -1344,3 +1344,78 @@ fn the_catalogue_answers_for_the_whole_board() {
     assert!(low <= point && point <= high, "{text}");
     assert!(text.contains("(6 layers, to 9 discs)") && text.contains("layers 10-16"), "{text}");
 }
+
+/// `catalog export`: an estimate the catalogue holds comes back out as
+/// the document its run wrote (its work directory lost), and resolves as
+/// that document does; an existing file, an unknown id, and a catalogue
+/// whose stored estimate was edited are refused in one line, nothing
+/// written.
+#[test]
+fn catalog_export_gives_back_a_document_to_resolve() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = estimate_4x4(
+        &[
+            "--discs",
+            "11",
+            "--samples",
+            "3000",
+            "--seed",
+            "4",
+            "--budget",
+            "3",
+            "--beam-width",
+            "0",
+            "--sweep-width",
+            "0",
+        ],
+        &dir.path().join("a"),
+    );
+    assert!(small["undecided_samples"].as_array().unwrap().len() > 20);
+    let first = std::fs::read_dir(dir.path().join("a")).unwrap().next().unwrap().unwrap().path();
+    let cat = dir.path().join("cat");
+    let o =
+        Command::new(common::bin()).args(["catalog", "add", "--new", "--dir"]).arg(&cat).arg(&first).output().unwrap();
+    assert!(o.status.success(), "{o:?}");
+    // the work directory is gone
+    std::fs::remove_dir_all(dir.path().join("a")).unwrap();
+    let catalog: serde_json::Value = serde_json::from_slice(&std::fs::read(cat.join("catalog.json")).unwrap()).unwrap();
+    let id = catalog["estimates"][0]["id"].as_str().unwrap().to_string();
+    let out = dir.path().join("back.json");
+    let export = |id: &str, out: &std::path::Path| {
+        vec!["catalog", "export", id, "--dir", cat.to_str().unwrap(), "--out", out.to_str().unwrap()]
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    let args = export(&id, &out);
+    let o = Command::new(common::bin()).args(&args).output().unwrap();
+    assert!(o.status.success(), "{o:?}");
+    let back: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let mut expected = small.clone();
+    // the JSON printed and the document written are one document
+    expected.as_object_mut().unwrap().remove("id");
+    assert_eq!(back, expected);
+    // and it resolves: a larger budget decides what the small one left
+    let resolved = estimate_4x4(&["--resolve", out.to_str().unwrap(), "--budget", "1000000"], &dir.path().join("b"));
+    assert_eq!(resolved["totals"]["undecided"], 0);
+    assert_eq!(resolved["resolved"]["retried"], small["undecided_samples"].as_array().unwrap().len());
+    // refusals, nothing written
+    let before = std::fs::read(&out).unwrap();
+    let args: Vec<String> = export(&id, &out);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    common::fails_with(dir.path(), &args, "exists");
+    assert_eq!(std::fs::read(&out).unwrap(), before);
+    let other = dir.path().join("other.json");
+    let args: Vec<String> = export("estimate-4x4-19700101T000000Z", &other);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    common::fails_with(dir.path(), &args, "holds no estimate estimate-4x4-19700101T000000Z");
+    assert!(!other.exists());
+    let mut edited = catalog.clone();
+    // a field no other check ties: only the checksum finds the edit
+    edited["estimates"][0]["elapsed_seconds"] = serde_json::json!(1.5);
+    std::fs::write(cat.join("catalog.json"), serde_json::to_vec(&edited).unwrap()).unwrap();
+    let args: Vec<String> = export(&id, &other);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    common::fails_with(dir.path(), &args, "checksum");
+    assert!(!other.exists());
+}

@@ -81,6 +81,21 @@ pub enum CatalogAction {
         #[arg(long)]
         new: bool,
     },
+    /// Write an estimate the catalogue holds back out as the document
+    /// `estimate --out` wrote (checksum checked), to resolve it again when
+    /// the run's own files are gone: `estimate --resolve FILE`.
+    Export {
+        /// The estimate's id, as the catalogue's `runs` column and
+        /// catalog.json name it (`estimate-8x8-20261128T021813Z`).
+        #[arg(value_name = "ID")]
+        id: String,
+        /// The file to write (refused if it exists).
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+        /// The catalogue directory.
+        #[arg(long, value_name = "DIR", default_value = "results")]
+        dir: PathBuf,
+    },
     /// Write the OEIS b-files of the catalogue's 8x8 by-ply terms into
     /// DIR/oeis/ (b124004.txt, b124005.txt, b124006.txt, and the shape
     /// sequences when counted).

@@ -1,4 +1,5 @@
-//! `othello-census catalog add`, `catalog regenerate` and `othello-census plot`.
+//! `othello-census catalog add`, `catalog export`, `catalog regenerate` and
+//! `othello-census plot`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -32,6 +33,7 @@ pub fn run(a: &CatalogArgs) -> anyhow::Result<ExitCode> {
             }
             added
         }
+        CatalogAction::Export { id, out, dir } => export(id, out, dir),
         CatalogAction::Oeis { dir } => {
             if !Catalog::exists(dir) {
                 anyhow::bail!("{} holds no catalogue; give the catalogue's directory with --dir", dir.display());
@@ -123,6 +125,44 @@ fn add(runs: &[PathBuf], dir: &Path) -> anyhow::Result<ExitCode> {
     }
     // only once every run passed: nothing is written on a refusal
     write(&catalog, dir, added)
+}
+
+/// `catalog export`: the estimate `id` of the catalogue in `dir`, written
+/// to `out` as its run wrote it (without the `id` the catalogue gave it,
+/// which its checksum leaves out), checked first.
+fn export(id: &str, out: &Path, dir: &Path) -> anyhow::Result<ExitCode> {
+    if !Catalog::exists(dir) {
+        anyhow::bail!("{} holds no catalogue; give the catalogue's directory with --dir", dir.display());
+    }
+    // never over a file: it may be the run's own document, or another
+    if out.exists() || out.symlink_metadata().is_ok() {
+        anyhow::bail!("{} exists: give --out a new file", out.display());
+    }
+    let catalog = Catalog::load(dir)?;
+    let Some(doc) = catalog.estimates.iter().find(|e| e["id"] == id) else {
+        let ids: Vec<&str> = catalog.estimates.iter().filter_map(|e| e["id"].as_str()).collect();
+        anyhow::bail!(
+            "the catalogue in {} holds no estimate {id} (it holds {} estimates{})",
+            dir.display(),
+            ids.len(),
+            ids.last().map_or(String::new(), |l| format!(", the last added {l}"))
+        );
+    };
+    let mut doc = doc.clone();
+    if let Some(m) = doc.as_object_mut() {
+        m.remove("id");
+    }
+    othello_census::report::seal::verify(&doc).map_err(|e| anyhow::anyhow!("estimate {id} in the catalogue: {e}"))?;
+    let text = serde_json::to_string_pretty(&doc)? + "\n";
+    othello_census::formats::atomic::atomic_write(out, text.as_bytes())
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    note(format!(
+        "wrote {} (estimate {id}, seed {}, {} undecided samples)",
+        out.display(),
+        doc["seed"],
+        doc["undecided_samples"].as_array().map_or(0, Vec::len)
+    ));
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Writes the catalogue's files and its plot into `dir`, then tells
