@@ -64,6 +64,55 @@ fn checked<G: Geometry>(p: &Position<G>, v: &Verdict<G>) -> Option<bool> {
 /// oracle does; of 4 positions a step, it never contradicts it.
 #[test]
 fn the_beam_gives_the_oracles_verdict_on_4x4() {
+    four_by_four(5, 5, 8);
+}
+
+/// The same on every 4x4 candidate that reaches the stages (all
+/// 17,006,112 are enumerated; those of every occupancy and colouring the
+/// cheap conditions pass): `cargo test --release --test beam -- --ignored`.
+#[test]
+#[ignore = "about an hour on 2 cores"]
+fn the_beam_gives_the_oracles_verdict_on_every_4x4_candidate() {
+    four_by_four(0, 1, 1);
+}
+
+/// What the 4x4 comparison counted.
+#[derive(Default)]
+struct Counts {
+    tried: u64,
+    by_beam: u64,
+    found: u64,
+    refuted: u64,
+    narrow_decided: u64,
+    by_sweep: u64,
+    narrow_swept: u64,
+    relaxed: u64,
+    by_stage: std::collections::BTreeMap<String, u64>,
+}
+
+impl Counts {
+    fn merge(mut self, o: Counts) -> Counts {
+        self.tried += o.tried;
+        self.by_beam += o.by_beam;
+        self.found += o.found;
+        self.refuted += o.refuted;
+        self.narrow_decided += o.narrow_decided;
+        self.by_sweep += o.by_sweep;
+        self.narrow_swept += o.narrow_swept;
+        self.relaxed += o.relaxed;
+        for (k, v) in o.by_stage {
+            *self.by_stage.entry(k).or_default() += v;
+        }
+        self
+    }
+}
+
+/// The 4x4 comparison, on the occupancies with at least `fewest` squares
+/// besides the centre and every `stride`-th colouring of each; every stage
+/// together at small limits on every `pipeline_every`-th position of an
+/// occupancy (each builds the relaxation's encoding).
+fn four_by_four(fewest: u32, stride: usize, pipeline_every: u64) {
+    use rayon::prelude::*;
     let reachable: std::collections::HashSet<(u64, u64, bool)> = oracle::reachable(4, 16)
         .into_iter()
         .map(|p| {
@@ -73,72 +122,109 @@ fn the_beam_gives_the_oracles_verdict_on_4x4() {
         .collect();
     // a frontier of 6 discs: the beam walks up to ten steps
     let frontier = Frontier::<B4>::build(6);
-    let mut wide = beam_alone(&frontier, 1 << 20);
-    let mut narrow = beam_alone(&frontier, 2);
-    let mut wide_sweep = sweep_alone(&frontier, 1 << 20);
-    let mut narrow_sweep = sweep_alone(&frontier, 4);
-    let mut relaxed_sweep = sweep_relaxed(&frontier, 1 << 20);
-    let (mut by_sweep, mut narrow_swept, mut relaxed) = (0u64, 0u64, 0u64);
     let centre = 0x0660u64;
     let others: Vec<u32> = (0..16).filter(|s| centre >> s & 1 == 0).collect();
-    let (mut tried, mut by_beam, mut found, mut refuted, mut narrow_decided) = (0u64, 0u64, 0u64, 0u64, 0u64);
-    for pick in 0u32..1 << 12 {
-        if pick.count_ones() < 5 {
-            continue;
-        }
-        let occ =
-            centre | others.iter().enumerate().filter(|(i, _)| pick >> i & 1 == 1).map(|(_, s)| 1u64 << s).sum::<u64>();
-        let squares: Vec<u32> = (0..16).filter(|s| occ >> s & 1 == 1).collect();
-        for colours in (0u32..1 << squares.len()).step_by(5) {
-            let b: u64 =
-                squares.iter().enumerate().filter(|(i, _)| colours >> i & 1 == 1).map(|(_, s)| 1u64 << s).sum();
-            let w = occ & !b;
-            if !joined_to_centre::<B4>(occ) || !cheap_conditions::<B4>(b, w) {
-                continue;
-            }
-            for black in [true, false] {
-                let side = if black { Color::Black } else { Color::White };
-                let p = Position::<B4>::from_colors(Bitboard(b), Bitboard(w), side).unwrap();
-                let truth = reachable.contains(&(b, w, black));
-                tried += 1;
-                let v = wide.decide(&p);
-                assert_eq!(checked(&p, &v), Some(truth), "a complete beam on {}", p.line());
-                if wide.decided_by() == Stage::Beam {
-                    by_beam += 1;
-                    found += u64::from(truth);
-                    refuted += u64::from(!truth);
+    let c = (0u32..1 << 12)
+        .into_par_iter()
+        .filter(|pick| pick.count_ones() >= fewest)
+        .map_init(
+            || {
+                (
+                    beam_alone(&frontier, 1 << 20),
+                    beam_alone(&frontier, 2),
+                    sweep_alone(&frontier, 1 << 20),
+                    sweep_alone(&frontier, 4),
+                    sweep_relaxed(&frontier, 1 << 20),
+                    // every stage in the estimate's order at limits small
+                    // enough that each one is reached: the search of 16
+                    // positions, the relaxation, the balance, a beam of 8, a
+                    // sweep of 64
+                    Search::new(&frontier, 16).with_beam(8).with_sweep(64),
+                )
+            },
+            |(wide, narrow, wide_sweep, narrow_sweep, relaxed_sweep, pipeline), pick| {
+                let mut c = Counts::default();
+                let occ = centre
+                    | others
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| pick >> i & 1 == 1)
+                        .map(|(_, s)| 1u64 << s)
+                        .sum::<u64>();
+                if !joined_to_centre::<B4>(occ) {
+                    return c;
                 }
-                let v = narrow.decide(&p);
-                if let Some(said) = checked(&p, &v) {
-                    assert_eq!(said, truth, "a beam of width 2 on {}", p.line());
-                    narrow_decided += 1;
+                let squares: Vec<u32> = (0..16).filter(|s| occ >> s & 1 == 1).collect();
+                let mut here = 0u64;
+                for colours in (0u32..1 << squares.len()).step_by(stride) {
+                    let b: u64 =
+                        squares.iter().enumerate().filter(|(i, _)| colours >> i & 1 == 1).map(|(_, s)| 1u64 << s).sum();
+                    let w = occ & !b;
+                    if !cheap_conditions::<B4>(b, w) {
+                        continue;
+                    }
+                    for black in [true, false] {
+                        let side = if black { Color::Black } else { Color::White };
+                        let p = Position::<B4>::from_colors(Bitboard(b), Bitboard(w), side).unwrap();
+                        let truth = reachable.contains(&(b, w, black));
+                        c.tried += 1;
+                        here += 1;
+                        let v = wide.decide(&p);
+                        assert_eq!(checked(&p, &v), Some(truth), "a complete beam on {}", p.line());
+                        if wide.decided_by() == Stage::Beam {
+                            c.by_beam += 1;
+                            c.found += u64::from(truth);
+                            c.refuted += u64::from(!truth);
+                        }
+                        let v = narrow.decide(&p);
+                        if let Some(said) = checked(&p, &v) {
+                            assert_eq!(said, truth, "a beam of width 2 on {}", p.line());
+                            c.narrow_decided += 1;
+                        }
+                        let v = wide_sweep.decide(&p);
+                        assert_eq!(checked(&p, &v), Some(truth), "a wide sweep on {}", p.line());
+                        c.by_sweep += u64::from(wide_sweep.decided_by() == Stage::Sweep);
+                        let v = narrow_sweep.decide(&p);
+                        if let Some(said) = checked(&p, &v) {
+                            assert_eq!(said, truth, "a sweep of width 4 on {}", p.line());
+                            c.narrow_swept += u64::from(narrow_sweep.decided_by() == Stage::Sweep);
+                        }
+                        if here % pipeline_every == 0 {
+                            let v = pipeline.decide(&p);
+                            if let Some(said) = checked(&p, &v) {
+                                assert_eq!(said, truth, "every stage at small limits on {}", p.line());
+                                *c.by_stage.entry(format!("{:?}", pipeline.decided_by())).or_default() += 1;
+                            }
+                        }
+                        // the relaxed sweep on every 64th position (each walk
+                        // builds an encoding): the oracle's verdict too
+                        if here % 64 == 0 {
+                            let v = relaxed_sweep.decide(&p);
+                            assert_eq!(checked(&p, &v), Some(truth), "a relaxed sweep on {}", p.line());
+                            c.relaxed += u64::from(relaxed_sweep.decided_by() == Stage::Sweep);
+                        }
+                    }
                 }
-                let v = wide_sweep.decide(&p);
-                assert_eq!(checked(&p, &v), Some(truth), "a wide sweep on {}", p.line());
-                by_sweep += u64::from(wide_sweep.decided_by() == Stage::Sweep);
-                let v = narrow_sweep.decide(&p);
-                if let Some(said) = checked(&p, &v) {
-                    assert_eq!(said, truth, "a sweep of width 4 on {}", p.line());
-                    narrow_swept += u64::from(narrow_sweep.decided_by() == Stage::Sweep);
-                }
-                // the relaxed sweep on every 64th position (each walk builds
-                // an encoding): the oracle's verdict too
-                if tried % 64 == 0 {
-                    let v = relaxed_sweep.decide(&p);
-                    assert_eq!(checked(&p, &v), Some(truth), "a relaxed sweep on {}", p.line());
-                    relaxed += u64::from(relaxed_sweep.decided_by() == Stage::Sweep);
-                }
-            }
-        }
-    }
+                c
+            },
+        )
+        .reduce(Counts::default, Counts::merge);
     eprintln!(
-        "4x4: {tried} positions; the complete beam decided {by_beam} ({found} reachable, {refuted} unreachable), \
-         the beam of width 2 {narrow_decided}; the wide sweep decided {by_sweep}, the sweep of width 4 \
-         {narrow_swept}, the relaxed sweep {relaxed}"
+        "4x4: {} positions; the complete beam decided {} ({} reachable, {} unreachable), the beam of width 2 {}; \
+         the wide sweep decided {}, the sweep of width 4 {}, the relaxed sweep {}; every stage at small limits \
+         (every {pipeline_every}th position) decided, by stage: {:?}",
+        c.tried, c.by_beam, c.found, c.refuted, c.narrow_decided, c.by_sweep, c.narrow_swept, c.relaxed, c.by_stage
     );
-    assert!(found > 1_000 && refuted > 1_000, "the beam decided too few to test it");
-    assert!(by_sweep > 1_000_000 && narrow_swept > 1_000, "the sweep decided too few to test it");
-    assert!(relaxed > 10_000, "the relaxed sweep decided too few to test it");
+    assert!(c.found > 1_000 && c.refuted > 1_000, "the beam decided too few to test it");
+    assert!(c.by_sweep > 1_000_000 && c.narrow_swept > 1_000, "the sweep decided too few to test it");
+    assert!(c.relaxed > 10_000, "the relaxed sweep decided too few to test it");
+    for stage in ["Search", "FlipHistory", "FlipBalance", "Beam", "Sweep"] {
+        assert!(
+            c.by_stage.get(stage).is_some_and(|&n| n > 100),
+            "at small limits, {stage} decided too few: {:?}",
+            c.by_stage
+        );
+    }
 }
 
 /// Positions of games under every policy, from `discs` discs on: the beam
