@@ -189,7 +189,7 @@ fn four_by_four(fewest: u32, stride: usize, pipeline_every: u64) {
                             assert_eq!(said, truth, "a sweep of width 4 on {}", p.line());
                             c.narrow_swept += u64::from(narrow_sweep.decided_by() == Stage::Sweep);
                         }
-                        if here % pipeline_every == 0 {
+                        if here.is_multiple_of(pipeline_every) {
                             let v = pipeline.decide(&p);
                             if let Some(said) = checked(&p, &v) {
                                 assert_eq!(said, truth, "every stage at small limits on {}", p.line());
@@ -198,7 +198,7 @@ fn four_by_four(fewest: u32, stride: usize, pipeline_every: u64) {
                         }
                         // the relaxed sweep on every 64th position (each walk
                         // builds an encoding): the oracle's verdict too
-                        if here % 64 == 0 {
+                        if here.is_multiple_of(64) {
                             let v = relaxed_sweep.decide(&p);
                             assert_eq!(checked(&p, &v), Some(truth), "a relaxed sweep on {}", p.line());
                             c.relaxed += u64::from(relaxed_sweep.decided_by() == Stage::Sweep);
