@@ -1343,6 +1343,49 @@ fn the_catalogue_answers_for_the_whole_board() {
     assert!((point - want).abs() <= want * 1e-3, "{text}: want {want}");
     assert!(low <= point && point <= high, "{text}");
     assert!(text.contains("(6 layers, to 9 discs)") && text.contains("layers 10-16"), "{text}");
+    // classes under the 8 symmetries of the square of (mover, other)
+    // pairs, counted from the oracle's positions with symmetries written
+    // here, lie between the bounds the line gives
+    let image = |bits: u64, t: u32| -> u64 {
+        (0..16u32)
+            .filter(|s| bits >> s & 1 == 1)
+            .map(|s| {
+                let (r, c) = (s / 4, s % 4);
+                let (r, c) = if t & 4 != 0 { (c, r) } else { (r, c) };
+                let r = if t & 1 != 0 { 3 - r } else { r };
+                let c = if t & 2 != 0 { 3 - c } else { c };
+                1u64 << (r * 4 + c)
+            })
+            .sum()
+    };
+    let pairs: HashSet<(u64, u64)> = oracle::reachable(4, 16)
+        .into_iter()
+        .map(|p| {
+            let (b, w) = p.bits();
+            let (m, o) = if p.to_move == oracle::BLACK { (b, w) } else { (w, b) };
+            (0..8).map(|t| (image(m, t), image(o, t))).min().unwrap()
+        })
+        .collect();
+    let bounds: Vec<f64> = text
+        .split("pairs, as Ishii and Tanaka count them: between ")
+        .nth(1)
+        .unwrap()
+        .split([' ', '('])
+        .filter_map(|w| w.parse::<f64>().ok())
+        .take(2)
+        .collect();
+    let exact = pairs.len() as f64;
+    assert!(bounds[0] <= exact && exact <= bounds[1], "{exact} pair classes, the line: {text}");
+    let classes: Vec<f64> = text
+        .split("classes ")
+        .nth(1)
+        .unwrap()
+        .split([' ', '(', ')'])
+        .filter_map(|w| w.parse::<f64>().ok())
+        .take(3)
+        .collect();
+    assert!((bounds[0] * 16.0 - low).abs() <= low * 1e-3, "the positions' lower end over 16: {text}");
+    assert!((bounds[1] - classes[2]).abs() <= classes[2] * 1e-3, "the classes' upper end: {text}");
 }
 
 /// `catalog export`: an estimate the catalogue holds comes back out as

@@ -274,6 +274,18 @@ impl WholeBoard {
         }
     }
 
+    /// Classes under the 8 symmetries of the square of (mover's discs,
+    /// other discs) pairs, the quantity Ishii and Tanaka estimate, bounded
+    /// without deciding any more positions: such a class holds at most 16
+    /// positions (8 images, each with either colour to move), so there are
+    /// at least the positions' lower end over 16; and each holds the whole
+    /// orbit of one of this catalogue's classes (the start's own four
+    /// symmetries keep reachability), so there are at most the classes'
+    /// upper end. Each end holds where its own 95% interval's does.
+    pub fn square_classes(&self) -> (f64, f64) {
+        (self.published(0).1 / 16.0, self.published(2).2)
+    }
+
     /// The estimate table's comment line on the whole board.
     pub fn csv_note(&self) -> String {
         let (p, lo, hi) = self.published(0);
@@ -290,13 +302,17 @@ impl WholeBoard {
             ),
             None => "fewer than three seeds sample every estimated layer: their agreement is not checked".into(),
         };
+        let (d4_lo, d4_hi) = self.square_classes();
         format!(
-            "# whole board: {} positions (95%: {} to {}), exact layers to {} discs added; {agreement}; \
-             method in README.md and docs/estimate.md\n",
+            "# whole board: {} positions (95%: {} to {}), exact layers to {} discs added; {agreement}; classes \
+             under the 8 symmetries of the square of (mover, other) pairs between {} and {} (positions' lower end \
+             / 16, classes' upper end); method in README.md and docs/estimate.md\n",
             estimate::sci(p),
             estimate::sci(lo),
             estimate::sci(hi),
-            self.exact_to
+            self.exact_to,
+            estimate::sci(d4_lo),
+            estimate::sci(d4_hi),
         )
     }
 

@@ -168,9 +168,13 @@ impl Catalog {
             let (p, lo, hi) = w.published(f);
             format!("{} (95%: {} to {})", estimate::sci(p), estimate::sci(lo), estimate::sci(hi))
         };
+        let (d4_lo, d4_hi) = w.square_classes();
         Some(format!(
             "**The whole {n}x{n} board**, every layer exact where the census has counted it ({} layers, to {} \
-             discs) and estimated beyond (layers {}-{}): positions {}, terminal positions {}, classes {}. {}",
+             discs) and estimated beyond (layers {}-{}): positions {}, terminal positions {}, classes {}. {} \
+             Classes under the 8 symmetries of the square of (mover's discs, other discs) pairs, as Ishii and \
+             Tanaka count them: between {} and {} (such a class holds 4 to 16 positions: the positions' lower end \
+             over 16, and the classes' upper end).",
             w.exact_layers,
             w.exact_to,
             w.estimated_from,
@@ -179,6 +183,8 @@ impl Catalog {
             show(1),
             show(2),
             w.method(),
+            estimate::sci(d4_lo),
+            estimate::sci(d4_hi),
         ))
     }
 }
