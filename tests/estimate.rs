@@ -1438,6 +1438,12 @@ fn catalog_export_gives_back_a_document_to_resolve() {
     // the JSON printed and the document written are one document
     expected.as_object_mut().unwrap().remove("id");
     assert_eq!(back, expected);
+    // a document that is gone: the refusal names the way back
+    common::fails_with(
+        dir.path(),
+        &["estimate", "--resolve", first.to_str().unwrap(), "--budget", "1000000"],
+        "catalog export",
+    );
     // and it resolves: a larger budget decides what the small one left
     let resolved = estimate_4x4(&["--resolve", out.to_str().unwrap(), "--budget", "1000000"], &dir.path().join("b"));
     assert_eq!(resolved["totals"]["undecided"], 0);

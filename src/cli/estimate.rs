@@ -152,6 +152,12 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
 fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> anyhow::Result<ExitCode> {
     use othello_census::search::reachable::SEARCH_GENERATION;
     let what = format!("--resolve {}", file.display());
+    if !file.exists() {
+        bail!(
+            "{what}: no such file; if a catalogue holds the run, `othello-census catalog export ID --out FILE` \
+             writes its document back (ID as the catalogue's runs column names it)"
+        );
+    }
     let text = super::catalog::read_document(file, &what)?;
     let doc: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{what}: not a JSON document ({e})"))?;
