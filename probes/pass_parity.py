@@ -8,7 +8,9 @@ Usage: python3 probes/pass_parity.py undecided [results/catalog.json]
        python3 probes/pass_parity.py games COUNT [SEED]
          uniformly random 8x8 games: the share of their positions, by disc
          count, reached after an odd number of passes (reachable by
-         construction, but not uniform over the reachable positions)"""
+         construction, but not uniform over the reachable positions).
+Samples are uniform over both sides to move, so about half of them need
+an odd number of passes whatever their board."""
 import collections, json, random, sys
 
 N = 8
@@ -76,6 +78,10 @@ def games(count, seed):
                 if not moves(b, op):
                     break
                 me, passes = op, passes + 1
+                # the position after the pass: the same board, the other
+                # side to move, a position of its own
+                tot[n // 4 * 4] += 1
+                odd[n // 4 * 4] += passes % 2
                 continue
             r, c, f = random.choice(ms)
             b[r][c] = me

@@ -22,58 +22,11 @@
 
 mod policies;
 
-use othello_census::board::{B6, B8, Bitboard, Color, Geometry, Position};
+use othello_census::board::{B6, B8};
 use othello_census::key::Keyed;
 use othello_census::search::flip_history::{Relaxation, flip_history};
 use othello_census::search::reachable::flip_balance::{Balance, flip_balance};
 use othello_census::search::reachable::{BEAM_WIDTH, Frontier, SWEEP_WIDTH, Search, Verdict};
-use policies::Rng;
-
-fn position<G: Geometry>(b: u64, w: u64, black_to_move: bool) -> Position<G> {
-    let side = if black_to_move { Color::Black } else { Color::White };
-    Position::from_colors(Bitboard(b), Bitboard(w), side).unwrap()
-}
-
-/// Positions of `games` random games with a disc count in `discs`, each
-/// followed by its variants: one disc's colour changed, one disc moved to
-/// an empty neighbour.
-fn candidates<G: Geometry>(discs: &std::ops::RangeInclusive<u32>, games: usize, seed: u64) -> Vec<Position<G>> {
-    let mut rng = Rng(seed);
-    let n = G::N;
-    let mut out = Vec::new();
-    for _ in 0..games {
-        let mut p = Position::<G>::start();
-        while p.discs() < *discs.end() {
-            let moves: Vec<u32> = p.legal_moves().iter().collect();
-            if moves.is_empty() {
-                break;
-            }
-            p = p.play(moves[(rng.next() % moves.len() as u64) as usize]);
-            if !discs.contains(&p.discs()) {
-                continue;
-            }
-            let (b, w) = (p.black().0, p.white().0);
-            let occ: Vec<u32> = (0..n * n).filter(|&s| (b | w) >> s & 1 == 1).collect();
-            let s = occ[(rng.next() % occ.len() as u64) as usize];
-            let black = p.side_to_move() == Color::Black;
-            out.push(p);
-            out.push(position::<G>(b ^ 1 << s, w ^ 1 << s, black));
-            let (r, c) = ((s / n) as i32, (s % n) as i32);
-            for (dr, dc) in [(0, 1), (1, 0), (0, -1), (-1, 0)] {
-                let (r2, c2) = (r + dr, c + dc);
-                if (0..n as i32).contains(&r2) && (0..n as i32).contains(&c2) {
-                    let t = (r2 * n as i32 + c2) as u32;
-                    if (b | w) >> t & 1 == 0 {
-                        let mv = |x: u64| if x >> s & 1 == 1 { x & !(1 << s) | 1 << t } else { x };
-                        out.push(position::<G>(mv(b), mv(w), black));
-                        break;
-                    }
-                }
-            }
-        }
-    }
-    out
-}
 
 fn membership<G: Keyed>(discs: std::ops::RangeInclusive<u32>, games: usize, seed: u64) {
     let census = Frontier::<G>::build(*discs.end());
@@ -86,7 +39,7 @@ fn membership<G: Keyed>(discs: std::ops::RangeInclusive<u32>, games: usize, seed
             Search::new(&low, 1).with_relaxation(0).with_balance(false).with_beam(0).with_sweep(1 << 22),
         ),
     ];
-    let positions = candidates::<G>(&discs, games, seed);
+    let positions = policies::census_variants::<G>(&discs, games, seed);
     let (mut members, mut others) = (0u64, 0u64);
     let mut stages = std::collections::BTreeMap::<String, u64>::new();
     for q in &positions {
@@ -120,6 +73,9 @@ fn membership<G: Keyed>(discs: std::ops::RangeInclusive<u32>, games: usize, seed
     let n = G::N;
     eprintln!("{n}x{n}, {discs:?} discs: {members} census members, {others} non-members; decided by {stages:?}");
     assert!(members > 50 && others > 50, "{members} members, {others} non-members");
+    for stage in ["the beam alone: Beam", "the sweep alone: Sweep"] {
+        assert!(stages[stage] > 50, "{stage}: too few to test it: {stages:?}");
+    }
     for refuter in ["refuted by the relaxation", "refuted by the balance"] {
         assert!(stages[refuter] > 10, "{refuter}: too few to test it: {stages:?}");
     }

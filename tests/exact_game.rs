@@ -219,52 +219,20 @@ fn census_verdicts<G: othello_census::key::Keyed + Geometry>(
     seed: u64,
 ) {
     let frontier = Frontier::<G>::build(*discs.end());
-    let mut rng = Rng(seed);
     let (mut yes, mut no) = (0, 0);
     let n = G::N;
-    for _ in 0..games {
-        let mut p = Position::<G>::start();
-        while p.discs() < *discs.end() {
-            let moves: Vec<u32> = p.legal_moves().iter().collect();
-            if moves.is_empty() {
-                break;
+    for q in policies::census_variants::<G>(&discs, games, seed) {
+        let want = frontier.contains(&q);
+        let got = match exact_game::<G>(&q, CONFLICTS) {
+            Exact::Reachable(g) => {
+                assert_eq!(g.replay(), Ok(()));
+                true
             }
-            p = p.play(moves[(rng.next() % moves.len() as u64) as usize]);
-            if !discs.contains(&p.discs()) {
-                continue;
-            }
-            let (b, w) = (p.black().0, p.white().0);
-            let occ: Vec<u32> = (0..n * n).filter(|&s| (b | w) >> s & 1 == 1).collect();
-            let s = occ[(rng.next() % occ.len() as u64) as usize];
-            let black = p.side_to_move() == Color::Black;
-            let mut candidates = vec![p, position::<G>(b ^ 1 << s, w ^ 1 << s, black)];
-            // one disc moved to an empty neighbour
-            let (r, c) = ((s / n) as i32, (s % n) as i32);
-            for (dr, dc) in [(0, 1), (1, 0), (0, -1), (-1, 0)] {
-                let (r2, c2) = (r + dr, c + dc);
-                if (0..n as i32).contains(&r2) && (0..n as i32).contains(&c2) {
-                    let t = (r2 * n as i32 + c2) as u32;
-                    if (b | w) >> t & 1 == 0 {
-                        let mv = |x: u64| if x >> s & 1 == 1 { x & !(1 << s) | 1 << t } else { x };
-                        candidates.push(position::<G>(mv(b), mv(w), black));
-                        break;
-                    }
-                }
-            }
-            for q in candidates {
-                let want = frontier.contains(&q);
-                let got = match exact_game::<G>(&q, CONFLICTS) {
-                    Exact::Reachable(g) => {
-                        assert_eq!(g.replay(), Ok(()));
-                        true
-                    }
-                    Exact::Unreachable => false,
-                    Exact::Unknown => panic!("undecided within {CONFLICTS} conflicts: {}", q.line()),
-                };
-                assert_eq!(got, want, "the census says {want}: {}", q.line());
-                if want { yes += 1 } else { no += 1 }
-            }
-        }
+            Exact::Unreachable => false,
+            Exact::Unknown => panic!("undecided within {CONFLICTS} conflicts: {}", q.line()),
+        };
+        assert_eq!(got, want, "the census says {want}: {}", q.line());
+        if want { yes += 1 } else { no += 1 }
     }
     eprintln!("{n}x{n}, {discs:?} discs: {yes} census members, {no} non-members, as the census says");
     assert!(yes > 10 && no > 10);

@@ -35,9 +35,7 @@ pub fn run(a: &CatalogArgs) -> anyhow::Result<ExitCode> {
         }
         CatalogAction::Export { id, out, dir } => export(id, out, dir),
         CatalogAction::Oeis { dir } => {
-            if !Catalog::exists(dir) {
-                anyhow::bail!("{} holds no catalogue; give the catalogue's directory with --dir", dir.display());
-            }
+            require_catalog(dir)?;
             let _lock = lock(dir)?;
             let written = Catalog::load(dir)?.save_bfiles(dir)?;
             if written.is_empty() {
@@ -61,6 +59,14 @@ pub fn run(a: &CatalogArgs) -> anyhow::Result<ExitCode> {
             write(&Catalog::load(dir)?, dir, Vec::new())
         }
     }
+}
+
+/// Refuses a directory without a catalogue, in one line.
+fn require_catalog(dir: &Path) -> anyhow::Result<()> {
+    if !Catalog::exists(dir) {
+        anyhow::bail!("{} holds no catalogue; give the catalogue's directory with --dir", dir.display());
+    }
+    Ok(())
 }
 
 /// Takes the catalogue's lock (its directory's): every process that
@@ -131,11 +137,10 @@ fn add(runs: &[PathBuf], dir: &Path) -> anyhow::Result<ExitCode> {
 /// to `out` as its run wrote it (without the `id` the catalogue gave it,
 /// which its checksum leaves out), checked first.
 fn export(id: &str, out: &Path, dir: &Path) -> anyhow::Result<ExitCode> {
-    if !Catalog::exists(dir) {
-        anyhow::bail!("{} holds no catalogue; give the catalogue's directory with --dir", dir.display());
-    }
+    require_catalog(dir)?;
     // never over a file: it may be the run's own document, or another
-    if out.exists() || out.symlink_metadata().is_ok() {
+    // (checked again, atomically, when it is created)
+    if out.symlink_metadata().is_ok() {
         anyhow::bail!("{} exists: give --out a new file", out.display());
     }
     let catalog = Catalog::load(dir)?;
@@ -154,8 +159,13 @@ fn export(id: &str, out: &Path, dir: &Path) -> anyhow::Result<ExitCode> {
     }
     othello_census::report::seal::verify(&doc).map_err(|e| anyhow::anyhow!("estimate {id} in the catalogue: {e}"))?;
     let text = serde_json::to_string_pretty(&doc)? + "\n";
-    othello_census::formats::atomic::atomic_write(out, text.as_bytes())
-        .with_context(|| format!("cannot write {}", out.display()))?;
+    othello_census::formats::atomic::atomic_create(out, text.as_bytes()).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AlreadyExists {
+            anyhow::anyhow!("{} exists: give --out a new file", out.display())
+        } else {
+            anyhow::anyhow!("cannot write {}: {e}", out.display())
+        }
+    })?;
     note(format!(
         "wrote {} (estimate {id}, seed {}, {} undecided samples)",
         out.display(),

@@ -152,7 +152,7 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
 fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> anyhow::Result<ExitCode> {
     use othello_census::search::reachable::SEARCH_GENERATION;
     let what = format!("--resolve {}", file.display());
-    if !file.exists() {
+    if matches!(file.try_exists(), Ok(false)) {
         bail!(
             "{what}: no such file; if a catalogue holds the run, `othello-census catalog export ID --out FILE` \
              writes its document back (ID as the catalogue's runs column names it)"

@@ -134,6 +134,20 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     atomic_write_with(path, |w| w.write_all(bytes))
 }
 
+/// Creates `path` holding `bytes`, atomically, and only if it does not
+/// exist: the bytes go to a temporary first, which is then hard-linked to
+/// `path` (a link never replaces a file, so of two processes creating the
+/// same file one gets `AlreadyExists`, and a file made meanwhile is kept).
+pub fn atomic_create(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let name = path.file_name().ok_or_else(|| io::Error::other("path has no file name"))?;
+    let tmp = parent_dir(path).join(format!(".{}.new-{}", name.to_string_lossy(), std::process::id()));
+    atomic_write(&tmp, bytes)?;
+    let linked = fs::hard_link(&tmp, path);
+    let _ = fs::remove_file(&tmp);
+    linked?;
+    File::open(parent_dir(path))?.sync_all()
+}
+
 /// Checks that files can be created in the directory of `path`, by
 /// writing and removing a probe file there; when the directory does not
 /// exist yet, in the nearest existing ancestor (nothing is created), which
@@ -263,6 +277,18 @@ pub fn lock_dir_wait(dir: &Path, waiting: impl FnOnce()) -> io::Result<FileLock>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn creates_but_never_replaces() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("doc.json");
+        atomic_create(&p, b"one").unwrap();
+        let e = atomic_create(&p, b"two").unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!(fs::read(&p).unwrap(), b"one");
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("doc.json")], "no temporary left");
+    }
 
     #[test]
     fn replaces_or_keeps() {

@@ -116,3 +116,76 @@ pub fn ffo_positions() -> Vec<(String, Position<B8>)> {
     assert_eq!(all.len(), 10);
     all
 }
+
+/// The beam alone: a depth-first search of one position (it runs out at
+/// once, or decides a position without predecessors), then the beam (no
+/// relaxation, no balance).
+pub fn beam_alone<G: othello_census::key::Keyed>(
+    frontier: &othello_census::search::reachable::Frontier<G>,
+    width: usize,
+) -> othello_census::search::reachable::Search<'_, G> {
+    othello_census::search::reachable::Search::new(frontier, 1).with_relaxation(0).with_balance(false).with_beam(width)
+}
+
+/// The sweep alone: no beam, a sweep of `width` positions a step.
+pub fn sweep_alone<G: othello_census::key::Keyed>(
+    frontier: &othello_census::search::reachable::Frontier<G>,
+    width: usize,
+) -> othello_census::search::reachable::Search<'_, G> {
+    othello_census::search::reachable::Search::new(frontier, 1)
+        .with_relaxation(0)
+        .with_balance(false)
+        .with_beam(0)
+        .with_sweep(width)
+}
+
+/// Census members and likely non-members: the positions of `games`
+/// uniformly random games with a disc count in `discs`, each followed by
+/// its variants, one disc's colour changed and one disc moved to an empty
+/// neighbour (when one of its four neighbours is empty).
+pub fn census_variants<G: Geometry>(
+    discs: &std::ops::RangeInclusive<u32>,
+    games: usize,
+    seed: u64,
+) -> Vec<Position<G>> {
+    use othello_census::board::{Bitboard, Color};
+    let position = |b: u64, w: u64, black: bool| {
+        let side = if black { Color::Black } else { Color::White };
+        Position::<G>::from_colors(Bitboard(b), Bitboard(w), side).unwrap()
+    };
+    let mut rng = Rng(seed);
+    let n = G::N;
+    let mut out = Vec::new();
+    for _ in 0..games {
+        let mut p = Position::<G>::start();
+        while p.discs() < *discs.end() {
+            let moves: Vec<u32> = p.legal_moves().iter().collect();
+            if moves.is_empty() {
+                break;
+            }
+            p = p.play(moves[(rng.next() % moves.len() as u64) as usize]);
+            if !discs.contains(&p.discs()) {
+                continue;
+            }
+            let (b, w) = (p.black().0, p.white().0);
+            let occ: Vec<u32> = (0..n * n).filter(|&s| (b | w) >> s & 1 == 1).collect();
+            let s = occ[(rng.next() % occ.len() as u64) as usize];
+            let black = p.side_to_move() == Color::Black;
+            out.push(p);
+            out.push(position(b ^ 1 << s, w ^ 1 << s, black));
+            let (r, c) = ((s / n) as i32, (s % n) as i32);
+            for (dr, dc) in [(0, 1), (1, 0), (0, -1), (-1, 0)] {
+                let (r2, c2) = (r + dr, c + dc);
+                if (0..n as i32).contains(&r2) && (0..n as i32).contains(&c2) {
+                    let t = (r2 * n as i32 + c2) as u32;
+                    if (b | w) >> t & 1 == 0 {
+                        let mv = |x: u64| if x >> s & 1 == 1 { x & !(1 << s) | 1 << t } else { x };
+                        out.push(position(mv(b), mv(w), black));
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    out
+}

@@ -276,14 +276,19 @@ impl WholeBoard {
 
     /// Classes under the 8 symmetries of the square of (mover's discs,
     /// other discs) pairs, the quantity Ishii and Tanaka estimate, bounded
-    /// without deciding any more positions: such a class holds at most 16
-    /// positions (8 images, each with either colour to move), so there are
-    /// at least the positions' lower end over 16; and each holds the whole
-    /// orbit of one of this catalogue's classes (the start's own four
-    /// symmetries keep reachability), so there are at most the classes'
-    /// upper end. Each end holds where its own 95% interval's does.
+    /// without deciding any more positions. A pair stands for two
+    /// positions (its colours either way, each with its mover to move), so
+    /// such a class holds at most 16 reachable positions, and at most 4 of
+    /// this catalogue's classes (the start's four symmetries are half of
+    /// the eight: a pair's images fall into two of their orbits, its colour
+    /// swap's into two more): there are at least the larger of the
+    /// positions' lower end over 16 and the classes' lower end over 4. Each
+    /// holds the whole orbit of one of this catalogue's classes (those four
+    /// symmetries keep reachability): there are at most the classes' upper
+    /// end. Each end comes from one side of a 95% interval, so each fails
+    /// with at most 2.5%, and both hold together with at least 95%.
     pub fn square_classes(&self) -> (f64, f64) {
-        (self.published(0).1 / 16.0, self.published(2).2)
+        ((self.published(0).1 / 16.0).max(self.published(2).1 / 4.0), self.published(2).2)
     }
 
     /// The estimate table's comment line on the whole board.
@@ -305,8 +310,9 @@ impl WholeBoard {
         let (d4_lo, d4_hi) = self.square_classes();
         format!(
             "# whole board: {} positions (95%: {} to {}), exact layers to {} discs added; {agreement}; classes \
-             under the 8 symmetries of the square of (mover, other) pairs between {} and {} (positions' lower end \
-             / 16, classes' upper end); method in README.md and docs/estimate.md\n",
+             under the 8 symmetries of the square of (mover, other) pairs 95% between {} and {} (the larger of \
+             the positions' lower end / 16 and the classes' / 4, and the classes' upper end); method in README.md \
+             and docs/estimate.md\n",
             estimate::sci(p),
             estimate::sci(lo),
             estimate::sci(hi),

@@ -173,8 +173,9 @@ impl Catalog {
             "**The whole {n}x{n} board**, every layer exact where the census has counted it ({} layers, to {} \
              discs) and estimated beyond (layers {}-{}): positions {}, terminal positions {}, classes {}. {} \
              Classes under the 8 symmetries of the square of (mover's discs, other discs) pairs, as Ishii and \
-             Tanaka count them: between {} and {} (such a class holds 4 to 16 positions: the positions' lower end \
-             over 16, and the classes' upper end).",
+             Tanaka count them: 95% between {} and {} (such a class holds at most 16 positions and 4 classes, \
+             and at least one whole class: the larger of the positions' lower end over 16 and the classes' over \
+             4, and the classes' upper end).",
             w.exact_layers,
             w.exact_to,
             w.estimated_from,
