@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Decide again the undecided samples of the estimates a catalogue pools,
+# from the documents the catalogue stores (`catalog export`): for when the
+# runs' own files are gone (another machine, a cleaned work directory).
+# One unit per estimate, each resumable: run the same command again after
+# a stop and each resolve takes up its progress file in OUT/ID/.
+#   setsid nohup scripts/resolve-catalogued.sh BIN_DIR SIZE OUT RESOLVE_ARGS... > res.log 2>&1 &
+# e.g. scripts/resolve-catalogued.sh target/release 8 /work/runs/res --budget 1000000 --beam-width 10000 --sweep-width 16000000 --threads 1
+# The estimates are those the table SIZExSIZE-estimate.csv of the
+# catalogue pools (its `runs` column); CATALOG=DIR names another catalogue
+# directory than results/. Each resolved document lands in OUT/ID/; then
+# `othello-census catalog add OUT/*/estimate-*.json`.
+set -euo pipefail
+bin_dir=$1 size=$2 out=$3
+shift 3
+export PATH="$bin_dir:$PATH"
+. "$(dirname "$0")/require-clean-build.sh"
+grep -m1 'model name' /proc/cpuinfo
+dir=${CATALOG:-results}
+table="$dir/${size}x${size}-estimate.csv"
+[ -f "$table" ] || { echo "error: $table does not exist: no catalogued estimate of ${size}x${size}" >&2; exit 1; }
+ids=$(grep -v '^#' "$table" | tail -n +2 | awk -F, '{print $NF}' | tr ' ' '\n' | grep . | sort -u)
+for id in $ids; do
+    mkdir -p "$out/$id/from"
+    doc="$out/$id/from/$id.json"
+    [ -e "$doc" ] || othello-census catalog export "$id" --dir "$dir" --out "$doc"
+    if grep -q '"undecided_samples": \[\]' "$doc"; then
+        echo "$id: nothing undecided"
+        continue
+    fi
+    if compgen -G "$out/$id/estimate-*.json" > /dev/null; then
+        echo "$id: resolved already: $(ls "$out/$id"/estimate-*.json)"
+        continue
+    fi
+    echo "$id: $(date -u +%H:%M:%S) deciding again"
+    othello-census estimate --resolve "$doc" --out "$out/$id" -q "$@"
+done
+echo "done; add them: othello-census catalog add $out/*/estimate-*.json"
