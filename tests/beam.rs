@@ -63,7 +63,7 @@ fn the_beam_gives_the_oracles_verdict_on_4x4() {
 /// relaxed sweep still on every 64th: `cargo test --release --test beam --
 /// --ignored`.
 #[test]
-#[ignore = "about an hour on 2 cores"]
+#[ignore = "61 minutes on one thread (results/benchmarks/every-4x4-candidate-20261128.txt)"]
 fn the_beam_gives_the_oracles_verdict_on_every_4x4_candidate() {
     four_by_four(0, 1, 1);
 }

@@ -62,7 +62,7 @@ pub enum Balance {
 
 /// A row's comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Op {
+pub(super) enum Op {
     Le,
     Ge,
     Eq,
@@ -70,40 +70,40 @@ enum Op {
 
 /// One row: `sum coef * var (op) rhs`, small integers throughout.
 #[derive(Clone, Debug)]
-struct Row {
-    terms: Vec<(u32, i32)>,
-    op: Op,
-    rhs: i32,
+pub(super) struct Row {
+    pub(super) terms: Vec<(u32, i32)>,
+    pub(super) op: Op,
+    pub(super) rhs: i32,
 }
 
 /// The system of a board: its variables (all in `[0, 1]`) and rows.
 #[derive(Clone, Debug, Default)]
-struct System {
-    vars: u32,
-    rows: Vec<Row>,
+pub(super) struct System {
+    pub(super) vars: u32,
+    pub(super) rows: Vec<Row>,
 }
 
 impl System {
-    fn var(&mut self) -> u32 {
+    pub(super) fn var(&mut self) -> u32 {
         self.vars += 1;
         self.vars - 1
     }
 
-    fn row(&mut self, terms: Vec<(u32, i32)>, op: Op, rhs: i32) {
+    pub(super) fn row(&mut self, terms: Vec<(u32, i32)>, op: Op, rhs: i32) {
         self.rows.push(Row { terms, op, rhs });
     }
 }
 
 /// The step from a square to its neighbour in direction `d` (of the eight
 /// (row, column) steps), if on the board.
-fn step<G: Geometry>(s: u32, (dr, dc): (i32, i32)) -> Option<u32> {
+pub(super) fn step<G: Geometry>(s: u32, (dr, dc): (i32, i32)) -> Option<u32> {
     let n = G::N as i32;
     let (r, c) = (s as i32 / n + dr, s as i32 % n + dc);
     (0..n).contains(&r).then_some(())?;
     (0..n).contains(&c).then(|| (r * n + c) as u32)
 }
 
-const DIRECTIONS: [(i32, i32); 8] = [(0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1), (1, 0), (1, 1)];
+pub(super) const DIRECTIONS: [(i32, i32); 8] = [(0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1), (1, 0), (1, 1)];
 
 /// Colour index: 0 Black, 1 White.
 const BLACK: usize = 0;
@@ -227,7 +227,7 @@ fn comparison(op: Op) -> ComparisonOp {
 }
 
 /// Whether the solver finds the system infeasible (floating point).
-fn solver_says_infeasible(sys: &System) -> bool {
+pub(super) fn solver_says_infeasible(sys: &System) -> bool {
     let mut p = Problem::new(OptimizationDirection::Minimize);
     let vars: Vec<_> = (0..sys.vars).map(|_| p.add_var(0.0, (0.0, 1.0))).collect();
     for r in &sys.rows {
@@ -244,7 +244,7 @@ const SCALE: f64 = (1u64 << 40) as f64;
 /// `yᵀb - sum t_j` with `t_j >= (yᵀA)_j`, `t_j >= 0`, `y` signed by each
 /// row's comparison and within `[-1, 1]`; scaled to integers. None when
 /// its optimum is not positive or the solver fails.
-fn certificate(sys: &System) -> Option<Vec<i64>> {
+pub(super) fn certificate(sys: &System) -> Option<Vec<i64>> {
     let mut p = Problem::new(OptimizationDirection::Maximize);
     let y: Vec<_> = sys
         .rows
@@ -293,7 +293,7 @@ fn certificate(sys: &System) -> Option<Vec<i64>> {
 /// Whether multipliers `y` prove the system infeasible, in exact integer
 /// arithmetic: signs as the rows require, and the most `yᵀA x` can be over
 /// the unit box below `yᵀb`.
-fn proves_infeasible(sys: &System, y: &[i64]) -> bool {
+pub(super) fn proves_infeasible(sys: &System, y: &[i64]) -> bool {
     if y.len() != sys.rows.len() {
         return false;
     }
