@@ -664,6 +664,11 @@ fn reachable_command_answers_from_a_census_layer() {
     }
 }
 
+/// A 4x4 layer at a budget of 3 positions and no beam or sweep: many
+/// undecided samples to decide again.
+const SMALL_4X4: [&str; 12] =
+    ["--discs", "11", "--samples", "3000", "--seed", "4", "--budget", "3", "--beam-width", "0", "--sweep-width", "0"];
+
 /// `estimate --size 4 -q --json --out OUT ARGS...`, which must succeed:
 /// its JSON document.
 fn estimate_4x4(args: &[&str], out: &std::path::Path) -> serde_json::Value {
@@ -686,23 +691,7 @@ fn estimate_4x4(args: &[&str], out: &std::path::Path) -> serde_json::Value {
 fn resolve_decides_the_undecided_samples_again() {
     let dir = tempfile::tempdir().unwrap();
     let run = estimate_4x4;
-    let small = run(
-        &[
-            "--discs",
-            "11",
-            "--samples",
-            "3000",
-            "--seed",
-            "4",
-            "--budget",
-            "3",
-            "--beam-width",
-            "0",
-            "--sweep-width",
-            "0",
-        ],
-        &dir.path().join("a"),
-    );
+    let small = run(&SMALL_4X4, &dir.path().join("a"));
     let first = std::fs::read_dir(dir.path().join("a")).unwrap().next().unwrap().unwrap().path();
     let before = std::fs::read(&first).unwrap();
     let undecided = small["totals"]["undecided"].as_u64().unwrap();
@@ -857,23 +846,7 @@ fn a_resolve_resumes_from_its_progress_file() {
         "1000000",
     ];
     let run = estimate_4x4;
-    let small = run(
-        &[
-            "--discs",
-            "11",
-            "--samples",
-            "3000",
-            "--seed",
-            "4",
-            "--budget",
-            "3",
-            "--beam-width",
-            "0",
-            "--sweep-width",
-            "0",
-        ],
-        &dir.path().join("a"),
-    );
+    let small = run(&SMALL_4X4, &dir.path().join("a"));
     let first = std::fs::read_dir(dir.path().join("a")).unwrap().next().unwrap().unwrap().path();
     let f = first.to_str().unwrap();
     let listed = small["undecided_samples"].as_array().unwrap().clone();
@@ -1413,23 +1386,7 @@ fn the_catalogue_answers_for_the_whole_board() {
 #[test]
 fn catalog_export_gives_back_a_document_to_resolve() {
     let dir = tempfile::tempdir().unwrap();
-    let small = estimate_4x4(
-        &[
-            "--discs",
-            "11",
-            "--samples",
-            "3000",
-            "--seed",
-            "4",
-            "--budget",
-            "3",
-            "--beam-width",
-            "0",
-            "--sweep-width",
-            "0",
-        ],
-        &dir.path().join("a"),
-    );
+    let small = estimate_4x4(&SMALL_4X4, &dir.path().join("a"));
     assert!(small["undecided_samples"].as_array().unwrap().len() > 20);
     let first = std::fs::read_dir(dir.path().join("a")).unwrap().next().unwrap().unwrap().path();
     let cat = dir.path().join("cat");

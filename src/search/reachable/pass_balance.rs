@@ -15,7 +15,9 @@
 //! checked Farkas certificate) proves none reaches the position.
 
 use super::conditions::{centre, fillable};
-use super::flip_balance::{DIRECTIONS, Op, System, certificate, proves_infeasible, solver_says_infeasible, step};
+use super::flip_balance::{
+    DIRECTIONS, Op, System, certificate, direction_runs, proves_infeasible, solver_says_infeasible, step,
+};
 use crate::board::Geometry;
 
 /// The system of the board (`black`, `white`) with `black_to_move`, for
@@ -56,34 +58,25 @@ fn split_system<G: Geometry>(black: u64, white: u64, black_to_move: bool, passer
         for (seg, placed) in [(0usize, pre[s]), (1, post[s])] {
             for c in 0..2 {
                 let mut of_move = Vec::new();
-                for d in DIRECTIONS {
-                    let mut run: Vec<u32> = Vec::new();
+                for runs in direction_runs::<G>(s as u32, before) {
                     let mut of_direction = Vec::new();
-                    let mut at = step::<G>(s as u32, d);
-                    while let Some(q) = at {
-                        if before >> q & 1 == 0 {
-                            break;
+                    for (run, q) in runs {
+                        let v = sys.var();
+                        for &r in &run {
+                            turned[seg][r as usize][c].push(v);
                         }
-                        if !run.is_empty() {
-                            let v = sys.var();
-                            for &r in &run {
-                                turned[seg][r as usize][c].push(v);
-                            }
-                            events[seg].push((v, c, q));
-                            for &u in run.iter().chain(std::iter::once(&q)) {
-                                if middle >> u & 1 == 0 {
-                                    used[seg].entry((s as u32, u)).or_default().push(v);
-                                    // before T, every square it uses was placed before T
-                                    if seg == 0 {
-                                        let p = pre[u as usize];
-                                        sys.row(vec![(v, 1), (p[0], -1), (p[1], -1)], Op::Le, 0);
-                                    }
+                        events[seg].push((v, c, q));
+                        for &u in run.iter().chain(std::iter::once(&q)) {
+                            if middle >> u & 1 == 0 {
+                                used[seg].entry((s as u32, u)).or_default().push(v);
+                                // before T, every square it uses was placed before T
+                                if seg == 0 {
+                                    let p = pre[u as usize];
+                                    sys.row(vec![(v, 1), (p[0], -1), (p[1], -1)], Op::Le, 0);
                                 }
                             }
-                            of_direction.push(v);
                         }
-                        run.push(q);
-                        at = step::<G>(q, d);
+                        of_direction.push(v);
                     }
                     if !of_direction.is_empty() {
                         let mut terms: Vec<(u32, i32)> = of_direction.iter().map(|&v| (v, 1)).collect();
