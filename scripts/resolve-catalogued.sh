@@ -8,7 +8,8 @@
 # e.g. scripts/resolve-catalogued.sh target/release 8 /work/runs/res --budget 1000000 --beam-width 10000 --sweep-width 16000000 --threads 1
 # The estimates are those the table SIZExSIZE-estimate.csv of the
 # catalogue pools (its `runs` column); CATALOG=DIR names another catalogue
-# directory than results/. Each resolved document lands in OUT/ID/; then
+# directory than results/; IDS="ID ..." resolves only those estimates
+# (one seed a session, say). Each resolved document lands in OUT/ID/; then
 # `othello-census catalog add OUT/*/estimate-*.json`.
 set -euo pipefail
 bin_dir=$1 size=$2 out=$3
@@ -19,7 +20,7 @@ grep -m1 'model name' /proc/cpuinfo
 dir=${CATALOG:-results}
 table="$dir/${size}x${size}-estimate.csv"
 [ -f "$table" ] || { echo "error: $table does not exist: no catalogued estimate of ${size}x${size}" >&2; exit 1; }
-ids=$(grep -v '^#' "$table" | tail -n +2 | awk -F, '{print $NF}' | tr ' ' '\n' | grep . | sort -u)
+ids=${IDS:-$(grep -v '^#' "$table" | tail -n +2 | awk -F, '{print $NF}' | tr ' ' '\n' | grep . | sort -u)}
 for id in $ids; do
     mkdir -p "$out/$id/from"
     doc="$out/$id/from/$id.json"
