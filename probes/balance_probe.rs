@@ -5,10 +5,7 @@
 //! un-moves that pass the cheap conditions: a sweep's first step), how
 //! many it refutes, to judge it as a pruning of the sweep's steps, and
 //! the positions whose predecessors it refutes all (so unreachable).
-//! With `PASS=1`, whether the balance split at a last pass (experimental,
-//! src/search/reachable/pass_balance.rs) proves that no game with a pass
-//! reaches each position (its side to move as given).
-//! Usage: [PREDS=1 | PASS=1] balance_probe < positions.txt
+//! Usage: [PREDS=1] balance_probe < positions.txt
 use othello_census::board::{B8, Position};
 use othello_census::search::reachable::flip_balance::{Balance, flip_balance};
 use othello_census::search::reachable::{cheap_conditions, predecessors};
@@ -38,18 +35,6 @@ fn main() {
                 out.len(),
                 t1.elapsed().as_secs_f64() * 1e3
             );
-            continue;
-        }
-        if std::env::var("PASS").is_ok() {
-            let black = p.side_to_move() == othello_census::board::Color::Black;
-            let none = othello_census::search::reachable::pass_balance::no_game_with_a_pass::<B8>(
-                p.black().0,
-                p.white().0,
-                black,
-            );
-            all += 1;
-            refuted += usize::from(none);
-            println!("discs={} no game with a pass: {none} {:.1} ms", p.discs(), t1.elapsed().as_secs_f64() * 1e3);
             continue;
         }
         let v = flip_balance::<B8>(p.black().0, p.white().0);

@@ -99,33 +99,47 @@ pub fn atomic_write_with<F>(path: &Path, fill: F) -> io::Result<()>
 where
     F: FnOnce(&mut BufWriter<Writeback>) -> io::Result<()>,
 {
+    via_temporary(path, fill, |tmp, path| fs::rename(tmp, path))
+}
+
+/// The name of the temporary that an atomic write of the file `name`
+/// goes through: `.<name>.tmp-<pid>` ([`temporary_of`] reads it back, so
+/// [`remove_temporaries`] finds one a killed process left).
+fn temporary_name(name: &str) -> String {
+    format!(".{name}.tmp-{}", std::process::id())
+}
+
+/// Writes what `fill` writes to the temporary of `path` in its directory
+/// (created when missing), syncs it, and has `place` put it at `path`.
+/// The temporary is removed whatever happens: on an error, when `fill`
+/// panics (a bug: a file as large as the target is not left behind), and
+/// after `place` linked it rather than renamed it.
+fn via_temporary<F>(path: &Path, fill: F, place: impl FnOnce(&Path, &Path) -> io::Result<()>) -> io::Result<()>
+where
+    F: FnOnce(&mut BufWriter<Writeback>) -> io::Result<()>,
+{
     let dir = parent_dir(path);
     if !dir.is_dir() {
         fs::create_dir_all(&dir)?;
         File::open(parent_dir(&dir))?.sync_all()?;
     }
     let name = path.file_name().ok_or_else(|| io::Error::other("path has no file name"))?;
-    let tmp = dir.join(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
-    /// Removes the temporary unless it was renamed: on an error, and also
-    /// when `fill` panics (a bug), so that a file as large as the target
-    /// is not left behind.
-    struct Unfinished<'a>(&'a Path, bool);
-    impl Drop for Unfinished<'_> {
+    let tmp = dir.join(temporary_name(&name.to_string_lossy()));
+    struct Temporary<'a>(&'a Path);
+    impl Drop for Temporary<'_> {
         fn drop(&mut self) {
-            if !self.1 {
-                let _ = fs::remove_file(self.0);
-            }
+            // gone already after a rename
+            let _ = fs::remove_file(self.0);
         }
     }
-    let mut unfinished = Unfinished(&tmp, false);
+    let _temporary = Temporary(&tmp);
     let f = OpenOptions::new().write(true).create(true).truncate(true).open(&tmp)?;
     let mut w = BufWriter::with_capacity(1 << 20, Writeback::new(f));
     fill(&mut w)?;
     let f = w.into_inner().map_err(|e| e.into_error())?.into_inner();
     f.sync_all()?;
     drop(f);
-    fs::rename(&tmp, path)?;
-    unfinished.1 = true;
+    place(&tmp, path)?;
     File::open(&dir)?.sync_all()
 }
 
@@ -138,14 +152,9 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// exist: the bytes go to a temporary first, which is then hard-linked to
 /// `path` (a link never replaces a file, so of two processes creating the
 /// same file one gets `AlreadyExists`, and a file made meanwhile is kept).
+/// The temporary is the one [`atomic_write`] uses.
 pub fn atomic_create(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let name = path.file_name().ok_or_else(|| io::Error::other("path has no file name"))?;
-    let tmp = parent_dir(path).join(format!(".{}.new-{}", name.to_string_lossy(), std::process::id()));
-    atomic_write(&tmp, bytes)?;
-    let linked = fs::hard_link(&tmp, path);
-    let _ = fs::remove_file(&tmp);
-    linked?;
-    File::open(parent_dir(path))?.sync_all()
+    via_temporary(path, |w| w.write_all(bytes), |tmp, path| fs::hard_link(tmp, path))
 }
 
 /// Checks that files can be created in the directory of `path`, by
@@ -288,6 +297,20 @@ mod tests {
         assert_eq!(fs::read(&p).unwrap(), b"one");
         let names: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names, vec![std::ffi::OsString::from("doc.json")], "no temporary left");
+    }
+
+    /// The temporary both writes go through is one a killed process's
+    /// cleanup finds ([`remove_temporaries`]).
+    #[test]
+    fn the_temporary_is_found_by_the_cleanup() {
+        let tmp = temporary_name("doc.json");
+        assert_eq!(temporary_of(&tmp), Some("doc.json"));
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join(&tmp), b"left by a kill").unwrap();
+        fs::write(dir.path().join("doc.json"), b"kept").unwrap();
+        assert_eq!(remove_temporaries(dir.path(), |t| t == "doc.json"), 1);
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("doc.json")]);
     }
 
     #[test]

@@ -62,7 +62,7 @@ pub enum Balance {
 
 /// A row's comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Op {
+enum Op {
     Le,
     Ge,
     Eq,
@@ -70,47 +70,47 @@ pub(super) enum Op {
 
 /// One row: `sum coef * var (op) rhs`, small integers throughout.
 #[derive(Clone, Debug)]
-pub(super) struct Row {
-    pub(super) terms: Vec<(u32, i32)>,
-    pub(super) op: Op,
-    pub(super) rhs: i32,
+struct Row {
+    terms: Vec<(u32, i32)>,
+    op: Op,
+    rhs: i32,
 }
 
 /// The system of a board: its variables (all in `[0, 1]`) and rows.
 #[derive(Clone, Debug, Default)]
-pub(super) struct System {
-    pub(super) vars: u32,
-    pub(super) rows: Vec<Row>,
+struct System {
+    vars: u32,
+    rows: Vec<Row>,
 }
 
 impl System {
-    pub(super) fn var(&mut self) -> u32 {
+    fn var(&mut self) -> u32 {
         self.vars += 1;
         self.vars - 1
     }
 
-    pub(super) fn row(&mut self, terms: Vec<(u32, i32)>, op: Op, rhs: i32) {
+    fn row(&mut self, terms: Vec<(u32, i32)>, op: Op, rhs: i32) {
         self.rows.push(Row { terms, op, rhs });
     }
 }
 
 /// The step from a square to its neighbour in direction `d` (of the eight
 /// (row, column) steps), if on the board.
-pub(super) fn step<G: Geometry>(s: u32, (dr, dc): (i32, i32)) -> Option<u32> {
+fn step<G: Geometry>(s: u32, (dr, dc): (i32, i32)) -> Option<u32> {
     let n = G::N as i32;
     let (r, c) = (s as i32 / n + dr, s as i32 % n + dc);
     (0..n).contains(&r).then_some(())?;
     (0..n).contains(&c).then(|| (r * n + c) as u32)
 }
 
-pub(super) const DIRECTIONS: [(i32, i32); 8] = [(0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1), (1, 0), (1, 1)];
+const DIRECTIONS: [(i32, i32); 8] = [(0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1), (1, 0), (1, 1)];
 
 /// The runs a move on `s` can flip, direction by direction (in the order
 /// of [`DIRECTIONS`]): each run of one or more squares from `s`'s
 /// neighbour on, with the square after it as its anchor, all within
 /// `before` (the squares that can be on the board when `s` is played),
 /// shortest first.
-pub(super) fn direction_runs<G: Geometry>(s: u32, before: u64) -> Vec<Vec<(Vec<u32>, u32)>> {
+fn direction_runs<G: Geometry>(s: u32, before: u64) -> Vec<Vec<(Vec<u32>, u32)>> {
     DIRECTIONS
         .iter()
         .map(|&d| {
@@ -245,7 +245,7 @@ fn comparison(op: Op) -> ComparisonOp {
 }
 
 /// Whether the solver finds the system infeasible (floating point).
-pub(super) fn solver_says_infeasible(sys: &System) -> bool {
+fn solver_says_infeasible(sys: &System) -> bool {
     let mut p = Problem::new(OptimizationDirection::Minimize);
     let vars: Vec<_> = (0..sys.vars).map(|_| p.add_var(0.0, (0.0, 1.0))).collect();
     for r in &sys.rows {
@@ -262,7 +262,7 @@ const SCALE: f64 = (1u64 << 40) as f64;
 /// `yᵀb - sum t_j` with `t_j >= (yᵀA)_j`, `t_j >= 0`, `y` signed by each
 /// row's comparison and within `[-1, 1]`; scaled to integers. None when
 /// its optimum is not positive or the solver fails.
-pub(super) fn certificate(sys: &System) -> Option<Vec<i64>> {
+fn certificate(sys: &System) -> Option<Vec<i64>> {
     let mut p = Problem::new(OptimizationDirection::Maximize);
     let y: Vec<_> = sys
         .rows
@@ -311,7 +311,7 @@ pub(super) fn certificate(sys: &System) -> Option<Vec<i64>> {
 /// Whether multipliers `y` prove the system infeasible, in exact integer
 /// arithmetic: signs as the rows require, and the most `yᵀA x` can be over
 /// the unit box below `yᵀb`.
-pub(super) fn proves_infeasible(sys: &System, y: &[i64]) -> bool {
+fn proves_infeasible(sys: &System, y: &[i64]) -> bool {
     if y.len() != sys.rows.len() {
         return false;
     }

@@ -50,7 +50,6 @@ mod class;
 mod conditions;
 pub mod flip_balance;
 mod frontier;
-pub mod pass_balance;
 mod search;
 mod unmoves;
 
