@@ -771,6 +771,26 @@ fn resolve_decides_the_undecided_samples_again() {
         ],
         "not larger",
     );
+    // the same searches with more conflicts for the exact encoding (the
+    // last stage) are stronger: it decides what the others left, as the
+    // run of every sample does, and the catalogue prefers it
+    let exact_args = ["--budget", "3", "--beam-width", "0", "--sweep-width", "0", "--exact-conflicts", "100000"];
+    let exact = run(&[&["--resolve", f][..], &exact_args].concat(), &dir.path().join("g"));
+    assert_eq!(exact["exact_conflicts"], 100_000);
+    assert_eq!(exact["resolved"]["retried"], undecided);
+    let x = &exact["layers"][0]["tally"];
+    assert!(x["undecided"].as_u64().unwrap() < undecided, "the exact encoding decided none of {undecided} samples");
+    for field in ["reachable", "unreachable", "terminal"] {
+        assert!(x[field].as_u64().unwrap() <= d[field].as_u64().unwrap(), "{field}: {x} beside {d}");
+    }
+    let strength = |d: &serde_json::Value| othello_census::report::estimate::validate_estimate(d).unwrap().strength();
+    assert!(strength(&exact) > strength(&small));
+    let exact_file = std::fs::read_dir(dir.path().join("g")).unwrap().next().unwrap().unwrap().path();
+    common::fails_with(
+        dir.path(),
+        &[&["estimate", "--resolve", exact_file.to_str().unwrap()][..], &exact_args].concat(),
+        "--exact-conflicts above its 100000",
+    );
     common::fails_with(dir.path(), &["estimate", "--resolve", f, "--budget", "2"], "not larger");
     let census_dir = census::<B4>(&dir.path().join("census"), LayerBy::Discs, 9, true);
     common::fails_with(
@@ -1074,7 +1094,7 @@ fn estimates_enter_the_catalogue_apart() {
     assert_eq!(strength(&legacy), strength(&doc));
     assert_eq!(
         strength(&doc),
-        (SEARCH_GENERATION, 2_000_000, BEAM_WIDTH as u64, SWEEP_WIDTH as u64, Some((10, LayerHeld::OddPasses)))
+        (SEARCH_GENERATION, 2_000_000, BEAM_WIDTH as u64, SWEEP_WIDTH as u64, Some((10, LayerHeld::OddPasses)), 0)
     );
     // a document from before the sweep had none; a sweep no wider than the
     // beam was never tried

@@ -182,23 +182,27 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
         );
     }
     // stronger searches: a larger budget, or the same with a wider beam
-    // (or any stage added by a newer generation)
+    // (or any stage added by a newer generation), or the same beam with a
+    // wider sweep, or the same sweep with more conflicts for the exact
+    // encoding (the last stage, on what the others leave)
+    let sweep = othello_census::report::estimate::effective_sweep(a.beam_width as u64, a.sweep_width as u64);
     let stronger = a.budget > checked.budget
         || (a.budget == checked.budget
             && (checked.search_generation < SEARCH_GENERATION
                 || a.beam_width as u64 > checked.beam_width
                 || (a.beam_width as u64 == checked.beam_width
-                    && othello_census::report::estimate::effective_sweep(a.beam_width as u64, a.sweep_width as u64)
-                        > checked.sweep())));
+                    && (sweep > checked.sweep()
+                        || (sweep == checked.sweep() && a.exact_conflicts > checked.exact_conflicts)))));
     if !stronger {
         bail!(
             "--budget {} is not larger than the document's {}: give a larger --budget, or the same with a \
              --beam-width wider than its {}, or the same beam with a --sweep-width wider than its {} (and than \
-             the beam: a narrower sweep is never tried)",
+             the beam: a narrower sweep is never tried), or the same sweep with --exact-conflicts above its {}",
             a.budget,
             checked.budget,
             checked.beam_width,
-            checked.sweep()
+            checked.sweep(),
+            checked.exact_conflicts
         );
     }
     let frontier_discs = doc["frontier_discs"].as_u64().ok_or_else(|| anyhow::anyhow!("{what}: no frontier"))? as u32;

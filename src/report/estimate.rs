@@ -257,6 +257,11 @@ fn check_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
         Value::Null => 0,
         w => w.as_u64().ok_or_else(|| format!("a sweep width of {w}, not a whole number"))?,
     };
+    // documents before the exact encoding (2026-11-26) had none
+    let exact_conflicts = match &doc["exact_conflicts"] {
+        Value::Null => 0,
+        c => c.as_u64().ok_or_else(|| format!("exact conflicts of {c}, not a whole number"))?,
+    };
     let mut out = Vec::new();
     for l in doc["layers"].as_array().ok_or("no layers")? {
         let k = l["discs"].as_u64().filter(|k| (4..=(n * n) as u64).contains(k)).ok_or("a layer without discs")? as u32;
@@ -346,6 +351,7 @@ fn check_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
         search_generation,
         beam_width,
         sweep_width,
+        exact_conflicts,
         census_layer,
         focus,
         layers: out,
@@ -425,8 +431,9 @@ pub fn census_layer_of(doc: &Value, n: u32) -> Result<Option<(u32, LayerHeld)>, 
 
 /// How strong an estimate's searches were ([`CheckedEstimate::strength`]):
 /// the generation of their conditions, the budget, the beam's width, the
-/// sweep's width, then the census layer (disc count, what it held).
-pub type Strength = (u32, u64, u64, u64, Option<(u32, LayerHeld)>);
+/// sweep's width, the census layer (disc count, what it held), then the
+/// exact encoding's conflicts.
+pub type Strength = (u32, u64, u64, u64, Option<(u32, LayerHeld)>, u64);
 
 impl CheckedEstimate {
     /// How strong its searches were, in the order the catalogue prefers
@@ -436,9 +443,12 @@ impl CheckedEstimate {
     /// then the beam's width, then the sweep's, then the census layer
     /// (none below any; a
     /// higher one above a lower, and of one disc count the whole layer
-    /// above its odd-pass positions).
+    /// above its odd-pass positions), last the exact encoding's conflicts
+    /// (the last stage: with every other limit the same, more conflicts
+    /// decide every sample fewer did, and more). Last, so that it only
+    /// breaks ties: documents from before it was counted keep their order.
     pub fn strength(&self) -> Strength {
-        (self.search_generation, self.budget, self.beam_width, self.sweep(), self.census_layer)
+        (self.search_generation, self.budget, self.beam_width, self.sweep(), self.census_layer, self.exact_conflicts)
     }
 
     /// The width of the sweep its searches tried: 0 where none was (a
@@ -473,6 +483,9 @@ pub struct CheckedEstimate {
     /// The sweep's width where its beams gave up (0: none, and for
     /// documents without `sweep_width`).
     pub sweep_width: u64,
+    /// The exact encoding's conflicts where its sweeps gave up (0: none,
+    /// and for documents without `exact_conflicts`).
+    pub exact_conflicts: u64,
     /// The census layer its searches also stopped at, if any: its disc
     /// count and what it held.
     pub census_layer: Option<(u32, LayerHeld)>,

@@ -113,8 +113,9 @@ impl Catalog {
                 return Err(refuse(
                     path,
                     format!(
-                        "estimate {} has the same board, seed {seed}, search generation, budget {budget}, census \
-                         layer and layers in common: its samples would be counted twice; estimate with another seed",
+                        "estimate {} has the same board, seed {seed}, search generation, budget {budget}, beam, \
+                         sweep, census layer, exact conflicts and layers in common: its samples would be counted \
+                         twice; estimate with another seed",
                         e["id"].as_str().unwrap_or("?")
                     ),
                 ));
