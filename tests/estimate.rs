@@ -685,8 +685,10 @@ fn estimate_4x4(args: &[&str], out: &std::path::Path) -> serde_json::Value {
 /// `estimate --resolve`: the undecided samples of a finished estimate
 /// decided again at a larger budget give, on one layer (whose samples do
 /// not depend on the rounds' shares), the verdicts of a run at that budget
-/// from the start; the document given is untouched; a budget not larger,
-/// a listed position not of the seed, or another census layer is refused.
+/// from the start; the document given is untouched; the same searches
+/// with more conflicts for the exact encoding are stronger; a budget not
+/// larger, fewer exact conflicts or another solver for them, a listed
+/// position not of the seed, or another census layer is refused.
 #[test]
 fn resolve_decides_the_undecided_samples_again() {
     let dir = tempfile::tempdir().unwrap();
@@ -783,13 +785,30 @@ fn resolve_decides_the_undecided_samples_again() {
     for field in ["reachable", "unreachable", "terminal"] {
         assert!(x[field].as_u64().unwrap() <= d[field].as_u64().unwrap(), "{field}: {x} beside {d}");
     }
+    assert_eq!(
+        x["reachable"].as_u64().unwrap() + x["unreachable"].as_u64().unwrap() + x["undecided"].as_u64().unwrap(),
+        d["samples"].as_u64().unwrap()
+    );
     let strength = |d: &serde_json::Value| othello_census::report::estimate::validate_estimate(d).unwrap().strength();
     assert!(strength(&exact) > strength(&small));
     let exact_file = std::fs::read_dir(dir.path().join("g")).unwrap().next().unwrap().unwrap().path();
+    let e = exact_file.to_str().unwrap();
     common::fails_with(
         dir.path(),
-        &[&["estimate", "--resolve", exact_file.to_str().unwrap()][..], &exact_args].concat(),
+        &[&["estimate", "--resolve", e][..], &exact_args].concat(),
         "--exact-conflicts above its 100000",
+    );
+    // a resolve never weakens the last stage, nor changes its solver
+    common::fails_with(dir.path(), &["estimate", "--resolve", e, "--budget", "4"], "give at least 100000");
+    let mut other_solver = exact.clone();
+    other_solver["exact_solver"] = serde_json::json!("cadical");
+    othello_census::report::seal::seal(&mut other_solver);
+    let other_file = dir.path().join("other-solver.json");
+    std::fs::write(&other_file, serde_json::to_vec(&other_solver).unwrap()).unwrap();
+    common::fails_with(
+        dir.path(),
+        &["estimate", "--resolve", other_file.to_str().unwrap(), "--budget", "4", "--exact-conflicts", "100000"],
+        "give --sat-solver cadical",
     );
     common::fails_with(dir.path(), &["estimate", "--resolve", f, "--budget", "2"], "not larger");
     let census_dir = census::<B4>(&dir.path().join("census"), LayerBy::Discs, 9, true);

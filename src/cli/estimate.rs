@@ -205,6 +205,29 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
             checked.exact_conflicts
         );
     }
+    // the exact encoding is the last stage: a resolve never weakens it, and
+    // more conflicts decide more only with the same solver (they stop its
+    // search, which is deterministic, later)
+    let solver = othello_census::search::game_encoding::Solver::from(a.sat_solver).name();
+    if checked.exact_conflicts > 0 {
+        if a.exact_conflicts < checked.exact_conflicts {
+            bail!(
+                "{what}: its exact encoding had {} conflicts, --exact-conflicts {} would give it fewer: give at \
+                 least {}",
+                checked.exact_conflicts,
+                a.exact_conflicts,
+                checked.exact_conflicts
+            );
+        }
+        if solver != checked.exact_solver {
+            bail!(
+                "{what}: its exact encoding was solved by {}, this would use {solver}: give --sat-solver {} (a build \
+                 with --features cadical for cadical)",
+                checked.exact_solver,
+                checked.exact_solver
+            );
+        }
+    }
     let frontier_discs = doc["frontier_discs"].as_u64().ok_or_else(|| anyhow::anyhow!("{what}: no frontier"))? as u32;
     let size = BoardSize::from_n(checked.n)?;
     let threads = othello_census::engine::resources::threads(a.threads);

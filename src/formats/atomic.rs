@@ -110,10 +110,10 @@ fn temporary_name(name: &str) -> String {
 }
 
 /// Writes what `fill` writes to the temporary of `path` in its directory
-/// (created when missing), syncs it, and has `place` put it at `path`.
-/// The temporary is removed whatever happens: on an error, when `fill`
-/// panics (a bug: a file as large as the target is not left behind), and
-/// after `place` linked it rather than renamed it.
+/// (created when missing), syncs it, and has `place` put it at `path`
+/// (`place` leaves no temporary behind when it succeeds), then syncs the
+/// directory. The temporary is removed on an error, and when `fill`
+/// panics (a bug: a file as large as the target is not left behind).
 fn via_temporary<F>(path: &Path, fill: F, place: impl FnOnce(&Path, &Path) -> io::Result<()>) -> io::Result<()>
 where
     F: FnOnce(&mut BufWriter<Writeback>) -> io::Result<()>,
@@ -125,14 +125,16 @@ where
     }
     let name = path.file_name().ok_or_else(|| io::Error::other("path has no file name"))?;
     let tmp = dir.join(temporary_name(&name.to_string_lossy()));
-    struct Temporary<'a>(&'a Path);
-    impl Drop for Temporary<'_> {
+    /// The temporary, removed on drop unless it was placed.
+    struct Unfinished<'a>(&'a Path, bool);
+    impl Drop for Unfinished<'_> {
         fn drop(&mut self) {
-            // gone already after a rename
-            let _ = fs::remove_file(self.0);
+            if !self.1 {
+                let _ = fs::remove_file(self.0);
+            }
         }
     }
-    let _temporary = Temporary(&tmp);
+    let mut unfinished = Unfinished(&tmp, false);
     let f = OpenOptions::new().write(true).create(true).truncate(true).open(&tmp)?;
     let mut w = BufWriter::with_capacity(1 << 20, Writeback::new(f));
     fill(&mut w)?;
@@ -140,6 +142,7 @@ where
     f.sync_all()?;
     drop(f);
     place(&tmp, path)?;
+    unfinished.1 = true;
     File::open(&dir)?.sync_all()
 }
 
@@ -154,7 +157,16 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// same file one gets `AlreadyExists`, and a file made meanwhile is kept).
 /// The temporary is the one [`atomic_write`] uses.
 pub fn atomic_create(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    via_temporary(path, |w| w.write_all(bytes), |tmp, path| fs::hard_link(tmp, path))
+    via_temporary(
+        path,
+        |w| w.write_all(bytes),
+        |tmp, path| {
+            // the temporary is removed whether or not the link was made
+            let linked = fs::hard_link(tmp, path);
+            let removed = fs::remove_file(tmp);
+            linked.and(removed)
+        },
+    )
 }
 
 /// Checks that files can be created in the directory of `path`, by

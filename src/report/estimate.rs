@@ -262,6 +262,12 @@ fn check_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
         Value::Null => 0,
         c => c.as_u64().ok_or_else(|| format!("exact conflicts of {c}, not a whole number"))?,
     };
+    // the solver's name, as written (documents before it had no exact
+    // encoding: BatSat, the one always built)
+    let exact_solver = match &doc["exact_solver"] {
+        Value::Null => "batsat".to_string(),
+        s => s.as_str().ok_or_else(|| format!("an exact solver of {s}, not a name"))?.to_string(),
+    };
     let mut out = Vec::new();
     for l in doc["layers"].as_array().ok_or("no layers")? {
         let k = l["discs"].as_u64().filter(|k| (4..=(n * n) as u64).contains(k)).ok_or("a layer without discs")? as u32;
@@ -352,6 +358,7 @@ fn check_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
         beam_width,
         sweep_width,
         exact_conflicts,
+        exact_solver,
         census_layer,
         focus,
         layers: out,
@@ -486,6 +493,9 @@ pub struct CheckedEstimate {
     /// The exact encoding's conflicts where its sweeps gave up (0: none,
     /// and for documents without `exact_conflicts`).
     pub exact_conflicts: u64,
+    /// The SAT solver of its exact encoding (`exact_solver`: "batsat" or
+    /// "cadical"; "batsat" for documents without it).
+    pub exact_solver: String,
     /// The census layer its searches also stopped at, if any: its disc
     /// count and what it held.
     pub census_layer: Option<(u32, LayerHeld)>,

@@ -20,7 +20,9 @@ impl Catalog {
     /// seed decide the same draws (a resolved document and the run it
     /// resolves, or the seed run again with other searches), so only the
     /// strongest of them counts ([`estimate::CheckedEstimate::strength`]:
-    /// the largest budget, then the highest census layer). Every verdict
+    /// the newest generation, the largest budget, the widest beam, the
+    /// widest sweep, the highest census layer, the most exact conflicts,
+    /// in that order). Every verdict
     /// is exact or undecided, so each run's lower end (undecided as
     /// unreachable) and upper end (undecided as reachable) bound the count
     /// whatever its budget, and so do their sums; a weaker run adds its
