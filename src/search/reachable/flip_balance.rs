@@ -105,33 +105,6 @@ fn step<G: Geometry>(s: u32, (dr, dc): (i32, i32)) -> Option<u32> {
 
 const DIRECTIONS: [(i32, i32); 8] = [(0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1), (1, 0), (1, 1)];
 
-/// The runs a move on `s` can flip, direction by direction (in the order
-/// of [`DIRECTIONS`]): each run of one or more squares from `s`'s
-/// neighbour on, with the square after it as its anchor, all within
-/// `before` (the squares that can be on the board when `s` is played),
-/// shortest first.
-fn direction_runs<G: Geometry>(s: u32, before: u64) -> Vec<Vec<(Vec<u32>, u32)>> {
-    DIRECTIONS
-        .iter()
-        .map(|&d| {
-            let mut runs = Vec::new();
-            let mut run: Vec<u32> = Vec::new();
-            let mut at = step::<G>(s, d);
-            while let Some(q) = at {
-                if before >> q & 1 == 0 {
-                    break;
-                }
-                if !run.is_empty() {
-                    runs.push((run.clone(), q));
-                }
-                run.push(q);
-                at = step::<G>(q, d);
-            }
-            runs
-        })
-        .collect()
-}
-
 /// Colour index: 0 Black, 1 White.
 const BLACK: usize = 0;
 
@@ -164,20 +137,29 @@ fn system<G: Geometry>(black: u64, white: u64) -> System {
         let before = fillable::<G>(occ & !(1u64 << s)) | 1u64 << s;
         for c in 0..2 {
             let mut of_move = Vec::new();
-            for runs in direction_runs::<G>(s as u32, before) {
+            for d in DIRECTIONS {
+                let mut run: Vec<u32> = Vec::new();
                 let mut of_direction = Vec::new();
-                for (run, q) in runs {
-                    let v = sys.var();
-                    for &r in &run {
-                        turned_to[r as usize][c].push(v);
+                let mut at = step::<G>(s as u32, d);
+                while let Some(q) = at {
+                    if before >> q & 1 == 0 {
+                        break;
                     }
-                    events.push((v, c, q));
-                    for &u in run.iter().chain(std::iter::once(&q)) {
-                        if middle >> u & 1 == 0 {
-                            used.entry((s as u32, u)).or_default().push(v);
+                    if !run.is_empty() {
+                        let v = sys.var();
+                        for &r in &run {
+                            turned_to[r as usize][c].push(v);
                         }
+                        events.push((v, c, q));
+                        for &u in run.iter().chain(std::iter::once(&q)) {
+                            if middle >> u & 1 == 0 {
+                                used.entry((s as u32, u)).or_default().push(v);
+                            }
+                        }
+                        of_direction.push(v);
                     }
-                    of_direction.push(v);
+                    run.push(q);
+                    at = step::<G>(q, d);
                 }
                 if !of_direction.is_empty() {
                     let mut terms: Vec<(u32, i32)> = of_direction.iter().map(|&v| (v, 1)).collect();
