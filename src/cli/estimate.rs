@@ -208,8 +208,8 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
     // the exact encoding is the last stage: a resolve never weakens it, and
     // more conflicts decide more only with the same solver (they stop its
     // search, which is deterministic, later)
-    let solver = othello_census::search::game_encoding::Solver::from(a.sat_solver).name();
     if checked.exact_conflicts > 0 {
+        let solver = othello_census::search::game_encoding::Solver::from(a.sat_solver).name();
         if a.exact_conflicts < checked.exact_conflicts {
             bail!(
                 "{what}: its exact encoding had {} conflicts, --exact-conflicts {} would give it fewer: give at \
@@ -221,9 +221,8 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
         }
         if solver != checked.exact_solver {
             bail!(
-                "{what}: its exact encoding was solved by {}, this would use {solver}: give --sat-solver {} (a build \
-                 with --features cadical for cadical)",
-                checked.exact_solver,
+                "{what}: its exact encoding was solved by {0}, this would use {solver}: give --sat-solver {0} (a \
+                 build with --features cadical for cadical)",
                 checked.exact_solver
             );
         }
