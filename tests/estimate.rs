@@ -800,6 +800,14 @@ fn resolve_decides_the_undecided_samples_again() {
     );
     // a resolve never weakens the last stage, nor changes its solver
     common::fails_with(dir.path(), &["estimate", "--resolve", e, "--budget", "4"], "give at least 100000");
+    // nor the flip-history relaxation's
+    let relaxation = small["sat_conflicts"].as_u64().unwrap();
+    assert!(relaxation > 0, "the run had no relaxation: {relaxation}");
+    common::fails_with(
+        dir.path(),
+        &["estimate", "--resolve", f, "--budget", "4", "--sat-conflicts", &(relaxation - 1).to_string()],
+        &format!("give at least {relaxation}"),
+    );
     let mut other_solver = exact.clone();
     other_solver["exact_solver"] = serde_json::json!("cadical");
     othello_census::report::seal::seal(&mut other_solver);

@@ -16,7 +16,7 @@ mod policies;
 use std::collections::HashSet;
 
 use othello_census::board::{B4, B6, B8, Color, Geometry, Position};
-use othello_census::search::game_encoding::{Exact, exact_game};
+use othello_census::search::game_encoding::{Exact, Solver, exact_game_with};
 use othello_census::search::reachable::{Frontier, Search, Stage, Verdict};
 
 const CONFLICTS: u64 = 1_000_000;
@@ -39,10 +39,11 @@ fn oracle_4x4() -> HashSet<(u64, u64, bool)> {
         .collect()
 }
 
-/// The encoding's verdict on `(b, w, side)` against the oracle's.
-fn agrees(reachable: &HashSet<(u64, u64, bool)>, b: u64, w: u64, black_to_move: bool) -> bool {
+/// The encoding's verdict on `(b, w, side)` by `solver` against the
+/// oracle's.
+fn agrees(reachable: &HashSet<(u64, u64, bool)>, b: u64, w: u64, black_to_move: bool, solver: Solver) -> bool {
     let p = position::<B4>(b, w, black_to_move);
-    match exact_game::<B4>(&p, CONFLICTS) {
+    match exact_game_with::<B4>(&p, CONFLICTS, solver) {
         Exact::Reachable(g) => {
             assert_eq!(g.replay(), Ok(()), "{}", p.line());
             assert!(reachable.contains(&(b, w, black_to_move)), "called reachable, the oracle disagrees: {}", p.line());
@@ -63,7 +64,7 @@ fn agrees(reachable: &HashSet<(u64, u64, bool)>, b: u64, w: u64, black_to_move: 
 /// `per_layer` random candidates of each disc count 5 to 16 (centre
 /// occupied, each disc black or white, either side to move), and every
 /// `stride`-th reachable position: the verdicts the oracle's.
-fn four_by_four(per_layer: usize, stride: usize, seed: u64) {
+fn four_by_four(per_layer: usize, stride: usize, seed: u64, solver: Solver) {
     let reachable = oracle_4x4();
     let centre = 0x0660u64;
     let others: Vec<u32> = (0..16).filter(|s| centre >> s & 1 == 0).collect();
@@ -81,7 +82,7 @@ fn four_by_four(per_layer: usize, stride: usize, seed: u64) {
             }
             let colours = rng.next();
             let b: u64 = (0..16).filter(|&s| occ >> s & 1 == 1 && colours >> s & 1 == 1).map(|s| 1u64 << s).sum();
-            if agrees(&reachable, b, occ & !b, colours >> 20 & 1 == 1) {
+            if agrees(&reachable, b, occ & !b, colours >> 20 & 1 == 1, solver) {
                 yes += 1;
             } else {
                 no += 1;
@@ -91,7 +92,7 @@ fn four_by_four(per_layer: usize, stride: usize, seed: u64) {
     let mut all: Vec<&(u64, u64, bool)> = reachable.iter().collect();
     all.sort();
     for &&(b, w, black) in all.iter().step_by(stride) {
-        assert!(agrees(&reachable, b, w, black));
+        assert!(agrees(&reachable, b, w, black, solver));
         yes += 1;
     }
     eprintln!("4x4: {yes} reachable, {no} unreachable, as the oracle says");
@@ -100,7 +101,7 @@ fn four_by_four(per_layer: usize, stride: usize, seed: u64) {
 
 #[test]
 fn on_4x4_the_verdicts_are_the_oracles() {
-    four_by_four(150, 40, 1);
+    four_by_four(150, 40, 1, Solver::default());
     assert_eq!(othello_census::search::game_encoding::non_replaying_games(), 0);
 }
 
@@ -109,21 +110,21 @@ fn on_4x4_the_verdicts_are_the_oracles() {
 #[test]
 #[ignore = "about 15 minutes"]
 fn on_4x4_the_verdicts_are_the_oracles_at_length() {
-    four_by_four(1500, 1, 2);
+    four_by_four(1500, 1, 2, Solver::default());
 }
 
 /// Positions of `games` games under each policy (uniform, then the
 /// biased ones), seeds from `seed` on, up to `max_discs` discs, each never
 /// unreachable (and, when reachable, its game replays): the positions
 /// checked and those given a game.
-fn under_every_policy<G: Geometry>(games: u64, seed: u64, max_discs: u32) -> (u64, u64) {
+fn under_every_policy<G: Geometry>(games: u64, seed: u64, max_discs: u32, solver: Solver) -> (u64, u64) {
     let (mut checked, mut decided) = (0, 0);
     let mut check = |p: &Position<G>| {
         if p.discs() > max_discs {
             return false;
         }
         checked += 1;
-        match exact_game::<G>(p, 20_000) {
+        match exact_game_with::<G>(p, 20_000, solver) {
             Exact::Unreachable => panic!("a position of a game called unreachable: {}", p.line()),
             Exact::Reachable(g) => {
                 assert_eq!(g.replay(), Ok(()), "{}", p.line());
@@ -139,10 +140,10 @@ fn under_every_policy<G: Geometry>(games: u64, seed: u64, max_discs: u32) -> (u6
 
 #[test]
 fn positions_of_6x6_and_8x8_games_are_never_unreachable() {
-    let (checked, decided) = under_every_policy::<B6>(6, 10, 22);
+    let (checked, decided) = under_every_policy::<B6>(6, 10, 22, Solver::default());
     eprintln!("6x6: {checked} positions of games, {decided} given a game that replays");
     assert!(decided * 10 >= checked * 9, "{decided} of {checked}");
-    let (checked, decided) = under_every_policy::<B8>(2, 20, 18);
+    let (checked, decided) = under_every_policy::<B8>(2, 20, 18, Solver::default());
     eprintln!("8x8: {checked} positions of games, {decided} given a game that replays");
     assert!(decided * 10 >= checked * 9, "{decided} of {checked}");
     // no model's game failed to replay (it would have been answered as
@@ -150,11 +151,25 @@ fn positions_of_6x6_and_8x8_games_are_never_unreachable() {
     assert_eq!(othello_census::search::game_encoding::non_replaying_games(), 0);
 }
 
+/// CaDiCaL in its configuration for unsatisfiable formulas, the same
+/// evidence on a smaller scale: the oracle's verdicts on 4x4, and no
+/// position of a 6x6 or 8x8 game called unreachable.
+#[cfg(feature = "cadical")]
+#[test]
+fn cadicals_unsat_configuration_gives_the_same_verdicts() {
+    four_by_four(60, 80, 3, Solver::CaDiCaLUnsat);
+    let (checked, decided) = under_every_policy::<B6>(3, 40, 22, Solver::CaDiCaLUnsat);
+    assert!(decided * 10 >= checked * 9, "6x6: {decided} of {checked}");
+    let (checked, decided) = under_every_policy::<B8>(1, 50, 16, Solver::CaDiCaLUnsat);
+    assert!(decided * 10 >= checked * 9, "8x8: {decided} of {checked}");
+    assert_eq!(othello_census::search::game_encoding::non_replaying_games(), 0);
+}
+
 /// The same to full boards, with a larger budget (about 20 minutes).
 #[test]
 #[ignore = "about 20 minutes"]
 fn positions_of_whole_6x6_games_are_never_unreachable() {
-    let (checked, decided) = under_every_policy::<B6>(2, 30, 36);
+    let (checked, decided) = under_every_policy::<B6>(2, 30, 36, Solver::default());
     eprintln!("6x6: {checked} positions of games, {decided} given a game that replays");
 }
 
@@ -223,7 +238,7 @@ fn census_verdicts<G: othello_census::key::Keyed + Geometry>(
     let n = G::N;
     for q in policies::census_variants::<G>(&discs, games, seed) {
         let want = frontier.contains(&q);
-        let got = match exact_game::<G>(&q, CONFLICTS) {
+        let got = match exact_game_with::<G>(&q, CONFLICTS, Solver::default()) {
             Exact::Reachable(g) => {
                 assert_eq!(g.replay(), Ok(()));
                 true

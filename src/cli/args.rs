@@ -838,6 +838,11 @@ pub enum SatSolver {
     #[cfg(feature = "cadical")]
     #[cfg_attr(feature = "cadical", default)]
     Cadical,
+    /// CaDiCaL in its configuration for unsatisfiable formulas (only in a
+    /// build with `--features cadical`): faster on most unreachable dense
+    /// positions (results/benchmarks/cadical-config-8x8-20261128.txt).
+    #[cfg(feature = "cadical")]
+    CadicalUnsat,
 }
 
 impl From<SatSolver> for othello_census::search::game_encoding::Solver {
@@ -846,6 +851,8 @@ impl From<SatSolver> for othello_census::search::game_encoding::Solver {
             SatSolver::Batsat => Self::BatSat,
             #[cfg(feature = "cadical")]
             SatSolver::Cadical => Self::CaDiCaL,
+            #[cfg(feature = "cadical")]
+            SatSolver::CadicalUnsat => Self::CaDiCaLUnsat,
         }
     }
 }

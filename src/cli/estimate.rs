@@ -222,10 +222,22 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
         if solver != checked.exact_solver {
             bail!(
                 "{what}: its exact encoding was solved by {0}, this would use {solver}: give --sat-solver {0} (a \
-                 build with --features cadical for cadical)",
+                 build with --features cadical for the CaDiCaL ones)",
                 checked.exact_solver
             );
         }
+    }
+    // nor the flip-history relaxation: the document records one setting
+    // for every sample, so the resolve must decide its samples at least as
+    // strongly as the run did (documents without the field predate the
+    // relaxation)
+    let relaxed = doc["sat_conflicts"].as_u64().unwrap_or(0);
+    if a.sat_conflicts < relaxed {
+        bail!(
+            "{what}: its flip-history relaxation had {relaxed} conflicts, --sat-conflicts {} would give it fewer: \
+             give at least {relaxed}",
+            a.sat_conflicts
+        );
     }
     let frontier_discs = doc["frontier_discs"].as_u64().ok_or_else(|| anyhow::anyhow!("{what}: no frontier"))? as u32;
     let size = BoardSize::from_n(checked.n)?;
@@ -676,8 +688,8 @@ fn beam_words(width: usize, sweep: usize) -> String {
 
 /// The gist of a proof that `p` is unreachable, after the stage's name:
 /// which cheap condition fails, what the frontier holds, how many
-/// positions the walk that ended every line took, what the SAT formula
-/// covered.
+/// positions the walk that ended every line took (`nodes`), what the SAT
+/// formula covered and the conflicts its solver spent (`nodes` too).
 fn proof_gist<G: othello_census::board::Geometry>(
     p: &othello_census::board::Position<G>,
     stage: Stage,
@@ -713,12 +725,19 @@ fn proof_gist<G: othello_census::board::Geometry>(
             .to_string(),
         Stage::Search => format!("backward search: every line ends, {}", plural(nodes, "position")),
         Stage::Exact => format!(
-            "exact game encoding: SAT, unsatisfiable for every game of {} moves, passes anywhere",
-            p.discs() - 4
+            "exact game encoding: SAT, unsatisfiable for every game of {} moves, passes anywhere, after {}",
+            p.discs() - 4,
+            plural(nodes, "conflict")
         ),
         Stage::Beam => format!("beam: every line walked, none dropped, {}", plural(nodes, "position")),
         Stage::Sweep => format!("sweep: every line walked, every step whole, {}", plural(nodes, "position")),
     }
+}
+
+/// What the proof of [`proof_gist`] counts: the positions a walk visited,
+/// or the exact encoding's conflicts.
+fn proof_size<G: Keyed>(search: &Search<'_, G>) -> u64 {
+    if search.decided_by() == Stage::Exact { search.exact_conflicts_spent() } else { search.nodes() }
 }
 
 pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
@@ -755,11 +774,12 @@ pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
                 "nodes": search.nodes(),
                 "stage": search.decided_by().name(),
                 "proof": (verdict == Verdict::Unreachable)
-                    .then(|| proof_gist(&p, search.decided_by(), search.nodes(), frontier.discs())),
+                    .then(|| proof_gist(&p, search.decided_by(), proof_size(&search), frontier.discs())),
                 "budget": a.budget,
                 "sat_conflicts": a.sat_conflicts,
                 "exact_conflicts": a.exact_conflicts,
                 "exact_solver": othello_census::search::game_encoding::Solver::from(a.sat_solver).name(),
+                "exact_conflicts_spent": search.exact_conflicts_spent(),
                 "frontier_discs": frontier.discs(),
                 "census_layer": used,
             });
@@ -781,7 +801,7 @@ pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
                 )?,
                 Some(g) => crate::outln!("reachable, by the game (replayed): {}", g.join(" "))?,
                 None if word == "unreachable" => {
-                    crate::outln!("unreachable (proven by the {})", proof_gist(&p, search.decided_by(), search.nodes(), frontier.discs()))?
+                    crate::outln!("unreachable (proven by the {})", proof_gist(&p, search.decided_by(), proof_size(&search), frontier.discs()))?
                 }
                 None if a.exact_conflicts > 0 => crate::outln!(
                     "undecided: the search visited its budget of {} positions{}, and the exact encoding spent its {} conflicts (raise --budget, --beam-width, --sweep-width or --exact-conflicts)",

@@ -493,8 +493,8 @@ pub struct CheckedEstimate {
     /// The exact encoding's conflicts where its sweeps gave up (0: none,
     /// and for documents without `exact_conflicts`).
     pub exact_conflicts: u64,
-    /// The SAT solver of its exact encoding (`exact_solver`: "batsat" or
-    /// "cadical"; "batsat" for documents without it).
+    /// The SAT solver of its exact encoding (`exact_solver`: "batsat",
+    /// "cadical" or "cadical-unsat"; "batsat" for documents without it).
     pub exact_solver: String,
     /// The census layer its searches also stopped at, if any: its disc
     /// count and what it held.

@@ -112,6 +112,8 @@ pub(crate) trait Backend {
     fn solve(&mut self, conflicts: u64) -> Option<bool>;
     /// A literal's value in the model found.
     fn value(&self, l: Lit) -> bool;
+    /// Conflicts spent by every solve so far.
+    fn conflicts(&self) -> u64;
 }
 
 /// BatSat (pure Rust, the default).
@@ -151,6 +153,10 @@ impl Backend for BatSat {
     fn value(&self, l: Lit) -> bool {
         let v = batsat::Lit::new(self.vars[(l.0 >> 1) as usize], l.0 & 1 == 0);
         self.solver.value_lit(v) == lbool::TRUE
+    }
+
+    fn conflicts(&self) -> u64 {
+        self.solver.cb().conflicts
     }
 }
 
@@ -491,14 +497,21 @@ pub fn exact_game<G: Geometry>(p: &Position<G>, conflicts: u64) -> Exact<G> {
 
 /// [`exact_game`] with the given solver.
 pub fn exact_game_with<G: Geometry>(p: &Position<G>, conflicts: u64, solver: Solver) -> Exact<G> {
+    exact_game_counted(p, conflicts, solver).0
+}
+
+/// [`exact_game_with`], and the conflicts the solver spent on it (both
+/// formulas).
+pub fn exact_game_counted<G: Geometry>(p: &Position<G>, conflicts: u64, solver: Solver) -> (Exact<G>, u64) {
     let start = Position::<G>::start();
     let (b, w) = (p.black().0, p.white().0);
     let centre = start.black().0 | start.white().0;
     if (b | w) & centre != centre || b & w != 0 {
-        return Exact::Unreachable;
+        return (Exact::Unreachable, 0);
     }
     if b | w == centre {
-        return if *p == start { Exact::Reachable(Game { plies: Vec::new(), end: *p }) } else { Exact::Unreachable };
+        let v = if *p == start { Exact::Reachable(Game { plies: Vec::new(), end: *p }) } else { Exact::Unreachable };
+        return (v, 0);
     }
     // first without passes inside the game, on a tenth of the budget
     // (most games have none, and that formula is much smaller: every
@@ -506,15 +519,19 @@ pub fn exact_game_with<G: Geometry>(p: &Position<G>, conflicts: u64, solver: Sol
     // positions asked are unreachable: the full budget goes to the formula
     // that can prove it)
     let mut enc = encode::<G>(p, solver, false);
-    let mut found = !enc.formula.empty && enc.formula.backend.solve(conflicts.div_ceil(10)) == Some(true);
+    let first = if enc.formula.empty { Some(false) } else { enc.formula.backend.solve(conflicts.div_ceil(10)) };
+    let mut spent = enc.formula.backend.conflicts();
+    let mut found = first == Some(true);
     if !found {
         enc = encode::<G>(p, solver, true);
         if enc.formula.empty {
-            return Exact::Unreachable;
+            return (Exact::Unreachable, spent);
         }
-        match enc.formula.backend.solve(conflicts) {
-            Some(false) => return Exact::Unreachable,
-            None => return Exact::Unknown,
+        let r = enc.formula.backend.solve(conflicts);
+        spent += enc.formula.backend.conflicts();
+        match r {
+            Some(false) => return (Exact::Unreachable, spent),
+            None => return (Exact::Unknown, spent),
             Some(true) => found = true,
         }
     }
@@ -538,13 +555,13 @@ pub fn exact_game_with<G: Geometry>(p: &Position<G>, conflicts: u64, solver: Sol
     enc.placed.clear();
     let game = Game { plies, end: *p };
     match game.replay() {
-        Ok(()) => Exact::Reachable(game),
+        Ok(()) => (Exact::Reachable(game), spent),
         // a defect of the encoding: no answer rather than a wrong one,
         // counted so that runs and tests in release builds see it
         Err(e) => {
             NON_REPLAYING.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             debug_assert!(false, "a game of the exact encoding does not replay: {e}");
-            Exact::Unknown
+            (Exact::Unknown, spent)
         }
     }
 }
@@ -578,6 +595,12 @@ pub enum Solver {
     #[cfg(feature = "cadical")]
     #[cfg_attr(feature = "cadical", default)]
     CaDiCaL,
+    /// CaDiCaL in its "unsat" configuration: the same verdicts where both
+    /// finish, but at a conflict limit it decides other positions than the
+    /// default, so documents name it apart.
+    #[cfg(feature = "cadical")]
+    #[serde(rename = "cadical-unsat")]
+    CaDiCaLUnsat,
 }
 
 impl Solver {
@@ -587,6 +610,8 @@ impl Solver {
             Solver::BatSat => "batsat",
             #[cfg(feature = "cadical")]
             Solver::CaDiCaL => "cadical",
+            #[cfg(feature = "cadical")]
+            Solver::CaDiCaLUnsat => "cadical-unsat",
         }
     }
 
@@ -598,6 +623,8 @@ impl Solver {
             }),
             #[cfg(feature = "cadical")]
             Solver::CaDiCaL => Box::new(cadical::Cadical::default()),
+            #[cfg(feature = "cadical")]
+            Solver::CaDiCaLUnsat => Box::new(cadical::Cadical::unsat()),
         }
     }
 }
@@ -606,11 +633,23 @@ impl Solver {
 mod cadical {
     use rustsat::solvers::{LimitConflicts, Solve, SolverResult};
     use rustsat::types::{Clause, TernaryVal};
+    use rustsat_cadical::{Config, Statistic};
 
     use super::{Backend, Lit};
 
     #[derive(Default)]
     pub(super) struct Cadical(rustsat_cadical::CaDiCaL<'static, 'static>);
+
+    impl Cadical {
+        /// CaDiCaL with its "unsat" configuration (options its authors
+        /// tune for unsatisfiable formulas, which most the exact stage is
+        /// given are).
+        pub(super) fn unsat() -> Cadical {
+            let mut s = Cadical::default();
+            s.0.set_configuration(Config::Unsat).expect("CaDiCaL takes its unsat configuration before any clause");
+            s
+        }
+    }
 
     fn lit(l: Lit) -> rustsat::types::Lit {
         rustsat::types::Lit::new(l.0 >> 1, l.0 & 1 == 1)
@@ -634,6 +673,10 @@ mod cadical {
 
         fn value(&self, l: Lit) -> bool {
             self.0.lit_val(lit(l)).expect("a model") == TernaryVal::True
+        }
+
+        fn conflicts(&self) -> u64 {
+            self.0.get_statistic(Statistic::Conflicts)
         }
     }
 }

@@ -7,7 +7,7 @@ use crate::board::{Geometry, Position};
 use crate::key::Keyed;
 use crate::search::class_set::ClassSet;
 use crate::search::flip_history::{Relaxation, SharedRelaxation, flip_history};
-use crate::search::game_encoding::{Exact, Solver, exact_game_with};
+use crate::search::game_encoding::{Exact, Solver, exact_game_counted};
 
 use super::beam::{BeamOutcome, StepProof, Walk, beam};
 use super::class::class_of;
@@ -52,6 +52,9 @@ pub struct Search<'f, G: Keyed> {
     /// conflict budget (0: not tried) and solver.
     exact_conflicts: u64,
     exact_solver: Solver,
+    /// The conflicts the exact stage spent on the last position it was
+    /// given.
+    exact_spent: u64,
     /// The width of the beam tried where the depth-first search runs out
     /// (0: not tried; [`super::beam`]).
     beam_width: usize,
@@ -176,6 +179,7 @@ impl<'f, G: Keyed> Search<'f, G> {
             relaxation_conflicts: RELAXATION_CONFLICTS,
             exact_conflicts: 0,
             exact_solver: Solver::default(),
+            exact_spent: 0,
             beam_width: 0,
             sweep_width: 0,
             sweep_relaxation: None,
@@ -231,7 +235,9 @@ impl<'f, G: Keyed> Search<'f, G> {
             return Verdict::Undecided;
         }
         self.decided_by = Stage::Exact;
-        match exact_game_with::<G>(p, self.exact_conflicts, self.exact_solver) {
+        let (verdict, spent) = exact_game_counted::<G>(p, self.exact_conflicts, self.exact_solver);
+        self.exact_spent = spent;
+        match verdict {
             Exact::Reachable(game) => Verdict::Reachable(game),
             Exact::Unreachable => Verdict::Unreachable,
             Exact::Unknown => Verdict::Undecided,
@@ -243,6 +249,12 @@ impl<'f, G: Keyed> Search<'f, G> {
     pub fn with_relaxation(mut self, conflicts: u64) -> Self {
         self.relaxation_conflicts = conflicts;
         self
+    }
+
+    /// The conflicts the exact stage spent on the last position it was
+    /// given (both of its formulas).
+    pub fn exact_conflicts_spent(&self) -> u64 {
+        self.exact_spent
     }
 
     /// What decided the last position asked (or, when it was left
