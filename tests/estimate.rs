@@ -564,6 +564,37 @@ fn reachable_says_what_proved_it() {
     assert_eq!(doc["verdict"], "unreachable");
     assert_eq!(doc["stage"], "backward search");
     assert_eq!(doc["proof"], "backward search: every line ends, 2 positions");
+    // the exact encoding, where the search (of one position) runs out and
+    // nothing else is tried: its proof's conflicts, in words and in JSON
+    let exact = [
+        "--position",
+        "XOX- XXXO XXX- -OX- O",
+        "--frontier",
+        "4",
+        "--sat-conflicts",
+        "0",
+        "--budget",
+        "1",
+        "--beam-width",
+        "0",
+        "--sweep-width",
+        "0",
+        "--exact-conflicts",
+        "100000",
+    ];
+    says(
+        &exact,
+        "proven by the exact game encoding: SAT, unsatisfiable for every game of 8 moves, passes anywhere, after",
+    );
+    let out = Command::new(common::bin()).arg("reachable").args(exact).arg("--json").output().unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (doc["verdict"].as_str(), doc["stage"].as_str()),
+        (Some("unreachable"), Some("exact game encoding (SAT)"))
+    );
+    let spent = doc["exact_conflicts_spent"].as_u64().unwrap();
+    assert!(spent > 0 && spent <= 100_000 + 10_000, "{doc}");
+    assert!(doc["proof"].as_str().unwrap().ends_with(&format!("after {spent} conflicts")), "{doc}");
     // a reachable position has no proof of unreachability
     let out = Command::new(common::bin())
         .args(["reachable", "--json", "--position", &Position::<B6>::start().play(8).line()])
