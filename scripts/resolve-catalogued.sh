@@ -10,7 +10,11 @@
 # catalogue pools (its `runs` column); CATALOG=DIR names another catalogue
 # directory than results/; IDS="ID ..." resolves only those estimates
 # (one seed a session, say). Each resolved document lands in OUT/ID/; then
-# `othello-census catalog add OUT/*/estimate-*.json`.
+# `othello-census catalog add OUT/*/estimate-*.json`. Across machines, add
+# `--part K/N` on machine K (each keeps its share in OUT/ID/*.progress and
+# writes no document), then on one machine, per estimate:
+# IDS=ID scripts/resolve-catalogued.sh BIN SIZE OUT ARGS... --gather FILE...
+# with the parts' progress files of that estimate (docs/estimate.md).
 set -euo pipefail
 bin_dir=$1 size=$2 out=$3
 shift 3

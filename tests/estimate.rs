@@ -713,6 +713,79 @@ fn estimate_4x4(args: &[&str], out: &std::path::Path) -> serde_json::Value {
     serde_json::from_slice(&o.stdout).unwrap()
 }
 
+/// `estimate --resolve --part K/N`: three parts run apart each write no
+/// document and keep their share of the samples; together their
+/// progress files hold every listed sample once; a resolve that gathers
+/// them (`--gather`) searches nothing more and writes the document of the
+/// resolve run whole. A progress file of another resolve, a part out of
+/// range, or a part without --out is refused in one line.
+#[test]
+fn a_resolve_in_parts_gathers_to_the_whole_resolves_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = estimate_4x4(&SMALL_4X4, &dir.path().join("a"));
+    let undecided = small["totals"]["undecided"].as_u64().unwrap();
+    assert!(undecided > 20, "{undecided}: the test needs undecided samples");
+    let first = std::fs::read_dir(dir.path().join("a")).unwrap().next().unwrap().unwrap().path();
+    let f = first.to_str().unwrap();
+    let whole = estimate_4x4(&["--resolve", f, "--budget", "1000000"], &dir.path().join("whole"));
+    let resolve = |extra: &[&str], out: &std::path::Path| {
+        Command::new(common::bin())
+            .args(["estimate", "--resolve", f, "--budget", "1000000", "--out"])
+            .arg(out)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let mut files = Vec::new();
+    let mut held = 0;
+    for k in 1..=3 {
+        let out = dir.path().join(format!("part{k}"));
+        let o = resolve(&["--part", &format!("{k}/3")], &out);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success() && err.contains(&format!("part {k} of 3 done")), "{o:?}");
+        let names: Vec<String> =
+            std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        assert!(names.iter().all(|n| !n.starts_with("estimate-")), "a part writes no document: {names:?}");
+        let file = out.join(names.iter().find(|n| n.ends_with(".progress")).expect("the part's progress file"));
+        let o = Command::new(common::bin()).arg("inspect").arg(&file).output().unwrap();
+        let text = String::from_utf8_lossy(&o.stdout);
+        let count: u64 = text
+            .lines()
+            .find_map(|l| l.split_once(" samples searched again so far"))
+            .and_then(|(n, _)| n.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{text}"));
+        // its share of the list: every third from the k-th
+        assert_eq!(count, (undecided + 3 - k) / 3, "part {k}: {text}");
+        held += count;
+        files.push(file);
+    }
+    assert_eq!(held, undecided);
+    let gathered = dir.path().join("gathered");
+    let mut args = vec!["--json", "--gather"];
+    args.extend(files.iter().map(|p| p.to_str().unwrap()));
+    let o = resolve(&args, &gathered);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && err.contains("deciding again 0 undecided samples"), "{o:?}");
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for field in ["layers", "totals", "undecided_samples"] {
+        assert_eq!(doc[field], whole[field], "{field}");
+    }
+    assert_eq!(doc["resolved"]["decided"], whole["resolved"]["decided"]);
+    // refusals: another resolve's file (another budget), a part out of
+    // range, a part without --out
+    common::fails_with(
+        dir.path(),
+        &["estimate", "--resolve", f, "--budget", "2000000", "--out", "x", "--gather", files[0].to_str().unwrap()],
+        "belongs to resolve",
+    );
+    common::fails_with(
+        dir.path(),
+        &["estimate", "--resolve", f, "--budget", "1000000", "--out", "y", "--part", "4/3"],
+        "--part",
+    );
+    common::fails_with(dir.path(), &["estimate", "--resolve", f, "--budget", "1000000", "--part", "1/3"], "--out");
+}
+
 /// `estimate --resolve`: the undecided samples of a finished estimate
 /// decided again at a larger budget give, on one layer (whose samples do
 /// not depend on the rounds' shares), the verdicts of a run at that budget

@@ -150,6 +150,17 @@ fn parse_sweep_width(s: &str) -> Result<usize, String> {
     Ok(w)
 }
 
+/// `K/N`: part K (from 1) of N.
+fn parse_part(s: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("{s:?} is not a part K/N with 1 <= K <= N, e.g. 2/8");
+    let (k, n) = s.split_once('/').ok_or_else(bad)?;
+    let (k, n): (u64, u64) = (k.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+    if k == 0 || k > n {
+        return Err(bad());
+    }
+    Ok((k, n))
+}
+
 fn parse_budget(s: &str) -> Result<u64, String> {
     let out_of_range = || format!("the budget is a number of positions from 1 to {MAX_BUDGET} (10^15)");
     match s.trim().parse::<u128>() {
@@ -303,6 +314,20 @@ pub struct EstimateArgs {
     /// larger budget. The document given is left as it is.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["samples", "time", "odd_pass_census", "frontier", "focus"])]
     pub resolve: Option<PathBuf>,
+    /// With --resolve: decide only part K of N of the undecided samples
+    /// (the K-th of the document's list, then every N-th), so that N
+    /// machines share one resolve. Each keeps what it decided in the
+    /// progress file of its --out and writes no document; then copy the
+    /// parts' progress files to one machine and run the same resolve there
+    /// with --gather FILE..., which takes them and writes the document.
+    #[arg(long, value_name = "K/N", requires_all = ["resolve", "out"], value_parser = parse_part)]
+    pub part: Option<(u64, u64)>,
+    /// With --resolve: the progress files (`resolve-ID.progress`) of this
+    /// resolve's parts run elsewhere (--part), taken before any sample is
+    /// searched: only samples none of them decided are searched here. Each
+    /// must be of the same document and settings.
+    #[arg(long, value_name = "FILE", num_args = 1.., requires_all = ["resolve", "out"])]
+    pub gather: Vec<PathBuf>,
     /// Threads (default: all cores).
     #[arg(short = 'j', long, value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,

@@ -256,8 +256,18 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
     let census_classes = doc["census_layer"]["classes"].as_u64().unwrap_or(0);
     let id = othello_census::estimate::ResolveId::of(text.as_bytes(), SEARCH_GENERATION, &limits, census_classes);
     let progress = match &a.out {
-        Some(dir) => Some(ResolveKeeper::open(dir, id, &listed, a.quiet)?),
+        Some(dir) => {
+            let mut keeper = ResolveKeeper::open(dir, id, &listed, a.quiet)?;
+            keeper.gather(&a.gather, id, &listed, a.quiet)?;
+            Some(keeper)
+        }
         None => None,
+    };
+    // a part searches only its share of the list; the others' samples are
+    // other machines' (clap requires --out with --part)
+    let mine: Vec<othello_census::estimate::UndecidedSample> = match a.part {
+        Some((k, n)) => listed.iter().skip((k - 1) as usize).step_by(n as usize).cloned().collect(),
+        None => listed.clone(),
     };
     let started = std::time::Instant::now();
     let e = with_geometry!(size, G => {
@@ -290,16 +300,18 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
         let (frontier, used) = with_census_layer(Frontier::<G>::build(frontier_discs), layer);
         let frontier_seconds = started.elapsed().as_secs_f64();
         let before = progress.as_ref().map_or(Vec::new(), |p| p.before.clone());
+        let taken: std::collections::HashSet<(u32, u64)> = before.iter().map(|d| (d.discs, d.index)).collect();
         if !a.quiet {
             note(format!(
-                "deciding again {} undecided samples of seed {} at a budget of {} positions{}",
-                listed.len() - before.len(),
+                "deciding again {} undecided samples of seed {}{} at a budget of {} positions{}",
+                mine.iter().filter(|u| !taken.contains(&(u.discs, u.index))).count(),
                 checked.seed,
+                a.part.map_or(String::new(), |(k, n)| format!(" (part {k} of {n}: {} of the {} listed)", mine.len(), listed.len())),
                 a.budget,
                 if before.is_empty() {
                     String::new()
                 } else {
-                    format!(" ({} more decided by an earlier run of this resolve, taken from its progress file)", before.len())
+                    format!(" ({} more searched again already, taken from progress files)", before.len())
                 }
             ));
         }
@@ -327,7 +339,7 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
                 limits,
                 threads,
                 &checked.layers,
-                &listed,
+                &mine,
                 &before,
                 &keep,
                 stop,
@@ -350,6 +362,19 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
             }
             return Ok(ExitCode::from(130));
         };
+        if let Some((k, n)) = a.part {
+            let p = progress.as_ref().expect("clap requires --out with --part");
+            let kept = p.flush()?;
+            note(format!(
+                "part {k} of {n} done: its {} samples searched again (of {} listed); {} holds {kept} in all. \
+                 No document is written: copy the parts' progress files to one machine and run this resolve there \
+                 without --part, with --gather FILE... for the others'",
+                mine.len(),
+                listed.len(),
+                p.path.display()
+            ));
+            return Ok(ExitCode::SUCCESS);
+        }
         let seconds = searching.elapsed().as_secs_f64();
         let decided = (listed.len() - still.len()) as u64;
         let [total_positions, total_terminal_positions, total_classes] = othello_census::estimate::totals(&layers);
@@ -435,6 +460,62 @@ impl ResolveKeeper {
         }
         let progress = othello_census::estimate::ResolveProgress { id, done: before.clone() };
         Ok(ResolveKeeper { path, _lock: lock, before, state: std::sync::Mutex::new((progress, false)) })
+    }
+
+    /// Takes the samples the progress files `files` of this resolve's
+    /// parts decided (`--gather`), and writes them into this one's at
+    /// once. Refused in one line when a file is missing, damaged, of
+    /// another resolve, or gives a sample another verdict than one already
+    /// held (the searches are deterministic, so that is a defect).
+    fn gather(
+        &mut self,
+        files: &[std::path::PathBuf],
+        id: othello_census::estimate::ResolveId,
+        listed: &[othello_census::estimate::UndecidedSample],
+        quiet: bool,
+    ) -> anyhow::Result<()> {
+        if files.is_empty() {
+            return Ok(());
+        }
+        let mut held: std::collections::HashMap<(u32, u64), othello_census::estimate::Decided> =
+            self.before.iter().map(|d| ((d.discs, d.index), *d)).collect();
+        let mut added = 0;
+        for f in files {
+            let p = othello_census::estimate::read_progress(f, id, listed)
+                .map_err(|e| anyhow::anyhow!("--gather: {e}"))?
+                .ok_or_else(|| anyhow::anyhow!("--gather {}: no such file", f.display()))?;
+            for d in p.done {
+                match held.get(&(d.discs, d.index)) {
+                    Some(old) if *old == d => {}
+                    Some(_) => bail!(
+                        "--gather {}: sample {} of layer {} has another outcome there than in the files before it, \
+                         under the same settings (a defect, please report it)",
+                        f.display(),
+                        d.index,
+                        d.discs
+                    ),
+                    None => {
+                        held.insert((d.discs, d.index), d);
+                        self.before.push(d);
+                        added += 1;
+                    }
+                }
+            }
+        }
+        // kept at once: what was gathered stands even if this run is stopped
+        let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        state.0.done = self.before.clone();
+        othello_census::estimate::write_progress(&self.path, &state.0)?;
+        if !quiet {
+            note(format!(
+                "gathered {added} samples from {} into {}: {} of the {} listed searched again",
+                othello_census::text::plural(files.len() as u64, "progress file"),
+                self.path.display(),
+                self.before.len(),
+                listed.len()
+            ));
+        }
+        Ok(())
     }
 
     /// Records a sample decided ([`ResolveKeeper::keep_writing`] writes it).
