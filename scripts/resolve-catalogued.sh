@@ -11,8 +11,9 @@
 # directory than results/; IDS="ID ..." resolves only those estimates
 # (one seed a session, say). Each resolved document lands in OUT/ID/; then
 # `othello-census catalog add OUT/*/estimate-*.json`. Across machines, add
-# `--part K/N` on machine K (each keeps its share in OUT/ID/*.progress and
-# writes no document), then on one machine, per estimate:
+# `--part K/N` on machine K (each keeps its share in
+# OUT/ID/resolve-*.part-K-of-N.progress and writes no document), then on
+# one machine, per estimate:
 # IDS=ID scripts/resolve-catalogued.sh BIN SIZE OUT ARGS... --gather FILE...
 # with the parts' progress files of that estimate (docs/estimate.md).
 set -euo pipefail
@@ -40,4 +41,4 @@ for id in $ids; do
     echo "$id: $(date -u +%H:%M:%S) deciding again"
     othello-census estimate --resolve "$doc" --out "$out/$id" -q "$@"
 done
-echo "done; add them: othello-census catalog add $out/*/estimate-*.json"
+echo "done; add them: othello-census catalog add $out/*/estimate-*.json (runs with --part write none: gather them first)"

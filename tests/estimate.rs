@@ -746,7 +746,9 @@ fn a_resolve_in_parts_gathers_to_the_whole_resolves_document() {
         let names: Vec<String> =
             std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         assert!(names.iter().all(|n| !n.starts_with("estimate-")), "a part writes no document: {names:?}");
-        let file = out.join(names.iter().find(|n| n.ends_with(".progress")).expect("the part's progress file"));
+        let copy = format!(".part-{k}-of-3.progress");
+        let file = out.join(names.iter().find(|n| n.ends_with(&copy)).expect("the part's named copy"));
+        assert!(names.iter().any(|n| n.ends_with(".progress") && !n.contains(".part-")), "its own: {names:?}");
         let o = Command::new(common::bin()).arg("inspect").arg(&file).output().unwrap();
         let text = String::from_utf8_lossy(&o.stdout);
         let count: u64 = text
@@ -784,6 +786,17 @@ fn a_resolve_in_parts_gathers_to_the_whole_resolves_document() {
         "--part",
     );
     common::fails_with(dir.path(), &["estimate", "--resolve", f, "--budget", "1000000", "--part", "1/3"], "--out");
+    let g = files[0].to_str().unwrap();
+    common::fails_with(
+        dir.path(),
+        &["estimate", "--resolve", f, "--budget", "1000000", "--out", "z", "--part", "1/3", "--gather", g],
+        "--gather",
+    );
+    common::fails_with(
+        dir.path(),
+        &["estimate", "--resolve", f, "--budget", "1000000", "--out", "w", "--gather", "no-such.progress"],
+        "no such file",
+    );
 }
 
 /// `estimate --resolve`: the undecided samples of a finished estimate

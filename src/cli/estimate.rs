@@ -231,7 +231,10 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
     // for every sample, so the resolve must decide its samples at least as
     // strongly as the run did (documents without the field predate the
     // relaxation)
-    let relaxed = doc["sat_conflicts"].as_u64().unwrap_or(0);
+    let relaxed = match &doc["sat_conflicts"] {
+        serde_json::Value::Null => 0,
+        c => c.as_u64().ok_or_else(|| anyhow::anyhow!("{what}: sat_conflicts of {c}, not a whole number"))?,
+    };
     if a.sat_conflicts < relaxed {
         bail!(
             "{what}: its flip-history relaxation had {relaxed} conflicts, --sat-conflicts {} would give it fewer: \
@@ -255,10 +258,16 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
     // --out (the census layer is checked below to be the document's)
     let census_classes = doc["census_layer"]["classes"].as_u64().unwrap_or(0);
     let id = othello_census::estimate::ResolveId::of(text.as_bytes(), SEARCH_GENERATION, &limits, census_classes);
+    let older = othello_census::estimate::ResolveId::before_20261128(
+        text.as_bytes(),
+        SEARCH_GENERATION,
+        &limits,
+        census_classes,
+    );
     let progress = match &a.out {
         Some(dir) => {
-            let mut keeper = ResolveKeeper::open(dir, id, &listed, a.quiet)?;
-            keeper.gather(&a.gather, id, &listed, a.quiet)?;
+            let mut keeper = ResolveKeeper::open(dir, id, older, &listed, a.quiet)?;
+            keeper.gather(&a.gather, id, older, &listed, a.quiet)?;
             Some(keeper)
         }
         None => None,
@@ -360,18 +369,27 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
                 }
                 None => note("stopped by a signal: nothing written, the document given is as it was"),
             }
+            report_encoding_defects();
             return Ok(ExitCode::from(130));
         };
         if let Some((k, n)) = a.part {
             let p = progress.as_ref().expect("clap requires --out with --part");
             let kept = p.flush()?;
+            // a copy under a name of its own, so that copying the parts'
+            // files together replaces none of them
+            let copy = p.path.with_extension(format!("part-{k}-of-{n}.progress"));
+            let state = p.state.lock().unwrap_or_else(|e| e.into_inner());
+            othello_census::estimate::write_progress(&copy, &state.0)?;
+            drop(state);
+            report_encoding_defects();
             note(format!(
-                "part {k} of {n} done: its {} samples searched again (of {} listed); {} holds {kept} in all. \
-                 No document is written: copy the parts' progress files to one machine and run this resolve there \
-                 without --part, with --gather FILE... for the others'",
+                "part {k} of {n} done: its share, {} of the {} samples listed, searched again; {kept} in all kept \
+                 in {} and in {}. No document is written: copy the parts' .part-K-of-N.progress files to one \
+                 machine and run this resolve there without --part, with --gather FILE...",
                 mine.len(),
                 listed.len(),
-                p.path.display()
+                p.path.display(),
+                copy.display()
             ));
             return Ok(ExitCode::SUCCESS);
         }
@@ -442,6 +460,7 @@ impl ResolveKeeper {
     fn open(
         dir: &std::path::Path,
         id: othello_census::estimate::ResolveId,
+        older: Option<othello_census::estimate::ResolveId>,
         listed: &[othello_census::estimate::UndecidedSample],
         quiet: bool,
     ) -> anyhow::Result<ResolveKeeper> {
@@ -452,8 +471,31 @@ impl ResolveKeeper {
         // writes its file, and it holds the lock)
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         othello_census::formats::atomic::remove_temporaries(dir, |t| t == name);
-        let found = othello_census::estimate::read_progress(&path, id, listed)
+        let mut found = othello_census::estimate::read_progress(&path, id, listed)
             .map_err(|e| anyhow::anyhow!("{e}; move it aside to decide every sample again"))?;
+        // the file an older build kept under the ID it gave this resolve:
+        // taken (under its lock, so not while that build still runs),
+        // written under this ID, then removed
+        if let Some(old) = older.filter(|_| found.is_none())
+            && old.path_in(dir).exists()
+        {
+            let old_path = old.path_in(dir);
+            let _old_lock = othello_census::formats::atomic::try_lock(&old.lock_in(dir), &old_path, "resolve")?;
+            let p = othello_census::estimate::read_progress_of(&old_path, id, Some(old), listed)
+                .map_err(|e| anyhow::anyhow!("{e}; move it aside to decide every sample again"))?;
+            if let Some(p) = p {
+                othello_census::estimate::write_progress(&path, &p)?;
+                std::fs::remove_file(&old_path).with_context(|| format!("cannot remove {}", old_path.display()))?;
+                if !quiet {
+                    note(format!(
+                        "took {} (an older build's name for this resolve) as {}",
+                        old_path.display(),
+                        path.display()
+                    ));
+                }
+                found = Some(p);
+            }
+        }
         let before = found.map_or(Vec::new(), |p| p.done);
         if !before.is_empty() && !quiet {
             note(format!("resuming from {}: {} of {} samples decided", path.display(), before.len(), listed.len()));
@@ -471,6 +513,7 @@ impl ResolveKeeper {
         &mut self,
         files: &[std::path::PathBuf],
         id: othello_census::estimate::ResolveId,
+        older: Option<othello_census::estimate::ResolveId>,
         listed: &[othello_census::estimate::UndecidedSample],
         quiet: bool,
     ) -> anyhow::Result<()> {
@@ -481,7 +524,7 @@ impl ResolveKeeper {
             self.before.iter().map(|d| ((d.discs, d.index), *d)).collect();
         let mut added = 0;
         for f in files {
-            let p = othello_census::estimate::read_progress(f, id, listed)
+            let p = othello_census::estimate::read_progress_of(f, id, older, listed)
                 .map_err(|e| anyhow::anyhow!("--gather: {e}"))?
                 .ok_or_else(|| anyhow::anyhow!("--gather {}: no such file", f.display()))?;
             for d in p.done {
@@ -489,7 +532,8 @@ impl ResolveKeeper {
                     Some(old) if *old == d => {}
                     Some(_) => bail!(
                         "--gather {}: sample {} of layer {} has another outcome there than in the files before it, \
-                         under the same settings (a defect, please report it)",
+                         under the same settings: were the parts run by builds of other commits, or with other \
+                         census layers? If not, it is a defect, please report it",
                         f.display(),
                         d.index,
                         d.discs

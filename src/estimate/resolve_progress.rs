@@ -41,6 +41,28 @@ impl ResolveId {
     /// searches of `limits`, of generation `generation`, stopping also at
     /// a census layer of `census_classes` classes (0: none).
     pub fn of(document: &[u8], generation: u32, limits: &SearchLimits, census_classes: u64) -> ResolveId {
+        // the solver matters only where the exact encoding runs: without
+        // it, builds with and without CaDiCaL (whose default solvers
+        // differ) make one resolve, whose parts can be gathered
+        let solver = if limits.exact_conflicts == 0 { 0 } else { limits.exact_solver.number() };
+        ResolveId::hashed(document, generation, limits, solver, census_classes)
+    }
+
+    /// The ID the builds before 2026-11-28 (second session) gave the same
+    /// resolve, where it differs from [`ResolveId::of`]: they hashed the
+    /// solver even where the exact encoding did not run (a CaDiCaL build's
+    /// resolve without it). Its progress file is taken as this one's.
+    pub fn before_20261128(
+        document: &[u8],
+        generation: u32,
+        limits: &SearchLimits,
+        census_classes: u64,
+    ) -> Option<ResolveId> {
+        let old = ResolveId::hashed(document, generation, limits, limits.exact_solver.number(), census_classes);
+        (old != ResolveId::of(document, generation, limits, census_classes)).then_some(old)
+    }
+
+    fn hashed(document: &[u8], generation: u32, limits: &SearchLimits, solver: u64, census_classes: u64) -> ResolveId {
         let mut h = Xxh3::new();
         h.update(b"othello-census resolve 1\0");
         h.update(&(document.len() as u64).to_le_bytes());
@@ -50,7 +72,7 @@ impl ResolveId {
             limits.budget,
             limits.relaxation_conflicts,
             limits.exact_conflicts,
-            limits.exact_solver as u64,
+            solver,
             limits.beam_width as u64,
             limits.sweep_width as u64,
             census_classes,
@@ -201,15 +223,33 @@ pub fn read_progress(
     id: ResolveId,
     listed: &[UndecidedSample],
 ) -> Result<Option<ResolveProgress>, FrameError> {
+    read_progress_of(path, id, None, listed)
+}
+
+/// [`read_progress`], taking also a file of `also`, the ID an older build
+/// gave the same resolve ([`ResolveId::before_20261128`]); what it
+/// returns has the ID `id`.
+pub fn read_progress_of(
+    path: &Path,
+    id: ResolveId,
+    also: Option<ResolveId>,
+    listed: &[UndecidedSample],
+) -> Result<Option<ResolveProgress>, FrameError> {
     if !path.exists() {
         return Ok(None);
     }
-    let p = read_progress_file(path)?;
+    let mut p = read_progress_file(path)?;
     let corrupt =
         |detail: String| FrameError::Corrupt { path: path.to_path_buf(), kind: RESOLVE_PROGRESS_KIND.name, detail };
-    if p.id != id {
-        return Err(corrupt(format!("it belongs to resolve {:016x}, not {:016x}", p.id.0, id.0)));
+    if p.id != id && Some(p.id) != also {
+        return Err(corrupt(format!(
+            "it belongs to resolve {:016x}, not {:016x} (another document, or other settings: --budget, \
+             --sat-conflicts, --exact-conflicts, --sat-solver, --beam-width, --sweep-width, census layer, or another \
+             search generation)",
+            p.id.0, id.0
+        )));
     }
+    p.id = id;
     let listed: std::collections::HashSet<(u32, u64)> = listed.iter().map(|u| (u.discs, u.index)).collect();
     let mut seen = std::collections::HashSet::new();
     for d in &p.done {
@@ -272,6 +312,23 @@ mod tests {
         assert_ne!(id, ResolveId::of(b"{\"a\": 1}", 4, &limits, 0));
         assert_ne!(id, ResolveId::of(b"{\"a\": 1}", 5, &SearchLimits { sweep_width: 2_000_000, ..limits }, 0));
         assert_ne!(id, ResolveId::of(b"{\"a\": 1}", 5, &limits, 7));
+        // the solver counts only where the exact encoding runs
+        use crate::search::game_encoding::Solver;
+        assert_eq!(id, ResolveId::of(b"{\"a\": 1}", 5, &SearchLimits { exact_solver: Solver::BatSat, ..limits }, 0));
+        let exact = SearchLimits { exact_conflicts: 100_000, exact_solver: Solver::BatSat, ..limits };
+        assert_ne!(id, ResolveId::of(b"{\"a\": 1}", 5, &exact, 0));
+        assert_eq!(ResolveId::before_20261128(b"{\"a\": 1}", 5, &exact, 0), None);
+        #[cfg(feature = "cadical")]
+        {
+            let with = |s: Solver| ResolveId::of(b"{\"a\": 1}", 5, &SearchLimits { exact_solver: s, ..exact }, 0);
+            assert_ne!(with(Solver::BatSat), with(Solver::CaDiCaL));
+            assert_ne!(with(Solver::CaDiCaL), with(Solver::CaDiCaLUnsat));
+            // a CaDiCaL build's resolve without the exact encoding had
+            // another ID before, whose file is taken
+            let cadical = SearchLimits { exact_solver: Solver::CaDiCaL, ..limits };
+            let old = ResolveId::before_20261128(b"{\"a\": 1}", 5, &cadical, 0).expect("another ID before");
+            assert_ne!(old, id);
+        }
         let listed = [sample(50, 3), sample(50, 9), sample(61, 2)];
         let path = id.path_in(dir.path());
         assert!(read_progress(&path, id, &listed).unwrap().is_none());

@@ -604,6 +604,18 @@ pub enum Solver {
 }
 
 impl Solver {
+    /// Its number in a resolve's ID (`docs/estimate.md`, "The resolve's
+    /// progress file"): fixed, whatever the build has.
+    pub fn number(self) -> u64 {
+        match self {
+            Solver::BatSat => 0,
+            #[cfg(feature = "cadical")]
+            Solver::CaDiCaL => 1,
+            #[cfg(feature = "cadical")]
+            Solver::CaDiCaLUnsat => 2,
+        }
+    }
+
     /// Its name in documents.
     pub fn name(self) -> &'static str {
         match self {

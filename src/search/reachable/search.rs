@@ -358,6 +358,7 @@ impl<'f, G: Keyed> Search<'f, G> {
             _ => self.frontier.discs,
         };
         self.nodes = 0;
+        self.exact_spent = 0;
         self.unreachable.clear();
         self.line.clear();
         // the cheap conditions on `p` itself; its predecessors are
