@@ -663,22 +663,6 @@ mod cadical {
         }
     }
 
-    #[cfg(test)]
-    mod tests {
-        use super::Cadical;
-
-        /// The configuration is taken: CaDiCaL's "unsat" turns off its
-        /// stabilizing phases and local search (its config.cpp), which the
-        /// default has on.
-        #[test]
-        fn the_unsat_configuration_is_set() {
-            let option = |s: &Cadical, name: &str| s.0.get_option(name).expect("an option of CaDiCaL");
-            let (plain, unsat) = (Cadical::default(), Cadical::unsat());
-            assert_eq!((option(&plain, "stabilize"), option(&plain, "walk")), (1, 1));
-            assert_eq!((option(&unsat, "stabilize"), option(&unsat, "walk")), (0, 0));
-        }
-    }
-
     fn lit(l: Lit) -> rustsat::types::Lit {
         rustsat::types::Lit::new(l.0 >> 1, l.0 & 1 == 1)
     }
@@ -705,6 +689,22 @@ mod cadical {
 
         fn conflicts(&self) -> u64 {
             self.0.get_statistic(Statistic::Conflicts)
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::Cadical;
+
+        /// The configuration is taken: CaDiCaL's "unsat" turns off its
+        /// stabilizing phases and local search (its config.cpp), which the
+        /// default has on.
+        #[test]
+        fn the_unsat_configuration_is_set() {
+            let option = |s: &Cadical, name: &str| s.0.get_option(name).expect("an option of CaDiCaL");
+            let (plain, unsat) = (Cadical::default(), Cadical::unsat());
+            assert_eq!((option(&plain, "stabilize"), option(&plain, "walk")), (1, 1));
+            assert_eq!((option(&unsat, "stabilize"), option(&unsat, "walk")), (0, 0));
         }
     }
 }
