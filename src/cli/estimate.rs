@@ -378,9 +378,7 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
             // a copy under a name of its own, so that copying the parts'
             // files together replaces none of them
             let copy = p.path.with_extension(format!("part-{k}-of-{n}.progress"));
-            let state = p.state.lock().unwrap_or_else(|e| e.into_inner());
-            othello_census::estimate::write_progress(&copy, &state.0)?;
-            drop(state);
+            p.write_to(&copy)?;
             report_encoding_defects();
             note(format!(
                 "part {k} of {n} done: its share, {} of the {} samples listed, searched again; {kept} in all kept \
@@ -598,8 +596,14 @@ impl ResolveKeeper {
 
     /// Writes what is recorded; returns how many samples it holds.
     fn flush(&self) -> anyhow::Result<usize> {
+        self.write_to(&self.path)
+    }
+
+    /// Writes what is recorded into `path`; returns how many samples it
+    /// holds.
+    fn write_to(&self, path: &std::path::Path) -> anyhow::Result<usize> {
         let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        othello_census::estimate::write_progress(&self.path, &s.0)?;
+        othello_census::estimate::write_progress(path, &s.0)?;
         Ok(s.0.done.len())
     }
 
