@@ -727,6 +727,8 @@ fn a_resolve_in_parts_gathers_to_the_whole_resolves_document() {
     assert!(undecided > 20, "{undecided}: the test needs undecided samples");
     let first = std::fs::read_dir(dir.path().join("a")).unwrap().next().unwrap().unwrap().path();
     let f = first.to_str().unwrap();
+    // the document's name, its id in the catalogue, carries its seed
+    assert!(f.ends_with("-seed4.json"), "{f}");
     let whole = estimate_4x4(&["--resolve", f, "--budget", "1000000"], &dir.path().join("whole"));
     let resolve = |extra: &[&str], out: &std::path::Path| {
         Command::new(common::bin())
@@ -740,9 +742,13 @@ fn a_resolve_in_parts_gathers_to_the_whole_resolves_document() {
     let mut held = 0;
     for k in 1..=3 {
         let out = dir.path().join(format!("part{k}"));
-        let o = resolve(&["--part", &format!("{k}/3")], &out);
+        let o = resolve(&["--part", &format!("{k}/3"), "--json"], &out);
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(o.status.success() && err.contains(&format!("part {k} of 3 done")), "{o:?}");
+        // --json: what the part left where, on stdout
+        let said: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!((said["part"].as_u64(), said["parts"].as_u64()), (Some(k), Some(3)), "{said}");
+        assert_eq!(said["samples_listed"].as_u64(), Some(undecided), "{said}");
         let names: Vec<String> =
             std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         assert!(names.iter().all(|n| !n.starts_with("estimate-")), "a part writes no document: {names:?}");
@@ -758,6 +764,8 @@ fn a_resolve_in_parts_gathers_to_the_whole_resolves_document() {
             .unwrap_or_else(|| panic!("{text}"));
         // its share of the list: every third from the k-th
         assert_eq!(count, (undecided + 3 - k) / 3, "part {k}: {text}");
+        assert_eq!(said["samples_of_this_part"].as_u64(), Some(count), "{said}");
+        assert_eq!(said["part_file"].as_str(), file.to_str(), "{said}");
         held += count;
         files.push(file);
     }

@@ -380,6 +380,20 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
             let copy = p.path.with_extension(format!("part-{k}-of-{n}.progress"));
             p.write_to(&copy)?;
             report_encoding_defects();
+            if a.json {
+                // a script running the parts reads what each left where
+                let doc = json!({
+                    "part": k,
+                    "parts": n,
+                    "resolve_id": format!("{:016x}", id.0),
+                    "samples_listed": listed.len(),
+                    "samples_of_this_part": mine.len(),
+                    "samples_kept": kept,
+                    "progress_file": p.path,
+                    "part_file": copy,
+                });
+                crate::outln!("{}", serde_json::to_string_pretty(&doc)?)?;
+            }
             note(format!(
                 "part {k} of {n} done: its share, {} of the {} samples listed, searched again; {kept} in all kept \
                  in {} and in {}. No document is written: copy the parts' .part-K-of-N.progress files to one \
@@ -758,7 +772,9 @@ fn report(a: &EstimateArgs, e: &Estimate, command_line: &str) -> anyhow::Result<
     if let Some(out) = &a.out {
         let path = othello_census::report::files::fresh_path(
             out,
-            &format!("estimate-{n}x{n}-{}", othello_census::report::files::timestamp_now()),
+            // the seed in the name: seeds run on many machines finish in
+            // the same second, and the catalogue names an estimate by it
+            &format!("estimate-{n}x{n}-{}-seed{}", othello_census::report::files::timestamp_now(), e.seed),
             "json",
         );
         let text = serde_json::to_string_pretty(&doc)? + "\n";
