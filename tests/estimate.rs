@@ -765,7 +765,10 @@ fn a_resolve_in_parts_gathers_to_the_whole_resolves_document() {
         // its share of the list: every third from the k-th
         assert_eq!(count, (undecided + 3 - k) / 3, "part {k}: {text}");
         assert_eq!(said["samples_of_this_part"].as_u64(), Some(count), "{said}");
+        assert_eq!(said["samples_kept"].as_u64(), Some(count), "{said}");
         assert_eq!(said["part_file"].as_str(), file.to_str(), "{said}");
+        let own = file.to_str().unwrap().replace(&copy, ".progress");
+        assert_eq!(said["progress_file"].as_str(), Some(own.as_str()), "{said}");
         held += count;
         files.push(file);
     }
@@ -788,6 +791,16 @@ fn a_resolve_in_parts_gathers_to_the_whole_resolves_document() {
         &["estimate", "--resolve", f, "--budget", "2000000", "--out", "x", "--gather", files[0].to_str().unwrap()],
         "belongs to resolve",
     );
+    // a resolve that starts afresh beside another's progress says so,
+    // even with -q (it was most likely meant to resume it)
+    let beside = dir.path().join("part1");
+    let o = Command::new(common::bin())
+        .args(["estimate", "-q", "--resolve", f, "--budget", "2000000", "--part", "1/3", "--out"])
+        .arg(&beside)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && err.contains("holds the progress of another resolve"), "{o:?}");
     common::fails_with(
         dir.path(),
         &["estimate", "--resolve", f, "--budget", "1000000", "--out", "y", "--part", "4/3"],

@@ -389,8 +389,8 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
                     "samples_listed": listed.len(),
                     "samples_of_this_part": mine.len(),
                     "samples_kept": kept,
-                    "progress_file": p.path,
-                    "part_file": copy,
+                    "progress_file": p.path.display().to_string(),
+                    "part_file": copy.display().to_string(),
                 });
                 crate::outln!("{}", serde_json::to_string_pretty(&doc)?)?;
             }
@@ -509,6 +509,32 @@ impl ResolveKeeper {
             }
         }
         let before = found.map_or(Vec::new(), |p| p.done);
+        if before.is_empty() {
+            // a resolve that starts afresh beside another's progress was
+            // most likely meant to resume it (another build's search
+            // generation, other settings): said even with -q, as hours of
+            // work may hang on it
+            let others: Vec<String> = std::fs::read_dir(dir)
+                .map(|entries| {
+                    entries
+                        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+                        .filter(|n| n.starts_with("resolve-") && n.ends_with(".progress"))
+                        // this resolve's own parts' copies are not another's
+                        .filter(|n| !n.starts_with(name.trim_end_matches(".progress")))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if !others.is_empty() {
+                note(format!(
+                    "note: {} holds the progress of another resolve ({}); this one ({}) starts from none. A \
+                     resolve's ID changes with the document, the settings and the build's search generation: to \
+                     resume that file, run the build and settings that wrote it",
+                    dir.display(),
+                    others.join(", "),
+                    name
+                ));
+            }
+        }
         if !before.is_empty() && !quiet {
             note(format!("resuming from {}: {} of {} samples decided", path.display(), before.len(), listed.len()));
         }
