@@ -16,6 +16,10 @@
 # one machine, per estimate:
 # IDS=ID scripts/resolve-catalogued.sh BIN SIZE OUT ARGS... --gather FILE...
 # with the parts' progress files of that estimate (docs/estimate.md).
+# Time-boxed units: with `--time 50m` each estimate's resolve stops
+# starting samples after 50 minutes and writes a partial document (every
+# verdict exact, the rest marked untried; `catalog add` takes it); the
+# same command later goes on from the progress in OUT/ID/.
 set -euo pipefail
 bin_dir=$1 size=$2 out=$3
 shift 3
@@ -34,8 +38,11 @@ for id in $ids; do
         echo "$id: nothing undecided"
         continue
     fi
-    if compgen -G "$out/$id/estimate-*.json" > /dev/null; then
-        echo "$id: resolved already: $(ls "$out/$id"/estimate-*.json)"
+    # a document with untried samples is a partial one (a resolve stopped
+    # by --time or a signal): the same command goes on from its progress
+    whole=$(grep -L '"untried": true' "$out/$id"/estimate-*.json 2>/dev/null | head -1 || true)
+    if [ -n "$whole" ]; then
+        echo "$id: resolved already: $whole"
         continue
     fi
     echo "$id: $(date -u +%H:%M:%S) deciding again"

@@ -436,13 +436,15 @@ fn undecided_samples_are_listed() {
 /// `estimate::resolve` resumed: given as `before` part of what a whole
 /// resolve reported through `decided`, it searches only the others (they
 /// alone reach `decided`) and gives the same layers and the same samples
-/// still undecided; stopped before it starts, it returns nothing and
-/// reports no sample.
+/// still undecided. Stopped after some samples, it starts no other: those
+/// it did not search stay undecided, marked untried, the layers hold the
+/// verdicts of those it searched, and a resolve of the untried alone
+/// then gives the whole resolve's verdicts.
 #[test]
 fn a_resumed_resolve_gives_what_a_whole_one_gives() {
     use othello_census::estimate::{Decided, SearchLimits, resolve};
     use std::sync::Mutex;
-    use std::sync::atomic::AtomicBool;
+    use std::sync::atomic::{AtomicUsize, Ordering};
     let a = estimate::<B6>(
         &EstimateConfig { budget: 2_000, ..config(vec![24, 30], 600, 2) },
         None,
@@ -459,30 +461,59 @@ fn a_resumed_resolve_gives_what_a_whole_one_gives() {
         beam_width: 0,
         sweep_width: 0,
     };
-    let go = AtomicBool::new(false);
+    let go = || false;
     let seen = Mutex::new(Vec::<Decided>::new());
     let record = |d: Decided| seen.lock().unwrap().push(d);
-    let whole = resolve(&frontier, 7, limits, 2, &layers, &a.undecided_samples, &[], &record, &go).unwrap().unwrap();
+    let whole = resolve(&frontier, 7, limits, 2, &layers, &a.undecided_samples, &[], &record, &go).unwrap();
+    assert_eq!(whole.untried, 0);
     let all = seen.lock().unwrap().clone();
     assert_eq!(all.len(), a.undecided_samples.len(), "each sample reported once");
-    let decided = whole.0.iter().map(|l| l.tally.reachable + l.tally.unreachable).sum::<u64>()
+    let decided = whole.layers.iter().map(|l| l.tally.reachable + l.tally.unreachable).sum::<u64>()
         - a.layers.iter().map(|l| l.tally.reachable + l.tally.unreachable).sum::<u64>();
     assert!(decided > 0, "the larger budget decides some");
+    assert!(whole.still.iter().all(|u| !u.untried));
     // the first half taken as an earlier run left it
     let half = &all[..all.len() / 2];
     seen.lock().unwrap().clear();
-    let resumed = resolve(&frontier, 7, limits, 1, &layers, &a.undecided_samples, half, &record, &go).unwrap().unwrap();
+    let resumed = resolve(&frontier, 7, limits, 1, &layers, &a.undecided_samples, half, &record, &go).unwrap();
     let again = seen.lock().unwrap().clone();
     assert_eq!(again.len(), all.len() - half.len(), "only the others searched");
     assert!(again.iter().all(|d| !half.iter().any(|h| (h.discs, h.index) == (d.discs, d.index))));
-    let tallies = |r: &othello_census::estimate::ResolvedLayers| r.0.iter().map(|l| l.tally).collect::<Vec<_>>();
+    let tallies = |r: &othello_census::estimate::Resolution| r.layers.iter().map(|l| l.tally).collect::<Vec<_>>();
     assert_eq!(tallies(&resumed), tallies(&whole));
-    assert_eq!(resumed.1, whole.1);
-    // stopped: nothing returned, nothing reported
+    assert_eq!(resumed.still, whole.still);
+    // stopped at once: nothing searched, nothing reported, every sample
+    // untried and the layers as they were
     seen.lock().unwrap().clear();
-    let stopped = AtomicBool::new(true);
-    assert!(resolve(&frontier, 7, limits, 1, &layers, &a.undecided_samples, &[], &record, &stopped).unwrap().is_none());
+    let stopped = || true;
+    let none = resolve(&frontier, 7, limits, 1, &layers, &a.undecided_samples, &[], &record, &stopped).unwrap();
     assert!(seen.lock().unwrap().is_empty());
+    assert_eq!(none.untried, a.undecided_samples.len());
+    assert!(none.still.iter().all(|u| u.untried) && none.still.len() == a.undecided_samples.len());
+    assert_eq!(none.layers.iter().map(|l| l.tally).collect::<Vec<_>>(), layers.iter().map(|l| l.1).collect::<Vec<_>>());
+    // stopped after three samples (one thread: in the list's order)
+    let started = AtomicUsize::new(0);
+    let after_three = || started.fetch_add(1, Ordering::SeqCst) >= 3;
+    let part = resolve(&frontier, 7, limits, 1, &layers, &a.undecided_samples, &[], &record, &after_three).unwrap();
+    let n = a.undecided_samples.len();
+    assert_eq!(part.untried, n - 3);
+    let searched = &a.undecided_samples[..3];
+    for u in &part.still {
+        let was_searched = searched.iter().any(|s| (s.discs, s.index) == (u.discs, u.index));
+        assert_eq!(u.untried, !was_searched, "{u:?}");
+        if was_searched {
+            assert!(
+                whole.still.iter().any(|w| (w.discs, w.index) == (u.discs, u.index)),
+                "still undecided in the whole"
+            );
+        }
+    }
+    // each layer: the whole's verdicts on the three, the document's on the rest
+    let partial_layers: Vec<(u32, othello_census::estimate::Tally)> =
+        part.layers.iter().map(|l| (l.discs, l.tally)).collect();
+    let rest: Vec<_> = part.still.iter().filter(|u| u.untried).cloned().collect();
+    let finished = resolve(&frontier, 7, limits, 2, &partial_layers, &rest, &[], &record, &go).unwrap();
+    assert_eq!(tallies(&finished), tallies(&whole));
 }
 
 /// A run under a time limit is reproduced by its seed and sample count:
@@ -818,6 +849,106 @@ fn a_resolve_in_parts_gathers_to_the_whole_resolves_document() {
         &["estimate", "--resolve", f, "--budget", "1000000", "--out", "w", "--gather", "no-such.progress"],
         "no such file",
     );
+}
+
+/// `estimate --resolve --time`: a resolve stopped by its time writes a
+/// partial document, every verdict exact: the samples it searched (here
+/// those a part decided, gathered) as the whole resolve leaves them, the
+/// others undecided and marked untried; the catalogue takes it, and takes
+/// the whole resolve's document over it. A resolve of the partial
+/// document at its own settings searches only the untried samples and
+/// writes the whole resolve's document; at weaker settings, or once
+/// nothing is untried, it is refused, as is --time without --out.
+#[test]
+fn a_resolve_stopped_by_its_time_writes_a_partial_document_that_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    estimate_4x4(&SMALL_4X4, &dir.path().join("a"));
+    let first = std::fs::read_dir(dir.path().join("a")).unwrap().next().unwrap().unwrap().path();
+    let f = first.to_str().unwrap();
+    let whole = estimate_4x4(&["--resolve", f, "--budget", "1000000"], &dir.path().join("whole"));
+    let listed = whole["resolved"]["retried"].as_u64().unwrap();
+    assert!(listed > 20, "{listed}: the test needs undecided samples");
+    // part 1 of 3 searched apart, then gathered by a resolve out of time
+    let part = dir.path().join("part");
+    let o = Command::new(common::bin())
+        .args(["estimate", "-q", "--resolve", f, "--budget", "1000000", "--part", "1/3", "--out"])
+        .arg(&part)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    let file = std::fs::read_dir(&part)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".part-1-of-3.progress"))
+        .unwrap();
+    let searched_first = listed.div_ceil(3);
+    let partial_dir = dir.path().join("partial");
+    let o = Command::new(common::bin())
+        .args(["estimate", "--json", "--resolve", f, "--budget", "1000000", "--time", "1ms", "--gather"])
+        .arg(&file)
+        .arg("--out")
+        .arg(&partial_dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && err.contains("samples not searched"), "{o:?}");
+    let partial: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let untried = partial["resolved"]["untried"].as_u64().unwrap();
+    // the part's third at least was searched (taken from its file)
+    assert!(untried > 0 && untried <= listed - searched_first, "{untried} of {listed}");
+    let list = partial["undecided_samples"].as_array().unwrap();
+    assert_eq!(list.iter().filter(|u| u["untried"] == true).count() as u64, untried);
+    assert_eq!(partial["resolved"]["retried"].as_u64().unwrap() + untried, listed);
+    // between the document resolved and the whole resolve: its verdicts
+    // are some of the whole's
+    let total = |d: &serde_json::Value, f: &str| d["totals"][f].as_u64().unwrap();
+    assert!(total(&partial, "reachable") <= total(&whole, "reachable"));
+    assert!(total(&partial, "undecided") >= total(&whole, "undecided"));
+    assert!(total(&partial, "undecided") <= listed);
+    for u in list.iter().filter(|u| u["untried"] != true) {
+        assert!(whole["undecided_samples"].as_array().unwrap().iter().any(|w| w["index"] == u["index"]), "{u}");
+    }
+    // the catalogue takes the partial document, and the whole over it
+    let partial_file = std::fs::read_dir(&partial_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "json"))
+        .unwrap();
+    let cat = dir.path().join("cat");
+    let whole_file = std::fs::read_dir(dir.path().join("whole")).unwrap().next().unwrap().unwrap().path();
+    for (file, name) in [(&partial_file, "partial.json"), (&whole_file, "whole.json")] {
+        std::fs::copy(file, dir.path().join(name)).unwrap();
+        let o = Command::new(common::bin())
+            .args(["catalog", "add", "--new", "--dir"])
+            .arg(&cat)
+            .arg(dir.path().join(name))
+            .output();
+        assert!(o.as_ref().unwrap().status.success(), "{o:?}");
+        let csv = std::fs::read_to_string(cat.join("4x4-estimate.csv")).unwrap();
+        let row: Vec<&str> = csv.lines().find(|l| l.starts_with("11,")).unwrap().split(',').collect();
+        assert_eq!(*row.last().unwrap(), name.trim_end_matches(".json"), "{csv}");
+    }
+    // the partial document goes on at its own settings: only its untried
+    // samples are searched, and the whole resolve's document comes out
+    let p = partial_file.to_str().unwrap();
+    let o = Command::new(common::bin())
+        .args(["estimate", "--json", "--resolve", p, "--budget", "1000000", "--out"])
+        .arg(dir.path().join("finished"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && err.contains(&format!("deciding again {untried} undecided")), "{o:?}");
+    let finished: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for field in ["layers", "totals", "undecided_samples"] {
+        assert_eq!(finished[field], whole[field], "{field}");
+    }
+    assert_eq!(finished["resolved"]["retried"].as_u64(), Some(untried));
+    assert_eq!(finished["resolved"]["untried"].as_u64(), Some(0));
+    // refusals: weaker settings, nothing untried, --time without --out
+    common::fails_with(dir.path(), &["estimate", "--resolve", p, "--budget", "999999"], "untried samples");
+    let w = whole_file.to_str().unwrap();
+    common::fails_with(dir.path(), &["estimate", "--resolve", w, "--budget", "1000000"], "not larger");
+    common::fails_with(dir.path(), &["estimate", "--resolve", f, "--budget", "2000000", "--time", "1m"], "--out");
 }
 
 /// `estimate --resolve`: the undecided samples of a finished estimate
@@ -1259,7 +1390,15 @@ fn estimates_enter_the_catalogue_apart() {
     assert_eq!(strength(&legacy), strength(&doc));
     assert_eq!(
         strength(&doc),
-        (SEARCH_GENERATION, 2_000_000, BEAM_WIDTH as u64, SWEEP_WIDTH as u64, Some((10, LayerHeld::OddPasses)), 0)
+        (
+            SEARCH_GENERATION,
+            2_000_000,
+            BEAM_WIDTH as u64,
+            SWEEP_WIDTH as u64,
+            Some((10, LayerHeld::OddPasses)),
+            0,
+            std::cmp::Reverse(0)
+        )
     );
     // a document from before the sweep had none; a sweep no wider than the
     // beam was never tried

@@ -241,8 +241,12 @@ pub struct EstimateArgs {
     #[arg(long, value_name = "N", conflicts_with = "time")]
     pub samples: Option<u64>,
     /// Sample for this long instead, e.g. `10m`; the JSON gives the sample
-    /// count that reproduces the run with --samples.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    /// count that reproduces the run with --samples. With --resolve: start
+    /// no sample after this long (those under way finish) and write the
+    /// partial document: every verdict exact, the samples not searched
+    /// marked untried; the same command resumes, and a resolve of that
+    /// document at the same settings searches only its untried samples.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, conflicts_with = "part")]
     pub time: Option<std::time::Duration>,
     /// The seed: the same seed and sample count give the same figures on
     /// any thread count.
@@ -311,8 +315,10 @@ pub struct EstimateArgs {
     /// this finished estimate's JSON lists as undecided (its board, seed,
     /// frontier and census layer: give the same --census-layer DIR when it
     /// used one), and report the estimate they make: the same samples, a
-    /// larger budget. The document given is left as it is.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["samples", "time", "odd_pass_census", "frontier", "focus"])]
+    /// larger budget. The document given is left as it is. Stopped (a
+    /// signal, --time) with --out, it writes the partial document (see
+    /// --time).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["samples", "odd_pass_census", "frontier", "focus"])]
     pub resolve: Option<PathBuf>,
     /// With --resolve: decide only part K of N of the undecided samples
     /// (the K-th of the document's list, then every N-th), so that N

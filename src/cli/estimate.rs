@@ -193,16 +193,32 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
                 || (a.beam_width as u64 == checked.beam_width
                     && (sweep > checked.sweep()
                         || (sweep == checked.sweep() && a.exact_conflicts > checked.exact_conflicts)))));
-    if !stronger {
+    // a partial document (a resolve stopped before its end) goes on at
+    // its own settings: only its untried samples are searched, the others
+    // were searched at these very limits (searches are deterministic)
+    let same = a.budget == checked.budget
+        && checked.search_generation == SEARCH_GENERATION
+        && a.beam_width as u64 == checked.beam_width
+        && sweep == checked.sweep()
+        && a.exact_conflicts == checked.exact_conflicts;
+    if !(stronger || (same && checked.untried > 0)) {
         bail!(
             "--budget {} is not larger than the document's {}: give a larger --budget, or the same with a \
              --beam-width wider than its {}, or the same beam with a --sweep-width wider than its {} (and than \
-             the beam: a narrower sweep is never tried), or the same sweep with --exact-conflicts above its {}",
+             the beam: a narrower sweep is never tried), or the same sweep with --exact-conflicts above its {}{}",
             a.budget,
             checked.budget,
             checked.beam_width,
             checked.sweep(),
-            checked.exact_conflicts
+            checked.exact_conflicts,
+            if checked.untried > 0 {
+                format!(
+                    "; or, to search its {} untried samples (a partial document), exactly its settings",
+                    checked.untried
+                )
+            } else {
+                String::new()
+            }
         );
     }
     // the exact encoding is the last stage: a resolve never weakens it, and
@@ -235,6 +251,15 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
         serde_json::Value::Null => 0,
         c => c.as_u64().ok_or_else(|| anyhow::anyhow!("{what}: sat_conflicts of {c}, not a whole number"))?,
     };
+    if !stronger && a.sat_conflicts != relaxed {
+        bail!(
+            "{what}: a partial document goes on at its own settings: give --sat-conflicts {relaxed}, not {}",
+            a.sat_conflicts
+        );
+    }
+    if a.time.is_some() && a.out.is_none() {
+        bail!("--time with --resolve needs --out DIR: the partial document and the progress are kept there");
+    }
     if a.sat_conflicts < relaxed {
         bail!(
             "{what}: its flip-history relaxation had {relaxed} conflicts, --sat-conflicts {} would give it fewer: \
@@ -272,11 +297,15 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
         }
         None => None,
     };
+    // stronger searches try every undecided sample; a partial document's
+    // own settings only those not tried yet
+    let to_try: Vec<othello_census::estimate::UndecidedSample> =
+        listed.iter().filter(|u| stronger || u.untried).cloned().collect();
     // a part searches only its share of the list; the others' samples are
     // other machines' (clap requires --out with --part)
     let mine: Vec<othello_census::estimate::UndecidedSample> = match a.part {
-        Some((k, n)) => listed.iter().skip((k - 1) as usize).step_by(n as usize).cloned().collect(),
-        None => listed.clone(),
+        Some((k, n)) => to_try.iter().skip((k - 1) as usize).step_by(n as usize).cloned().collect(),
+        None => to_try.clone(),
     };
     let started = std::time::Instant::now();
     let e = with_geometry!(size, G => {
@@ -333,7 +362,12 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
             }
         };
         let searching = std::time::Instant::now();
-        let stop = super::signals::stop_flag();
+        let signal = super::signals::stop_flag();
+        let deadline = a.time.map(|t| started + t);
+        let stop = || {
+            signal.load(std::sync::atomic::Ordering::Relaxed)
+                || deadline.is_some_and(|d| std::time::Instant::now() >= d)
+        };
         // the progress is written by a thread of its own every KEEP_EVERY
         // while samples finish (a sample that ends just after a write is
         // not left unwritten until the next one ends, minutes later)
@@ -351,13 +385,13 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
                 &mine,
                 &before,
                 &keep,
-                stop,
+                &stop,
             );
             searching_done.store(true, std::sync::atomic::Ordering::Relaxed);
             r
         })
         .map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
-        let Some((layers, still)) = r else {
+        if r.untried > 0 && (a.part.is_some() || progress.is_none()) {
             match &progress {
                 Some(p) => {
                     let kept = p.flush()?;
@@ -371,7 +405,7 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
             }
             report_encoding_defects();
             return Ok(ExitCode::from(130));
-        };
+        }
         if let Some((k, n)) = a.part {
             let p = progress.as_ref().expect("clap requires --out with --part");
             let kept = p.flush()?;
@@ -406,7 +440,18 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
             return Ok(ExitCode::SUCCESS);
         }
         let seconds = searching.elapsed().as_secs_f64();
-        let decided = (listed.len() - still.len()) as u64;
+        let decided = (to_try.len() - r.still.len()) as u64;
+        // the list in the document's order: the samples searched here as
+        // the resolve left them (gone where decided), the others as given
+        let mut again: std::collections::HashMap<(u32, u64), othello_census::estimate::UndecidedSample> =
+            r.still.into_iter().map(|u| ((u.discs, u.index), u)).collect();
+        let searched: std::collections::HashSet<(u32, u64)> = to_try.iter().map(|u| (u.discs, u.index)).collect();
+        let still: Vec<othello_census::estimate::UndecidedSample> = listed
+            .iter()
+            .filter_map(|u| if searched.contains(&(u.discs, u.index)) { again.remove(&(u.discs, u.index)) } else { Some(u.clone()) })
+            .collect();
+        let layers = r.layers;
+        let untried = r.untried as u64;
         let [total_positions, total_terminal_positions, total_classes] = othello_census::estimate::totals(&layers);
         let number = |field: &str| doc[field].as_f64().unwrap_or(0.0);
         Estimate {
@@ -437,14 +482,27 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
             resolved: Some(othello_census::estimate::Resolved {
                 from_budget: checked.budget,
                 from_commit: doc["commit"].as_str().unwrap_or("unknown").to_string(),
-                retried: listed.len() as u64,
+                retried: to_try.len() as u64 - untried,
                 decided,
+                untried,
                 seconds,
             }),
         }
     });
     report(a, &e, command_line)?;
     report_encoding_defects();
+    let untried = e.resolved.as_ref().map_or(0, |r| r.untried);
+    if untried > 0 {
+        let stopped_by_signal = super::signals::stop_flag().load(std::sync::atomic::Ordering::Relaxed);
+        // stopped: the progress stays for the same command to resume
+        note(format!(
+            "stopped ({}) with {untried} samples not searched: the partial document written holds every verdict \
+             reached (its untried samples stay undecided, marked so). The same command resumes after what was \
+             searched; a resolve of the partial document at the same settings searches only its untried samples",
+            if stopped_by_signal { "a signal" } else { "--time" }
+        ));
+        return Ok(if stopped_by_signal { ExitCode::from(130) } else { ExitCode::SUCCESS });
+    }
     if let Some(p) = progress {
         p.finish();
     }

@@ -1,8 +1,6 @@
 //! The undecided samples of a finished estimate decided again with
 //! stronger searches (`estimate --resolve`).
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -24,6 +22,10 @@ pub struct Resolved {
     pub retried: u64,
     /// Of them, decided now.
     pub decided: u64,
+    /// Samples not searched: the resolve was stopped (`--time`, a signal)
+    /// before it came to them (0: whole; absent from documents before
+    /// 2026-11-28). They are listed as undecided, marked `untried`.
+    pub untried: u64,
     /// Seconds the searches again took (in `elapsed_seconds` too).
     pub seconds: f64,
 }
@@ -45,9 +47,20 @@ pub struct SearchLimits {
     pub sweep_width: usize,
 }
 
-/// What [`resolve`] makes: the layers' estimates with the samples decided
-/// again, and the samples still undecided.
-pub type ResolvedLayers = (Vec<LayerEstimate>, Vec<UndecidedSample>);
+/// What [`resolve`] makes: the layers' estimates with the samples it
+/// searched decided again, and the samples still undecided, in the order
+/// given.
+#[derive(Clone, Debug)]
+pub struct Resolution {
+    /// The layers' estimates.
+    pub layers: Vec<LayerEstimate>,
+    /// The samples still undecided: those searched and left undecided,
+    /// and those not searched (stopped first), marked `untried`.
+    pub still: Vec<UndecidedSample>,
+    /// Of the samples given, those not searched because `stop` said so
+    /// first (0: the resolve is whole).
+    pub untried: usize,
+}
 
 /// Why a document's undecided samples cannot be decided again.
 #[derive(Debug, thiserror::Error)]
@@ -95,8 +108,11 @@ pub fn check_undecided<G: Keyed>(
 /// document and limits decided ([`ResolveProgress`]): those samples are
 /// taken as they are, not searched again. `decided` is called with each
 /// sample as its searches end (from the searching threads), so that the
-/// caller can keep its progress. Stopped by `stop`, it returns `None`;
-/// what `decided` was given stands.
+/// caller can keep its progress. Once `stop` says so, no further sample
+/// is started (those under way finish): the samples not searched keep
+/// their verdict (undecided), marked `untried`, so that the estimate made
+/// of what was searched is still exact in every verdict, and a later
+/// resolve can search only those.
 #[allow(clippy::too_many_arguments)]
 pub fn resolve<G: Keyed>(
     frontier: &Frontier<G>,
@@ -107,8 +123,8 @@ pub fn resolve<G: Keyed>(
     undecided: &[UndecidedSample],
     before: &[Decided],
     decided: &(dyn Fn(Decided) + Sync),
-    stop: &AtomicBool,
-) -> Result<Option<ResolvedLayers>, ResolveError> {
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Resolution, ResolveError> {
     check_undecided::<G>(seed, layers, undecided)?;
     let earlier: std::collections::HashMap<(u32, u64), (Tally, bool)> =
         before.iter().map(|d| ((d.discs, d.index), (d.tally, d.terminal))).collect();
@@ -129,7 +145,7 @@ pub fn resolve<G: Keyed>(
                     if let Some(&found) = earlier.get(&(u.discs, u.index)) {
                         return Some(found);
                     }
-                    if stop.load(Ordering::Relaxed) {
+                    if stop() {
                         return None;
                     }
                     let terminal = sample_position::<G>(seed, u.discs, u.index).status() == Status::Terminal;
@@ -142,18 +158,15 @@ pub fn resolve<G: Keyed>(
             )
             .collect()
     });
-    if again.iter().any(Option::is_none) {
-        return Ok(None);
-    }
     let mut out = Vec::new();
-    let mut still = Vec::new();
     for &(k, old) in layers {
         let mut t = old;
         for (u, a) in undecided.iter().zip(&again) {
-            let (a, terminal) = a.expect("all searched");
             if u.discs != k {
                 continue;
             }
+            // not searched: it stays as the document has it
+            let Some((a, terminal)) = *a else { continue };
             if t.undecided == 0 || (terminal && t.undecided_terminal == 0) {
                 return Err(ResolveError::MoreThanTallied(k));
             }
@@ -162,11 +175,18 @@ pub fn resolve<G: Keyed>(
             t.undecided -= 1;
             t.undecided_terminal -= terminal as u64;
             t = t.plus(Tally { samples: 0, joined: 0, ..a });
-            if a.undecided > 0 {
-                still.push(u.clone());
-            }
         }
         out.push(LayerEstimate::new(k, candidates(G::N, k), t));
     }
-    Ok(Some((out, still)))
+    let still = undecided
+        .iter()
+        .zip(&again)
+        .filter_map(|(u, a)| match a {
+            Some((a, _)) if a.undecided == 0 => None,
+            Some(_) => Some(UndecidedSample { untried: false, ..u.clone() }),
+            None => Some(UndecidedSample { untried: true, ..u.clone() }),
+        })
+        .collect();
+    let untried = again.iter().filter(|a| a.is_none()).count();
+    Ok(Resolution { layers: out, still, untried })
 }

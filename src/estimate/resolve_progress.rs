@@ -278,7 +278,7 @@ mod tests {
     use super::*;
 
     fn sample(discs: u32, index: u64) -> UndecidedSample {
-        UndecidedSample { discs, index, position: String::new() }
+        UndecidedSample { discs, index, position: String::new(), untried: false }
     }
 
     fn one(reachable: bool) -> Tally {

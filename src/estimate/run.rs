@@ -134,6 +134,13 @@ pub struct UndecidedSample {
     /// The position on one line ([`Position::line`]), as `reachable
     /// --position` reads it.
     pub position: String,
+    /// Not searched by the resolve that wrote the document: it stopped
+    /// (`--time`, a signal) before it came to this sample, which keeps
+    /// the verdict of the document resolved. A resolve of such a partial
+    /// document at the same settings searches only these. Written only
+    /// where true (absent from documents before 2026-11-28).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub untried: bool,
 }
 
 /// Samples of the first round (shared by the layers): few, so that a run
@@ -302,6 +309,7 @@ pub fn estimate_on<G: Keyed>(
                     discs,
                     index,
                     position: sample_position::<G>(cfg.seed, discs, index).line(),
+                    untried: false,
                 })
             })
             .collect(),

@@ -328,9 +328,19 @@ fn check_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
     }
     // the undecided samples, listed since 2026-11-25: as many per layer as
     // its tally counts
+    let mut untried = 0;
     match &doc["undecided_samples"] {
         Value::Null => {}
         Value::Array(list) => {
+            // a partial resolve's samples it did not search (see
+            // `UndecidedSample::untried`)
+            for u in list {
+                match &u["untried"] {
+                    Value::Null | Value::Bool(false) => {}
+                    Value::Bool(true) => untried += 1,
+                    v => return Err(format!("an undecided sample marked untried {v}, not true or false")),
+                }
+            }
             for (k, t) in &out {
                 let listed = list.iter().filter(|u| u["discs"].as_u64() == Some(u64::from(*k))).count() as u64;
                 if listed != t.undecided {
@@ -362,6 +372,7 @@ fn check_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
         census_layer,
         focus,
         layers: out,
+        untried,
     })
 }
 
@@ -438,9 +449,9 @@ pub fn census_layer_of(doc: &Value, n: u32) -> Result<Option<(u32, LayerHeld)>, 
 
 /// How strong an estimate's searches were ([`CheckedEstimate::strength`]):
 /// the generation of their conditions, the budget, the beam's width, the
-/// sweep's width, the census layer (disc count, what it held), then the
-/// exact encoding's conflicts.
-pub type Strength = (u32, u64, u64, u64, Option<(u32, LayerHeld)>, u64);
+/// sweep's width, the census layer (disc count, what it held), the
+/// exact encoding's conflicts, then the fewest untried samples.
+pub type Strength = (u32, u64, u64, u64, Option<(u32, LayerHeld)>, u64, std::cmp::Reverse<u64>);
 
 impl CheckedEstimate {
     /// How strong its searches were, in the order the catalogue prefers
@@ -454,8 +465,19 @@ impl CheckedEstimate {
     /// (the last stage: with every other limit the same, more conflicts
     /// decide every sample fewer did, and more). Last, so that it only
     /// breaks ties: documents from before it was counted keep their order.
+    /// After all of these, the fewer samples a partial resolve left
+    /// untried, the stronger (a resolve stopped and gone on: its whole
+    /// document over its partial one; every verdict of either is exact).
     pub fn strength(&self) -> Strength {
-        (self.search_generation, self.budget, self.beam_width, self.sweep(), self.census_layer, self.exact_conflicts)
+        (
+            self.search_generation,
+            self.budget,
+            self.beam_width,
+            self.sweep(),
+            self.census_layer,
+            self.exact_conflicts,
+            std::cmp::Reverse(self.untried),
+        )
     }
 
     /// The width of the sweep its searches tried: 0 where none was (a
@@ -503,6 +525,9 @@ pub struct CheckedEstimate {
     pub focus: Focus,
     /// Per layer, the tally of its samples.
     pub layers: Vec<(u32, Tally)>,
+    /// Undecided samples a partial resolve did not search (0 but in a
+    /// resolve stopped before its end).
+    pub untried: u64,
 }
 
 /// The catalogue table of a board's estimates, pooled over runs (their
