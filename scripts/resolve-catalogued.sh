@@ -48,4 +48,7 @@ for id in $ids; do
     echo "$id: $(date -u +%H:%M:%S) deciding again"
     othello-census estimate --resolve "$doc" --out "$out/$id" -q "$@"
 done
-echo "done; add them: othello-census catalog add $out/*/estimate-*.json (runs with --part write none: gather them first)"
+# the newest document of each estimate (a whole one, or the partial one
+# of the last unit): a partial one added before would be refused again
+newest=$(for id in $ids; do ls "$out/$id"/estimate-*.json 2>/dev/null | sort | tail -1 || true; done | tr '\n' ' ')
+echo "done; add them (the newest of each; runs with --part write none: gather them first): othello-census catalog add $newest"

@@ -494,8 +494,9 @@ fn a_resumed_resolve_gives_what_a_whole_one_gives() {
     // stopped after three samples (one thread: in the list's order)
     let started = AtomicUsize::new(0);
     let after_three = || started.fetch_add(1, Ordering::SeqCst) >= 3;
-    let part = resolve(&frontier, 7, limits, 1, &layers, &a.undecided_samples, &[], &record, &after_three).unwrap();
     let n = a.undecided_samples.len();
+    assert!(n > 3, "{n} undecided: the test stops after three");
+    let part = resolve(&frontier, 7, limits, 1, &layers, &a.undecided_samples, &[], &record, &after_three).unwrap();
     assert_eq!(part.untried, n - 3);
     let searched = &a.undecided_samples[..3];
     for u in &part.still {
@@ -944,8 +945,27 @@ fn a_resolve_stopped_by_its_time_writes_a_partial_document_that_goes_on() {
     }
     assert_eq!(finished["resolved"]["retried"].as_u64(), Some(untried));
     assert_eq!(finished["resolved"]["untried"].as_u64(), Some(0));
-    // refusals: weaker settings, nothing untried, --time without --out
+    // or the same command goes on from its progress file (which holds
+    // what the partial document decided)
+    let o = Command::new(common::bin())
+        .args(["estimate", "--json", "--resolve", f, "--budget", "1000000", "--out"])
+        .arg(&partial_dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && err.contains(&format!("deciding again {untried} undecided")), "{o:?}");
+    let resumed: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for field in ["layers", "totals", "undecided_samples"] {
+        assert_eq!(resumed[field], whole[field], "{field}");
+    }
+    // refusals: other settings than its own, nothing untried, --time
+    // without --out
     common::fails_with(dir.path(), &["estimate", "--resolve", p, "--budget", "999999"], "untried samples");
+    common::fails_with(
+        dir.path(),
+        &["estimate", "--resolve", p, "--budget", "1000000", "--sat-conflicts", "7"],
+        "--sat-conflicts",
+    );
     let w = whole_file.to_str().unwrap();
     common::fails_with(dir.path(), &["estimate", "--resolve", w, "--budget", "1000000"], "not larger");
     common::fails_with(dir.path(), &["estimate", "--resolve", f, "--budget", "2000000", "--time", "1m"], "--out");

@@ -391,20 +391,34 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
             r
         })
         .map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
-        if r.untried > 0 && (a.part.is_some() || progress.is_none()) {
+        // a part writes no document; nor does a run without --out (nothing
+        // of it is kept), nor one stopped before this resolve searched any
+        // sample (its document would decide nothing the document given
+        // did not, yet claim this resolve's settings and generation)
+        let none_searched = r.untried == mine.len();
+        if r.untried > 0 && (a.part.is_some() || progress.is_none() || none_searched) {
+            let why = if signal.load(std::sync::atomic::Ordering::Relaxed) { "a signal" } else { "--time" };
             match &progress {
                 Some(p) => {
                     let kept = p.flush()?;
                     note(format!(
-                        "stopped by a signal: the document given is as it was; the {kept} samples decided again so \
-                         far are kept in {}, and the same command resumes after them",
+                        "stopped by {why}{}: no document written, the document given is as it was; the {kept} \
+                         samples decided again so far are kept in {}, and the same command resumes after them",
+                        if none_searched && a.part.is_none() { " before a sample was searched" } else { "" },
                         p.path.display()
                     ));
                 }
-                None => note("stopped by a signal: nothing written, the document given is as it was"),
+                None => note(format!("stopped by {why}: nothing written, the document given is as it was")),
             }
             report_encoding_defects();
             return Ok(ExitCode::from(130));
+        }
+        // stopped: the progress file gets the last samples too, for the
+        // same command to resume after them (the writer thread has ended)
+        if r.untried > 0
+            && let Some(p) = &progress
+        {
+            p.flush()?;
         }
         if let Some((k, n)) = a.part {
             let p = progress.as_ref().expect("clap requires --out with --part");

@@ -22,13 +22,15 @@ impl Catalog {
     /// strongest of them counts ([`estimate::CheckedEstimate::strength`]:
     /// the newest generation, the largest budget, the widest beam, the
     /// widest sweep, the highest census layer, the most exact conflicts,
-    /// in that order). Every verdict
+    /// the fewest samples a partial resolve left untried, in that order).
+    /// Every verdict
     /// is exact or undecided, so each run's lower end (undecided as
     /// unreachable) and upper end (undecided as reachable) bound the count
     /// whatever its budget, and so do their sums; a weaker run adds its
     /// samples and widens only the upper end by its undecided ones. The
-    /// choice depends on how the runs were made, never on what they
-    /// found, so the pooled estimate stays unbiased. Runs of an older
+    /// choice depends on how the runs were made (and how far a partial
+    /// resolve got), never on what they found; and whichever document of
+    /// a seed is taken, its ends bound that seed's draws. Runs of an older
     /// generation stay in the catalogue and pool only where no newer one
     /// samples the layer (older conditions left several times more
     /// samples undecided at the same budget).
