@@ -852,6 +852,12 @@ fn a_resolve_in_parts_gathers_to_the_whole_resolves_document() {
     );
 }
 
+/// `catalog add --new --dir CAT FILE`, which must succeed.
+fn catalog_add(cat: &std::path::Path, file: &std::path::Path) {
+    let o = Command::new(common::bin()).args(["catalog", "add", "--new", "--dir"]).arg(cat).arg(file).output();
+    assert!(o.as_ref().unwrap().status.success(), "{o:?}");
+}
+
 /// `estimate --resolve --time`: a resolve stopped by its time writes a
 /// partial document, every verdict exact: the samples it searched (here
 /// those a part decided, gathered) as the whole resolve leaves them, the
@@ -919,12 +925,7 @@ fn a_resolve_stopped_by_its_time_writes_a_partial_document_that_goes_on() {
     let whole_file = std::fs::read_dir(dir.path().join("whole")).unwrap().next().unwrap().unwrap().path();
     for (file, name) in [(&partial_file, "partial.json"), (&whole_file, "whole.json")] {
         std::fs::copy(file, dir.path().join(name)).unwrap();
-        let o = Command::new(common::bin())
-            .args(["catalog", "add", "--new", "--dir"])
-            .arg(&cat)
-            .arg(dir.path().join(name))
-            .output();
-        assert!(o.as_ref().unwrap().status.success(), "{o:?}");
+        catalog_add(&cat, &dir.path().join(name));
         let csv = std::fs::read_to_string(cat.join("4x4-estimate.csv")).unwrap();
         let row: Vec<&str> = csv.lines().find(|l| l.starts_with("11,")).unwrap().split(',').collect();
         assert_eq!(*row.last().unwrap(), name.trim_end_matches(".json"), "{csv}");
@@ -1010,12 +1011,7 @@ fn resolve_decides_the_undecided_samples_again() {
     for (d, name) in [("a", "small.json"), ("b", "resolved.json")] {
         let file = std::fs::read_dir(dir.path().join(d)).unwrap().next().unwrap().unwrap().path();
         std::fs::copy(&file, dir.path().join(name)).unwrap();
-        let o = Command::new(common::bin())
-            .args(["catalog", "add", "--new", "--dir"])
-            .arg(&cat)
-            .arg(dir.path().join(name))
-            .output();
-        assert!(o.as_ref().unwrap().status.success(), "{o:?}");
+        catalog_add(&cat, &dir.path().join(name));
     }
     let csv = std::fs::read_to_string(cat.join("4x4-estimate.csv")).unwrap();
     let row: Vec<&str> = csv.lines().find(|l| l.starts_with("11,")).unwrap().split(',').collect();
