@@ -932,33 +932,29 @@ fn a_resolve_stopped_by_its_time_writes_a_partial_document_that_goes_on() {
     }
     // the partial document goes on at its own settings: only its untried
     // samples are searched, and the whole resolve's document comes out
+    // (either way it searches the untried samples alone, and gives the
+    // whole resolve's layers, totals and list)
+    let goes_on = |file: &str, out: &std::path::Path| {
+        let o = Command::new(common::bin())
+            .args(["estimate", "--json", "--resolve", file, "--budget", "1000000", "--out"])
+            .arg(out)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success() && err.contains(&format!("deciding again {untried} undecided")), "{o:?}");
+        let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        for field in ["layers", "totals", "undecided_samples"] {
+            assert_eq!(doc[field], whole[field], "{field}");
+        }
+        doc
+    };
     let p = partial_file.to_str().unwrap();
-    let o = Command::new(common::bin())
-        .args(["estimate", "--json", "--resolve", p, "--budget", "1000000", "--out"])
-        .arg(dir.path().join("finished"))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success() && err.contains(&format!("deciding again {untried} undecided")), "{o:?}");
-    let finished: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    for field in ["layers", "totals", "undecided_samples"] {
-        assert_eq!(finished[field], whole[field], "{field}");
-    }
+    let finished = goes_on(p, &dir.path().join("finished"));
     assert_eq!(finished["resolved"]["retried"].as_u64(), Some(untried));
     assert_eq!(finished["resolved"]["untried"].as_u64(), Some(0));
     // or the same command goes on from its progress file (which holds
     // what the partial document decided)
-    let o = Command::new(common::bin())
-        .args(["estimate", "--json", "--resolve", f, "--budget", "1000000", "--out"])
-        .arg(&partial_dir)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success() && err.contains(&format!("deciding again {untried} undecided")), "{o:?}");
-    let resumed: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    for field in ["layers", "totals", "undecided_samples"] {
-        assert_eq!(resumed[field], whole[field], "{field}");
-    }
+    goes_on(f, &partial_dir);
     // refusals: other settings than its own, nothing untried, --time
     // without --out
     common::fails_with(dir.path(), &["estimate", "--resolve", p, "--budget", "999999"], "untried samples");
