@@ -859,8 +859,10 @@ fn catalog_add(cat: &std::path::Path, file: &std::path::Path) {
 }
 
 /// `estimate --resolve --time`: a resolve stopped by its time writes a
-/// partial document, every verdict exact: the samples it searched (here
-/// those a part decided, gathered) as the whole resolve leaves them, the
+/// partial document, every verdict exact: the samples it searched (here,
+/// with `--time 0`, which searches nothing new and so does not depend on
+/// the machine's speed, those a part decided, gathered) as the whole
+/// resolve leaves them, the
 /// others undecided and marked untried; the catalogue takes it, and takes
 /// the whole resolve's document over it. A resolve of the partial
 /// document at its own settings searches only the untried samples and
@@ -891,7 +893,7 @@ fn a_resolve_stopped_by_its_time_writes_a_partial_document_that_goes_on() {
     let searched_first = listed.div_ceil(3);
     let partial_dir = dir.path().join("partial");
     let o = Command::new(common::bin())
-        .args(["estimate", "--json", "--resolve", f, "--budget", "1000000", "--time", "1ms", "--gather"])
+        .args(["estimate", "--json", "--resolve", f, "--budget", "1000000", "--time", "0", "--gather"])
         .arg(&file)
         .arg("--out")
         .arg(&partial_dir)
@@ -901,8 +903,9 @@ fn a_resolve_stopped_by_its_time_writes_a_partial_document_that_goes_on() {
     assert!(o.status.success() && err.contains("samples not searched"), "{o:?}");
     let partial: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let untried = partial["resolved"]["untried"].as_u64().unwrap();
-    // the part's third at least was searched (taken from its file)
-    assert!(untried > 0 && untried <= listed - searched_first, "{untried} of {listed}");
+    // --time 0 searches nothing new: the part's third is decided (taken
+    // from its file), the rest untried
+    assert_eq!(untried, listed - searched_first, "{untried} of {listed}");
     let list = partial["undecided_samples"].as_array().unwrap();
     assert_eq!(list.iter().filter(|u| u["untried"] == true).count() as u64, untried);
     assert_eq!(partial["resolved"]["retried"].as_u64().unwrap() + untried, listed);
@@ -966,6 +969,8 @@ fn a_resolve_stopped_by_its_time_writes_a_partial_document_that_goes_on() {
     let w = whole_file.to_str().unwrap();
     common::fails_with(dir.path(), &["estimate", "--resolve", w, "--budget", "1000000"], "not larger");
     common::fails_with(dir.path(), &["estimate", "--resolve", f, "--budget", "2000000", "--time", "1m"], "--out");
+    // --time 0 is a resolve's alone
+    common::fails_with(dir.path(), &["estimate", "--size", "4", "--time", "0"], "--time 0 is for a resolve");
 }
 
 /// `estimate --resolve`: the undecided samples of a finished estimate

@@ -246,7 +246,9 @@ pub struct EstimateArgs {
     /// partial document: every verdict exact, the samples not searched
     /// marked untried; the same command resumes, and a resolve of that
     /// document at the same settings searches only its untried samples.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration, conflicts_with = "part")]
+    /// `--time 0` with --resolve searches nothing new: it writes the
+    /// partial document of what its progress file and --gather hold.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_or_zero, conflicts_with = "part")]
     pub time: Option<std::time::Duration>,
     /// The seed: the same seed and sample count give the same figures on
     /// any thread count.
@@ -807,6 +809,19 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     Ok(std::time::Duration::from_secs_f64(secs))
 }
 
+/// [`parse_duration`], or zero (`0`, `0s`, ...): for a resolve's
+/// `--time`, where zero means "search nothing new".
+pub fn parse_duration_or_zero(s: &str) -> Result<std::time::Duration, String> {
+    let t = s.trim();
+    let digits = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    if !digits.is_empty() && digits.parse::<f64>().is_ok_and(|v| v == 0.0) {
+        // the unit must still be one of ours
+        parse_duration(&format!("1{}", &t[digits.len()..]))?;
+        return Ok(std::time::Duration::ZERO);
+    }
+    parse_duration(s)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -815,6 +830,11 @@ mod tests {
     fn durations() {
         use std::time::Duration;
         assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration_or_zero("0"), Ok(Duration::ZERO));
+        assert_eq!(parse_duration_or_zero("0s"), Ok(Duration::ZERO));
+        assert_eq!(parse_duration_or_zero("90s"), Ok(Duration::from_secs(90)));
+        assert!(parse_duration_or_zero("0x").is_err());
+        assert!(parse_duration("0s").is_err());
         assert_eq!(parse_duration("10m"), Ok(Duration::from_secs(600)));
         assert_eq!(parse_duration("2h"), Ok(Duration::from_secs(7200)));
         assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));

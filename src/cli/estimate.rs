@@ -123,6 +123,9 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
     if let Some(file) = &a.resolve {
         return resolve_run(a, file, command_line);
     }
+    if a.time.is_some_and(|t| t.is_zero()) {
+        bail!("--time 0 is for a resolve (it searches nothing new); give a sampling time, e.g. --time 10m");
+    }
     let (cfg, reserved) = config(a)?;
     let e = with_geometry!(a.size, G => {
         let layer = census_layer::<G>(a, cfg.frontier_discs, reserved)?;
