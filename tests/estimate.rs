@@ -491,14 +491,33 @@ fn a_resumed_resolve_gives_what_a_whole_one_gives() {
     assert_eq!(none.untried, a.undecided_samples.len());
     assert!(none.still.iter().all(|u| u.untried) && none.still.len() == a.undecided_samples.len());
     assert_eq!(none.layers.iter().map(|l| l.tally).collect::<Vec<_>>(), layers.iter().map(|l| l.1).collect::<Vec<_>>());
-    // stopped after three samples (one thread: in the list's order)
+    // stopped after three samples (one thread: the heaviest three, a
+    // sample's weight being its layer's candidates over its samples)
     let started = AtomicUsize::new(0);
     let after_three = || started.fetch_add(1, Ordering::SeqCst) >= 3;
     let n = a.undecided_samples.len();
     assert!(n > 3, "{n} undecided: the test stops after three");
+    let weight = |u: &othello_census::estimate::UndecidedSample| {
+        let t = a.layers.iter().find(|l| l.discs == u.discs).unwrap().tally;
+        othello_census::estimate::candidates(6, u.discs) as f64 / t.samples as f64
+    };
+    let weights: std::collections::BTreeSet<u64> = a.undecided_samples.iter().map(|u| weight(u).to_bits()).collect();
+    assert!(weights.len() > 1, "the test needs undecided samples of layers of other weights");
+    seen.lock().unwrap().clear();
     let part = resolve(&frontier, 7, limits, 1, &layers, &a.undecided_samples, &[], &record, &after_three).unwrap();
     assert_eq!(part.untried, n - 3);
-    let searched = &a.undecided_samples[..3];
+    let searched: Vec<_> = seen.lock().unwrap().iter().map(|d| (d.discs, d.index)).collect();
+    assert_eq!(searched.len(), 3);
+    let untried_weights = part.still.iter().filter(|u| u.untried).map(&weight);
+    let lightest_searched = a
+        .undecided_samples
+        .iter()
+        .filter(|u| searched.contains(&(u.discs, u.index)))
+        .map(&weight)
+        .fold(f64::INFINITY, f64::min);
+    assert!(untried_weights.clone().all(|w| w <= lightest_searched), "the heaviest searched first");
+    let searched: Vec<_> =
+        a.undecided_samples.iter().filter(|u| searched.contains(&(u.discs, u.index))).cloned().collect();
     for u in &part.still {
         let was_searched = searched.iter().any(|s| (s.discs, s.index) == (u.discs, u.index));
         assert_eq!(u.untried, !was_searched, "{u:?}");
