@@ -503,6 +503,10 @@ fn a_resumed_resolve_gives_what_a_whole_one_gives() {
     };
     let weights: std::collections::BTreeSet<u64> = a.undecided_samples.iter().map(|u| weight(u).to_bits()).collect();
     assert!(weights.len() > 1, "the test needs undecided samples of layers of other weights");
+    // in the list's order the first three would be searched: the test
+    // needs a heavier sample after them
+    let lightest_first = a.undecided_samples[..3].iter().map(&weight).fold(f64::INFINITY, f64::min);
+    assert!(a.undecided_samples[3..].iter().any(|u| weight(u) > lightest_first), "the list is heaviest first already");
     seen.lock().unwrap().clear();
     let part = resolve(&frontier, 7, limits, 1, &layers, &a.undecided_samples, &[], &record, &after_three).unwrap();
     assert_eq!(part.untried, n - 3);
@@ -988,6 +992,16 @@ fn a_resolve_stopped_by_its_time_writes_a_partial_document_that_goes_on() {
     let w = whole_file.to_str().unwrap();
     common::fails_with(dir.path(), &["estimate", "--resolve", w, "--budget", "1000000"], "not larger");
     common::fails_with(dir.path(), &["estimate", "--resolve", f, "--budget", "2000000", "--time", "1m"], "--out");
+    // --time 0 with nothing kept for the resolve: no document, exit 0,
+    // one line that says so
+    let fresh = dir.path().join("fresh");
+    let o = Command::new(common::bin())
+        .args(["estimate", "--resolve", f, "--budget", "1000000", "--time", "0", "--out"])
+        .arg(&fresh)
+        .output()
+        .unwrap();
+    assert!(o.status.success() && String::from_utf8_lossy(&o.stderr).contains("nothing decided is kept"), "{o:?}");
+    assert!(!std::fs::read_dir(&fresh).unwrap().any(|e| e.unwrap().path().extension().is_some_and(|x| x == "json")));
     // --time 0 is a resolve's alone
     common::fails_with(dir.path(), &["estimate", "--size", "4", "--time", "0"], "--time 0 is for a resolve");
 }

@@ -791,18 +791,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
 /// Parses a duration: a number and a unit (`ms`, `s`, `m`, `h`, `d`); a
 /// bare number is seconds.
 pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
-    let t = s.trim();
-    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let value: f64 = num.parse().map_err(|_| format!("not a duration: {s:?} (try 90s, 10m or 2h)"))?;
-    let secs = match unit.trim() {
-        "ms" => value / 1000.0,
-        "" | "s" => value,
-        "m" | "min" => value * 60.0,
-        "h" => value * 3600.0,
-        "d" => value * 86400.0,
-        _ => return Err(format!("unknown unit in {s:?} (use ms, s, m, h or d)")),
-    };
+    let secs = duration_seconds(s)?;
     if !(0.001..1e9).contains(&secs) {
         return Err(format!("duration out of range: {s:?}"));
     }
@@ -812,14 +801,27 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
 /// [`parse_duration`], or zero (`0`, `0s`, ...): for a resolve's
 /// `--time`, where zero means "search nothing new".
 pub fn parse_duration_or_zero(s: &str) -> Result<std::time::Duration, String> {
-    let t = s.trim();
-    let digits = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-    if !digits.is_empty() && digits.parse::<f64>().is_ok_and(|v| v == 0.0) {
-        // the unit must still be one of ours
-        parse_duration(&format!("1{}", &t[digits.len()..]))?;
+    if duration_seconds(s)? == 0.0 {
         return Ok(std::time::Duration::ZERO);
     }
     parse_duration(s)
+}
+
+/// The seconds a duration names (digits and a point, then a unit), not
+/// yet checked for range.
+fn duration_seconds(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let value: f64 = num.parse().map_err(|_| format!("not a duration: {s:?} (try 90s, 10m or 2h)"))?;
+    Ok(match unit.trim() {
+        "ms" => value / 1000.0,
+        "" | "s" => value,
+        "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        "d" => value * 86400.0,
+        _ => return Err(format!("unknown unit in {s:?} (use ms, s, m, h or d)")),
+    })
 }
 
 #[cfg(test)]
@@ -833,7 +835,12 @@ mod tests {
         assert_eq!(parse_duration_or_zero("0"), Ok(Duration::ZERO));
         assert_eq!(parse_duration_or_zero("0s"), Ok(Duration::ZERO));
         assert_eq!(parse_duration_or_zero("90s"), Ok(Duration::from_secs(90)));
-        assert!(parse_duration_or_zero("0x").is_err());
+        assert_eq!(parse_duration_or_zero("0 s"), Ok(Duration::ZERO));
+        assert_eq!(parse_duration_or_zero("0.0ms"), Ok(Duration::ZERO));
+        for bad in ["0x", "-0", "+0", "0e0", ""] {
+            assert!(parse_duration_or_zero(bad).is_err(), "{bad}");
+        }
+        assert!(parse_duration_or_zero("0x").unwrap_err().contains("\"0x\""));
         assert!(parse_duration("0s").is_err());
         assert_eq!(parse_duration("10m"), Ok(Duration::from_secs(600)));
         assert_eq!(parse_duration("2h"), Ok(Duration::from_secs(7200)));

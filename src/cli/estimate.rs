@@ -400,8 +400,18 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
         // did not, yet claim this resolve's settings and generation)
         let none_searched = r.untried == mine.len();
         if r.untried > 0 && (a.part.is_some() || progress.is_none() || none_searched) {
-            let why = if signal.load(std::sync::atomic::Ordering::Relaxed) { "a signal" } else { "--time" };
+            let by_signal = signal.load(std::sync::atomic::Ordering::Relaxed);
+            let why = if by_signal { "a signal" } else { "--time" };
             match &progress {
+                Some(p) if !by_signal && a.time.is_some_and(|t| t.is_zero()) => {
+                    p.flush()?;
+                    note(format!(
+                        "--time 0: nothing decided is kept for this resolve ({} holds none of its samples{}): no \
+                         document written, the document given is as it was",
+                        p.path.display(),
+                        if a.gather.is_empty() { ", and no --gather was given" } else { ", nor do the files gathered" }
+                    ));
+                }
                 Some(p) => {
                     let kept = p.flush()?;
                     note(format!(
@@ -414,7 +424,9 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
                 None => note(format!("stopped by {why}: nothing written, the document given is as it was")),
             }
             report_encoding_defects();
-            return Ok(ExitCode::from(130));
+            // a signal is an interruption; a stop by --time is the unit's
+            // end, as when it writes a partial document
+            return Ok(ExitCode::from(if by_signal { 130 } else { 0 }));
         }
         // stopped: the progress file gets the last samples too, for the
         // same command to resume after them (the writer thread has ended)

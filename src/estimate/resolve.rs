@@ -202,10 +202,10 @@ pub fn resolve<G: Keyed>(
 /// The order in which [`resolve`] searches `undecided` (indices into it):
 /// heaviest first, a sample's weight in the estimate being its layer's
 /// candidates over the layer's samples (the share of the layer's
-/// candidates it stands for); list order among equals. Layers of 8x8
-/// beyond 58 discs weigh a millionth of those at 48-55 per sample, so a
-/// resolve stopped by its time leaves them untried rather than the
-/// samples that set the interval.
+/// candidates it stands for); list order among equals. On 8x8 a sample
+/// at 59 discs weighs a thirtieth of one at 48-53, at 64 discs a
+/// five-millionth, so a resolve stopped by its time leaves those untried
+/// rather than the samples that set the interval.
 pub fn search_order(n: u32, layers: &[(u32, Tally)], undecided: &[UndecidedSample]) -> Vec<usize> {
     let weight = |u: &UndecidedSample| {
         let samples = layers.iter().find(|(k, _)| *k == u.discs).map_or(0, |(_, t)| t.samples);
