@@ -791,20 +791,25 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
 /// Parses a duration: a number and a unit (`ms`, `s`, `m`, `h`, `d`); a
 /// bare number is seconds.
 pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
-    let secs = duration_seconds(s)?;
-    if !(0.001..1e9).contains(&secs) {
-        return Err(format!("duration out of range: {s:?}"));
-    }
-    Ok(std::time::Duration::from_secs_f64(secs))
+    in_range(s, duration_seconds(s)?)
 }
 
 /// [`parse_duration`], or zero (`0`, `0s`, ...): for a resolve's
 /// `--time`, where zero means "search nothing new".
 pub fn parse_duration_or_zero(s: &str) -> Result<std::time::Duration, String> {
-    if duration_seconds(s)? == 0.0 {
-        return Ok(std::time::Duration::ZERO);
+    match duration_seconds(s)? {
+        0.0 => Ok(std::time::Duration::ZERO),
+        secs => in_range(s, secs),
     }
-    parse_duration(s)
+}
+
+/// `secs` (of the duration `s`) as a duration, from a millisecond to
+/// 10^9 seconds.
+fn in_range(s: &str, secs: f64) -> Result<std::time::Duration, String> {
+    if !(0.001..1e9).contains(&secs) {
+        return Err(format!("duration out of range: {s:?}"));
+    }
+    Ok(std::time::Duration::from_secs_f64(secs))
 }
 
 /// The seconds a duration names (digits and a point, then a unit), not
