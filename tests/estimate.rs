@@ -442,7 +442,7 @@ fn undecided_samples_are_listed() {
 /// then gives the whole resolve's verdicts.
 #[test]
 fn a_resumed_resolve_gives_what_a_whole_one_gives() {
-    use othello_census::estimate::{Decided, SearchLimits, resolve};
+    use othello_census::estimate::{Decided, SearchLimits, Searched, resolve};
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
     let a = estimate::<B6>(
@@ -463,8 +463,11 @@ fn a_resumed_resolve_gives_what_a_whole_one_gives() {
     };
     let go = || false;
     let seen = Mutex::new(Vec::<Decided>::new());
-    let record = |d: Decided| seen.lock().unwrap().push(d);
-    let whole = resolve(&frontier, 7, limits, 2, &layers, &a.undecided_samples, &[], &record, &go).unwrap();
+    let record = |d: Searched| match d {
+        Searched::Decided(d) => seen.lock().unwrap().push(d),
+        Searched::Deferred(d) => panic!("no first round, yet {d:?} deferred"),
+    };
+    let whole = resolve(&frontier, 7, limits, 0, 2, &layers, &a.undecided_samples, &[], &[], &record, &go).unwrap();
     assert_eq!(whole.untried, 0);
     let all = seen.lock().unwrap().clone();
     assert_eq!(all.len(), a.undecided_samples.len(), "each sample reported once");
@@ -475,7 +478,7 @@ fn a_resumed_resolve_gives_what_a_whole_one_gives() {
     // the first half taken as an earlier run left it
     let half = &all[..all.len() / 2];
     seen.lock().unwrap().clear();
-    let resumed = resolve(&frontier, 7, limits, 1, &layers, &a.undecided_samples, half, &record, &go).unwrap();
+    let resumed = resolve(&frontier, 7, limits, 0, 1, &layers, &a.undecided_samples, half, &[], &record, &go).unwrap();
     let again = seen.lock().unwrap().clone();
     assert_eq!(again.len(), all.len() - half.len(), "only the others searched");
     assert!(again.iter().all(|d| !half.iter().any(|h| (h.discs, h.index) == (d.discs, d.index))));
@@ -486,7 +489,7 @@ fn a_resumed_resolve_gives_what_a_whole_one_gives() {
     // untried and the layers as they were
     seen.lock().unwrap().clear();
     let stopped = || true;
-    let none = resolve(&frontier, 7, limits, 1, &layers, &a.undecided_samples, &[], &record, &stopped).unwrap();
+    let none = resolve(&frontier, 7, limits, 0, 1, &layers, &a.undecided_samples, &[], &[], &record, &stopped).unwrap();
     assert!(seen.lock().unwrap().is_empty());
     assert_eq!(none.untried, a.undecided_samples.len());
     assert!(none.still.iter().all(|u| u.untried) && none.still.len() == a.undecided_samples.len());
@@ -506,7 +509,8 @@ fn a_resumed_resolve_gives_what_a_whole_one_gives() {
     let lightest_first = a.undecided_samples[..3].iter().map(&weight).fold(f64::INFINITY, f64::min);
     assert!(a.undecided_samples[3..].iter().any(|u| weight(u) > lightest_first), "the list is heaviest first already");
     seen.lock().unwrap().clear();
-    let part = resolve(&frontier, 7, limits, 1, &layers, &a.undecided_samples, &[], &record, &after_three).unwrap();
+    let part =
+        resolve(&frontier, 7, limits, 0, 1, &layers, &a.undecided_samples, &[], &[], &record, &after_three).unwrap();
     assert_eq!(part.untried, n - 3);
     let reported: Vec<_> = seen.lock().unwrap().iter().map(|d| (d.discs, d.index)).collect();
     assert_eq!(reported.len(), 3);
@@ -531,8 +535,101 @@ fn a_resumed_resolve_gives_what_a_whole_one_gives() {
     let partial_layers: Vec<(u32, othello_census::estimate::Tally)> =
         part.layers.iter().map(|l| (l.discs, l.tally)).collect();
     let rest: Vec<_> = part.still.iter().filter(|u| u.untried).cloned().collect();
-    let finished = resolve(&frontier, 7, limits, 2, &partial_layers, &rest, &[], &record, &go).unwrap();
+    let finished = resolve(&frontier, 7, limits, 0, 2, &partial_layers, &rest, &[], &[], &record, &go).unwrap();
     assert_eq!(tallies(&finished), tallies(&whole));
+}
+
+/// `estimate::resolve` in two rounds (`--exact-first`): the exact
+/// encoding first at a few conflicts, then at the resolve's own limit on
+/// what the first round left (4x4 samples a search of one position
+/// leaves: of 89, BatSat decides 25 within 100 conflicts and all but 7
+/// within 1,000). The same layers and samples still
+/// undecided as one round at that limit; the first round decides some
+/// samples and leaves others, which the second round decides or leaves
+/// as one round does. Stopped after the first round, the samples it
+/// left are untried (not searched at the resolve's limits), and given as
+/// `waiting`, a resumed resolve searches exactly them, once.
+#[test]
+fn a_resolve_in_two_rounds_gives_what_one_round_gives() {
+    use othello_census::estimate::{Deferred, SearchLimits, Searched, resolve};
+    use othello_census::search::game_encoding::Solver;
+    use std::sync::Mutex;
+    let a = estimate::<B4>(
+        &EstimateConfig { budget: 1, frontier_discs: 6, ..config(vec![11, 12, 13, 14, 15, 16], 600, 2) },
+        None,
+        &EstimateLive::default(),
+    );
+    let layers: Vec<(u32, othello_census::estimate::Tally)> = a.layers.iter().map(|l| (l.discs, l.tally)).collect();
+    let frontier = Frontier::<B4>::build(6);
+    // the search as the estimate's, so that the exact encoding meets
+    // every sample it left, and no relaxation before it
+    let limits = SearchLimits {
+        budget: 1,
+        relaxation_conflicts: 0,
+        exact_conflicts: 1_000,
+        exact_solver: Solver::BatSat,
+        beam_width: 0,
+        sweep_width: 0,
+    };
+    let go = || false;
+    let seen = Mutex::new(Vec::<Searched>::new());
+    let record = |d: Searched| seen.lock().unwrap().push(d);
+    let undecided = &a.undecided_samples;
+    let one = resolve(&frontier, 7, limits, 0, 2, &layers, undecided, &[], &[], &record, &go).unwrap();
+    assert!(!one.still.is_empty() && one.still.len() < undecided.len(), "one round decides some, not all");
+    let tallies = |r: &othello_census::estimate::Resolution| r.layers.iter().map(|l| l.tally).collect::<Vec<_>>();
+    seen.lock().unwrap().clear();
+    let two = resolve(&frontier, 7, limits, 100, 2, &layers, undecided, &[], &[], &record, &go).unwrap();
+    assert_eq!(tallies(&two), tallies(&one));
+    assert_eq!(two.still, one.still);
+    assert_eq!((two.untried, two.deferred), (0, 0));
+    let reports = seen.lock().unwrap().clone();
+    let deferred: Vec<Deferred> =
+        reports.iter().filter_map(|r| if let Searched::Deferred(d) = r { Some(*d) } else { None }).collect();
+    let decided: Vec<_> =
+        reports.iter().filter_map(|r| if let Searched::Decided(d) = r { Some(*d) } else { None }).collect();
+    assert_eq!(decided.len(), undecided.len(), "each sample decided (or left) once at the resolve's limits");
+    assert!(deferred.iter().all(|d| d.exact_conflicts == 100));
+    // the first round decides some (of what the exact stage decides at
+    // all) and leaves others, some of them decided by the second
+    let first_round = decided.len() - deferred.len();
+    let exact_decided = |d: &othello_census::estimate::Decided| d.tally.exact_reachable + d.tally.exact_unreachable > 0;
+    assert!(first_round > 0 && decided.iter().take(first_round).any(exact_decided), "the first round decides some");
+    assert!(
+        decided[first_round..].iter().any(exact_decided),
+        "the second round decides some of the {} the first left",
+        deferred.len()
+    );
+    // stopped after the first round: its leftovers untried, and resumed
+    // with them waiting, each searched once more, at the resolve's limit
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    let queue_one = undecided.len();
+    let after_first = || calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) >= queue_one;
+    seen.lock().unwrap().clear();
+    let stopped = resolve(&frontier, 7, limits, 100, 1, &layers, undecided, &[], &[], &record, &after_first).unwrap();
+    assert_eq!((stopped.untried, stopped.deferred), (deferred.len(), deferred.len()));
+    assert!(
+        stopped
+            .still
+            .iter()
+            .filter(|u| u.untried)
+            .all(|u| deferred.iter().any(|d| (d.discs, d.index) == (u.discs, u.index)))
+    );
+    let earlier: Vec<_> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|r| if let Searched::Decided(d) = r { Some(*d) } else { None })
+        .collect();
+    seen.lock().unwrap().clear();
+    let resumed = resolve(&frontier, 7, limits, 100, 2, &layers, undecided, &earlier, &deferred, &record, &go).unwrap();
+    assert_eq!(tallies(&resumed), tallies(&one));
+    assert_eq!(resumed.still, one.still);
+    let again = seen.lock().unwrap().clone();
+    assert_eq!(again.len(), deferred.len(), "only the samples left waiting searched");
+    assert!(again.iter().all(
+        |r| matches!(r, Searched::Decided(d) if deferred.iter().any(|w| (w.discs, w.index) == (d.discs, d.index)))
+    ));
 }
 
 /// A run under a time limit is reproduced by its seed and sample count:
@@ -1238,7 +1335,7 @@ fn a_resolve_resumes_from_its_progress_file() {
     let terminal = sample_position::<B4>(4, discs, index).status() == othello_census::board::Status::Terminal;
     let tally =
         Tally { samples: 1, joined: 1, undecided: 1, undecided_terminal: u64::from(terminal), ..Tally::default() };
-    let progress = ResolveProgress { id, done: vec![Decided { discs, index, tally, terminal }] };
+    let progress = ResolveProgress { id, done: vec![Decided { discs, index, tally, terminal }], deferred: Vec::new() };
     write_progress(&id.path_in(&p_dir), &progress).unwrap();
     // `inspect` reads it while the resolve could be running
     let out = std::process::Command::new(common::bin())
@@ -1284,6 +1381,133 @@ fn a_resolve_resumes_from_its_progress_file() {
     assert_eq!((w[2], r[2]), (0, 1));
     assert_eq!(w[0] + w[1], r[0] + r[1] + 1, "the one sample taken undecided, every other decided as before");
     assert!(!id.path_in(&p_dir).exists() && !id.lock_in(&p_dir).exists(), "{:?}", names("p"));
+}
+
+/// `estimate --resolve --exact-first N` from the command line: refused
+/// unless 0 < N < --exact-conflicts; the samples a first round left
+/// (kept in the progress file: `inspect` counts them) are untried in a
+/// partial document, and a resumed resolve searches them at
+/// --exact-conflicts, giving the document a plain resolve gives.
+#[test]
+fn a_resolve_with_a_first_round_keeps_what_the_round_left() {
+    use othello_census::estimate::{
+        Decided, Deferred, ResolveId, ResolveProgress, SearchLimits, Tally, write_progress,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let small = estimate_4x4(
+        &[
+            "--discs",
+            "12",
+            "--samples",
+            "2000",
+            "--seed",
+            "4",
+            "--budget",
+            "1",
+            "--beam-width",
+            "0",
+            "--sweep-width",
+            "0",
+        ],
+        &dir.path().join("a"),
+    );
+    let first = std::fs::read_dir(dir.path().join("a")).unwrap().next().unwrap().unwrap().path();
+    let f = first.to_str().unwrap();
+    let listed = small["undecided_samples"].as_array().unwrap().clone();
+    assert!(listed.len() > 10, "{} undecided", listed.len());
+    let settings = [
+        "--budget",
+        "1",
+        "--beam-width",
+        "0",
+        "--sweep-width",
+        "0",
+        "--sat-solver",
+        "batsat",
+        "--exact-conflicts",
+        "1000",
+    ];
+    for bad in ["0", "1000", "5000"] {
+        common::fails_with(
+            dir.path(),
+            &[&["estimate", "--size", "4", "--resolve", f, "--exact-first", bad][..], &settings].concat(),
+            "a first round needs fewer conflicts than --exact-conflicts 1000",
+        );
+    }
+    let whole = estimate_4x4(&[&["--resolve", f][..], &settings].concat(), &dir.path().join("b"));
+    let still = |d: &serde_json::Value| -> Vec<(u64, u64)> {
+        d["undecided_samples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| (u["discs"].as_u64().unwrap(), u["index"].as_u64().unwrap()))
+            .collect()
+    };
+    let key = |u: &serde_json::Value| (u["discs"].as_u64().unwrap(), u["index"].as_u64().unwrap());
+    // a sample the whole resolve decided, kept by hand as decided
+    // "undecided"; the next two kept as a first round's leftovers
+    let taken = listed.iter().find(|u| !still(&whole).contains(&key(u))).expect("the whole resolve decides some");
+    let waiting: Vec<&serde_json::Value> = listed.iter().filter(|u| key(u) != key(taken)).take(2).collect();
+    let limits = SearchLimits {
+        budget: 1,
+        relaxation_conflicts: othello_census::search::reachable::RELAXATION_CONFLICTS,
+        exact_conflicts: 1000,
+        exact_solver: othello_census::search::game_encoding::Solver::BatSat,
+        beam_width: 0,
+        sweep_width: 0,
+    };
+    let id = ResolveId::of(&std::fs::read(&first).unwrap(), SEARCH_GENERATION, &limits, 0);
+    let p_dir = dir.path().join("p");
+    std::fs::create_dir(&p_dir).unwrap();
+    let (discs, index) = (key(taken).0 as u32, key(taken).1);
+    let terminal = sample_position::<B4>(4, discs, index).status() == othello_census::board::Status::Terminal;
+    let tally =
+        Tally { samples: 1, joined: 1, undecided: 1, undecided_terminal: u64::from(terminal), ..Tally::default() };
+    let deferred =
+        waiting.iter().map(|u| Deferred { discs: key(u).0 as u32, index: key(u).1, exact_conflicts: 100 }).collect();
+    let progress = ResolveProgress { id, done: vec![Decided { discs, index, tally, terminal }], deferred };
+    write_progress(&id.path_in(&p_dir), &progress).unwrap();
+    let out = Command::new(common::bin()).args(["inspect", id.path_in(&p_dir).to_str().unwrap()]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("2 more left by a first round (--exact-first) for the second"), "{text}");
+    // --time 0: the partial document of what is kept; the two left by the
+    // first round are untried, as every sample not searched
+    let resolve = |extra: &[&str]| {
+        Command::new(common::bin())
+            .args(["estimate", "--size", "4", "--json", "--out", p_dir.to_str().unwrap(), "--resolve", f])
+            .args(settings)
+            .args(["--exact-first", "100"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = resolve(&["--time", "0"]);
+    assert!(o.status.success(), "{o:?}");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains(&format!("1 of {} samples decided, 2 more left by a first round", listed.len())),
+        "{stderr}"
+    );
+    assert!(stderr.contains("(2 of them left by the first round, kept for the second)"), "{stderr}");
+    let partial: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(partial["resolved"]["untried"], listed.len() - 1);
+    for u in &waiting {
+        let entry = partial["undecided_samples"].as_array().unwrap().iter().find(|v| key(v) == key(u)).unwrap().clone();
+        assert_eq!(entry["untried"], true, "{entry}");
+    }
+    // resumed: the two searched at --exact-conflicts, the rest in two
+    // rounds; the verdicts of the whole resolve but for the one taken
+    let o = resolve(&[]);
+    assert!(o.status.success(), "{o:?}");
+    let done: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(done["resolved"]["untried"], 0);
+    let mut expected = still(&whole);
+    expected.push(key(taken));
+    expected.sort();
+    let mut got = still(&done);
+    got.sort();
+    assert_eq!(got, expected);
+    assert!(!id.path_in(&p_dir).exists(), "a finished resolve leaves no progress file");
 }
 
 #[test]

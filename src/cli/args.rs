@@ -337,6 +337,13 @@ pub struct EstimateArgs {
     /// must be of the same document and settings.
     #[arg(long, value_name = "FILE", num_args = 1.., requires_all = ["resolve", "out"])]
     pub gather: Vec<PathBuf>,
+    /// With --resolve: search every sample first with the exact encoding
+    /// limited to N conflicts (below --exact-conflicts), then those left
+    /// at --exact-conflicts. The same verdicts as one round, the cheap
+    /// ones first: a time-boxed unit decides more samples. A sample the
+    /// first round left counts as untried until the second searches it.
+    #[arg(long, value_name = "N", requires = "resolve")]
+    pub exact_first: Option<u64>,
     /// Threads (default: all cores).
     #[arg(short = 'j', long, value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,

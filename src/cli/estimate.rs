@@ -263,6 +263,14 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
     if a.time.is_some() && a.out.is_none() {
         bail!("--time with --resolve needs --out DIR: the partial document and the progress are kept there");
     }
+    if let Some(first) = a.exact_first
+        && (first == 0 || first >= a.exact_conflicts)
+    {
+        bail!(
+            "--exact-first {first}: a first round needs fewer conflicts than --exact-conflicts {} and more than 0",
+            a.exact_conflicts
+        );
+    }
     if a.sat_conflicts < relaxed {
         bail!(
             "{what}: its flip-history relaxation had {relaxed} conflicts, --sat-conflicts {} would give it fewer: \
@@ -311,6 +319,7 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
         None => to_try.clone(),
     };
     let started = std::time::Instant::now();
+    let deferred_total;
     let e = with_geometry!(size, G => {
         othello_census::estimate::check_undecided::<G>(checked.seed, &checked.layers, &listed)
             .map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
@@ -341,14 +350,27 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
         let (frontier, used) = with_census_layer(Frontier::<G>::build(frontier_discs), layer);
         let frontier_seconds = started.elapsed().as_secs_f64();
         let before = progress.as_ref().map_or(Vec::new(), |p| p.before.clone());
+        let waiting = progress.as_ref().map_or(Vec::new(), |p| p.waiting.clone());
         let taken: std::collections::HashSet<(u32, u64)> = before.iter().map(|d| (d.discs, d.index)).collect();
         if !a.quiet {
             note(format!(
-                "deciding again {} undecided samples of seed {}{} at a budget of {} positions{}",
+                "deciding again {} undecided samples of seed {}{} at a budget of {} positions{}{}",
                 mine.iter().filter(|u| !taken.contains(&(u.discs, u.index))).count(),
                 checked.seed,
                 a.part.map_or(String::new(), |(k, n)| format!(" (part {k} of {n}: {} of the {} listed)", mine.len(), listed.len())),
                 a.budget,
+                match a.exact_first {
+                    Some(first) => format!(
+                        ", first with the exact encoding at {first} conflicts, then those left at {}{}",
+                        a.exact_conflicts,
+                        if waiting.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" ({} left by a first round already)", waiting.len())
+                        }
+                    ),
+                    None => String::new(),
+                },
                 if before.is_empty() {
                     String::new()
                 } else {
@@ -359,7 +381,7 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
         if progress.is_none() && !a.quiet {
             note("no --out: the samples decided are not kept until the end; give --out DIR to resume after a stop");
         }
-        let keep = |d: othello_census::estimate::Decided| {
+        let keep = |d: othello_census::estimate::Searched| {
             if let Some(p) = &progress {
                 p.add(d);
             }
@@ -383,10 +405,12 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
                 &frontier,
                 checked.seed,
                 limits,
+                a.exact_first.unwrap_or(0),
                 threads,
                 &checked.layers,
                 &mine,
                 &before,
+                &waiting,
                 &keep,
                 &stop,
             );
@@ -416,9 +440,14 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
                     let kept = p.flush()?;
                     note(format!(
                         "stopped by {why}{}: no document written, the document given is as it was; the {kept} \
-                         samples decided again so far are kept in {}, and the same command resumes after them",
-                        if none_searched && a.part.is_none() { " before a sample was searched" } else { "" },
-                        p.path.display()
+                         samples decided again so far are kept in {}{}, and the same command resumes after them",
+                        if none_searched && a.part.is_none() && r.deferred == 0 {
+                            " before a sample was searched"
+                        } else {
+                            ""
+                        },
+                        p.path.display(),
+                        deferred_words(r.deferred)
                     ));
                 }
                 None => note(format!("stopped by {why}: nothing written, the document given is as it was")),
@@ -481,6 +510,7 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
             .collect();
         let layers = r.layers;
         let untried = r.untried as u64;
+        deferred_total = r.deferred;
         let [total_positions, total_terminal_positions, total_classes] = othello_census::estimate::totals(&layers);
         let number = |field: &str| doc[field].as_f64().unwrap_or(0.0);
         Estimate {
@@ -521,14 +551,20 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
     report(a, &e, command_line)?;
     report_encoding_defects();
     let untried = e.resolved.as_ref().map_or(0, |r| r.untried);
+    let deferred = deferred_total;
     if untried > 0 {
         let stopped_by_signal = super::signals::stop_flag().load(std::sync::atomic::Ordering::Relaxed);
         // stopped: the progress stays for the same command to resume
         note(format!(
-            "stopped ({}) with {untried} samples not searched: the partial document written holds every verdict \
+            "stopped ({}) with {untried} samples not searched{}: the partial document written holds every verdict \
              reached (its untried samples stay undecided, marked so). The same command resumes after what was \
              searched; a resolve of the partial document at the same settings searches only its untried samples",
-            if stopped_by_signal { "a signal" } else { "--time" }
+            if stopped_by_signal { "a signal" } else { "--time" },
+            if deferred > 0 {
+                format!(" at --exact-conflicts ({deferred} of them left by the first round, kept for the second)")
+            } else {
+                String::new()
+            }
         ));
         return Ok(if stopped_by_signal { ExitCode::from(130) } else { ExitCode::SUCCESS });
     }
@@ -536,6 +572,11 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
         p.finish();
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// ", N of them left by a first round for the second" where N > 0.
+fn deferred_words(n: usize) -> String {
+    if n == 0 { String::new() } else { format!(", {n} more left by a first round (--exact-first) for the second") }
 }
 
 /// A resolve's progress kept in its `--out` directory
@@ -547,6 +588,8 @@ struct ResolveKeeper {
     path: std::path::PathBuf,
     _lock: othello_census::formats::atomic::FileLock,
     before: Vec<othello_census::estimate::Decided>,
+    /// What an earlier run's first round left for the second.
+    waiting: Vec<othello_census::estimate::Deferred>,
     /// What is recorded, and whether samples were added since the last
     /// write.
     state: std::sync::Mutex<(othello_census::estimate::ResolveProgress, bool)>,
@@ -595,8 +638,8 @@ impl ResolveKeeper {
                 found = Some(p);
             }
         }
-        let before = found.map_or(Vec::new(), |p| p.done);
-        if before.is_empty() {
+        let (before, waiting) = found.map_or((Vec::new(), Vec::new()), |p| (p.done, p.deferred));
+        if before.is_empty() && waiting.is_empty() {
             // a resolve that starts afresh beside another's progress was
             // most likely meant to resume it (another build's search
             // generation, other settings): said even with -q, as hours of
@@ -622,11 +665,18 @@ impl ResolveKeeper {
                 ));
             }
         }
-        if !before.is_empty() && !quiet {
-            note(format!("resuming from {}: {} of {} samples decided", path.display(), before.len(), listed.len()));
+        if (!before.is_empty() || !waiting.is_empty()) && !quiet {
+            note(format!(
+                "resuming from {}: {} of {} samples decided{}",
+                path.display(),
+                before.len(),
+                listed.len(),
+                deferred_words(waiting.len())
+            ));
         }
-        let progress = othello_census::estimate::ResolveProgress { id, done: before.clone() };
-        Ok(ResolveKeeper { path, _lock: lock, before, state: std::sync::Mutex::new((progress, false)) })
+        let progress =
+            othello_census::estimate::ResolveProgress { id, done: before.clone(), deferred: waiting.clone() };
+        Ok(ResolveKeeper { path, _lock: lock, before, waiting, state: std::sync::Mutex::new((progress, false)) })
     }
 
     /// Takes the samples the progress files `files` of this resolve's
@@ -648,6 +698,7 @@ impl ResolveKeeper {
         let mut held: std::collections::HashMap<(u32, u64), othello_census::estimate::Decided> =
             self.before.iter().map(|d| ((d.discs, d.index), *d)).collect();
         let mut added = 0;
+        let mut waiting = std::mem::take(&mut self.waiting);
         for f in files {
             let p = othello_census::estimate::read_progress_of(f, id, older, listed)
                 .map_err(|e| anyhow::anyhow!("--gather: {e}"))?
@@ -670,10 +721,17 @@ impl ResolveKeeper {
                     }
                 }
             }
+            waiting.extend(p.deferred);
         }
+        // what a part's first round left waits here too, unless another
+        // file decided it
+        let mut seen = std::collections::HashSet::new();
+        waiting.retain(|d| !held.contains_key(&(d.discs, d.index)) && seen.insert((d.discs, d.index)));
+        self.waiting = waiting;
         // kept at once: what was gathered stands even if this run is stopped
         let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
         state.0.done = self.before.clone();
+        state.0.deferred = self.waiting.clone();
         othello_census::estimate::write_progress(&self.path, &state.0)?;
         if !quiet {
             note(format!(
@@ -687,10 +745,18 @@ impl ResolveKeeper {
         Ok(())
     }
 
-    /// Records a sample decided ([`ResolveKeeper::keep_writing`] writes it).
-    fn add(&self, d: othello_census::estimate::Decided) {
+    /// Records a sample searched ([`ResolveKeeper::keep_writing`] writes
+    /// it): decided at the resolve's limits (no longer waiting for a
+    /// second round, if it was), or left by the first round.
+    fn add(&self, searched: othello_census::estimate::Searched) {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        s.0.done.push(d);
+        match searched {
+            othello_census::estimate::Searched::Decided(d) => {
+                s.0.deferred.retain(|w| (w.discs, w.index) != (d.discs, d.index));
+                s.0.done.push(d);
+            }
+            othello_census::estimate::Searched::Deferred(d) => s.0.deferred.push(d),
+        }
         s.1 = true;
     }
 

@@ -66,6 +66,7 @@ fn inspect_progress(a: &InspectArgs) -> anyhow::Result<ExitCode> {
             "kind": "resolve progress",
             "resolve_id": format!("{:016x}", p.id.0),
             "samples_done": p.done.len(),
+            "samples_waiting_for_the_second_round": p.deferred.len(),
             "reachable": total[0],
             "unreachable": total[1],
             "undecided": total[2],
@@ -84,6 +85,12 @@ fn inspect_progress(a: &InspectArgs) -> anyhow::Result<ExitCode> {
         group_digits(total[1]),
         group_digits(total[2])
     )?;
+    if !p.deferred.is_empty() {
+        crate::outln!(
+            "{} more left by a first round (--exact-first) for the second, at the resolve's own limits",
+            group_digits(p.deferred.len() as u64)
+        )?;
+    }
     crate::outln!("discs  reachable  unreachable  undecided")?;
     for (l, r) in &layers {
         crate::outln!("{l:>5}  {:>9}  {:>11}  {:>9}", r[0], r[1], r[2])?;

@@ -59,6 +59,8 @@ pub struct Resolution {
     /// Of the samples given, those not searched because `stop` said so
     /// first (0: the resolve is whole).
     pub untried: usize,
+    /// Of those, the ones a first round left for the second.
+    pub deferred: usize,
 }
 
 /// Why a document's undecided samples cannot be decided again.
@@ -93,6 +95,15 @@ pub fn check_undecided<G: Keyed>(
     Ok(())
 }
 
+/// What [`resolve`] reports as a sample's searches end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Searched {
+    /// Searched at the resolve's limits: its verdict, undecided or not.
+    Decided(Decided),
+    /// Left undecided by the first round, for the second.
+    Deferred(Deferred),
+}
+
 /// The samples a finished estimate left undecided (`undecided`, listed in
 /// its document), decided again by searches of `limits.budget` positions (the
 /// same frontier and census layer, a larger budget): the layers' tallies
@@ -103,67 +114,111 @@ pub fn check_undecided<G: Keyed>(
 /// (not what a run at `budget` finds: its rounds, shared by cost, differ).
 /// Refused when a listed position is not the sample its seed draws.
 ///
+/// With `first` above 0 (and below `limits.exact_conflicts`) the samples
+/// go in two rounds: every one first with the exact encoding limited to
+/// `first` conflicts, then those it left with the resolve's own limits.
+/// Most samples the exact stage decides at all, it decides within a
+/// fraction of its limit, while those it leaves spend the whole limit;
+/// the first round decides the many cheap ones before any sample spends
+/// its whole limit. The verdicts are the ones a single round gives: a
+/// sample decided within `first` conflicts is decided within more (the
+/// solver's search is deterministic, its limit only stops it), and each
+/// verdict is exact.
+///
 /// `before` holds what an earlier, unfinished resolve of the same
-/// document and limits decided ([`ResolveProgress`]): those samples are
-/// taken as they are, not searched again. `decided` is called with each
-/// sample as its searches end (from the searching threads), so that the
-/// caller can keep its progress. Once `stop` says so, no further sample
-/// is started (those under way finish): the samples not searched keep
-/// their verdict (undecided), marked `untried`, so that the estimate made
-/// of what was searched is still exact in every verdict, and a later
-/// resolve can search only those.
+/// document and limits decided, and `waiting` what its first round left
+/// ([`ResolveProgress`]): the former are taken as they are, not searched
+/// again; the latter go straight to the second round. `searched` is
+/// called with each sample as its searches end (from the searching
+/// threads), so that the caller can keep its progress. Once `stop` says
+/// so, no further sample is started (those under way finish): the
+/// samples not searched at the resolve's limits keep their verdict
+/// (undecided), marked `untried`, so that the estimate made of what was
+/// searched is still exact in every verdict, and a later resolve can
+/// search only those.
 #[allow(clippy::too_many_arguments)]
 pub fn resolve<G: Keyed>(
     frontier: &Frontier<G>,
     seed: u64,
     limits: SearchLimits,
+    first: u64,
     threads: usize,
     layers: &[(u32, Tally)],
     undecided: &[UndecidedSample],
     before: &[Decided],
-    decided: &(dyn Fn(Decided) + Sync),
+    waiting: &[Deferred],
+    searched: &(dyn Fn(Searched) + Sync),
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Resolution, ResolveError> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
     check_undecided::<G>(seed, layers, undecided)?;
+    let first = (first > 0 && first < limits.exact_conflicts).then_some(first);
+    let key = |u: &UndecidedSample| (u.discs, u.index);
     let earlier: std::collections::HashMap<(u32, u64), (Tally, bool)> =
         before.iter().map(|d| ((d.discs, d.index), (d.tally, d.terminal))).collect();
+    let slots: Vec<Mutex<Option<(Tally, bool)>>> =
+        undecided.iter().map(|u| Mutex::new(earlier.get(&key(u)).copied())).collect();
+    let left: Mutex<std::collections::HashSet<(u32, u64)>> =
+        Mutex::new(waiting.iter().map(|d| (d.discs, d.index)).collect());
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().expect("thread pool");
-    let searches = Searches::new(frontier, limits.budget)
-        .with_relaxation(limits.relaxation_conflicts)
-        .with_exact(limits.exact_conflicts, limits.exact_solver)
-        .with_beam(limits.beam_width)
-        .with_sweep(limits.sweep_width);
-    // one queue, heaviest samples first: a resolve stopped by its time
-    // has then decided the samples that move the interval most
+    // one queue a round, heaviest samples first: a resolve stopped by its
+    // time has then decided the samples that move the interval most
     let order = search_order(G::N, layers, undecided);
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let slots: Vec<std::sync::Mutex<Option<(Tally, bool)>>> =
-        undecided.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    pool.scope(|scope| {
-        for _ in 0..threads.max(1) {
-            scope.spawn(|_| {
-                let mut search = searches.take();
-                loop {
-                    let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(&i) = order.get(at) else { break };
-                    let u = &undecided[i];
-                    let found = match earlier.get(&(u.discs, u.index)) {
-                        Some(&found) => found,
-                        None if stop() => continue,
-                        None => {
-                            let terminal = sample_position::<G>(seed, u.discs, u.index).status() == Status::Terminal;
-                            // an undecided sample was searched, so deciding
-                            // it again needs no focus
-                            let tally = one_sample(&mut search, seed, u.discs, u.index, Focus::All);
-                            decided(Decided { discs: u.discs, index: u.index, tally, terminal });
-                            (tally, terminal)
+    let round = |queue: &[usize], conflicts: u64| {
+        let searches = Searches::new(frontier, limits.budget)
+            .with_relaxation(limits.relaxation_conflicts)
+            .with_exact(conflicts, limits.exact_solver)
+            .with_beam(limits.beam_width)
+            .with_sweep(limits.sweep_width);
+        let last = conflicts == limits.exact_conflicts;
+        let next = AtomicUsize::new(0);
+        pool.scope(|scope| {
+            for _ in 0..threads.max(1) {
+                scope.spawn(|_| {
+                    let mut search = searches.take();
+                    while let Some(&i) = queue.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        if stop() {
+                            break;
                         }
-                    };
-                    *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(found);
-                }
-            });
+                        let u = &undecided[i];
+                        let terminal = sample_position::<G>(seed, u.discs, u.index).status() == Status::Terminal;
+                        // an undecided sample was searched, so deciding it
+                        // again needs no focus
+                        let tally = one_sample(&mut search, seed, u.discs, u.index, Focus::All);
+                        if !last && tally.undecided > 0 {
+                            searched(Searched::Deferred(Deferred {
+                                discs: u.discs,
+                                index: u.index,
+                                exact_conflicts: conflicts,
+                            }));
+                            left.lock().unwrap_or_else(|e| e.into_inner()).insert(key(u));
+                        } else {
+                            searched(Searched::Decided(Decided { discs: u.discs, index: u.index, tally, terminal }));
+                            *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some((tally, terminal));
+                        }
+                    }
+                });
+            }
+        });
+    };
+    let open = |i: &&usize| slots[**i].lock().unwrap_or_else(|e| e.into_inner()).is_none();
+    match first {
+        Some(first) => {
+            let waits = left.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            let queue: Vec<usize> =
+                order.iter().filter(open).filter(|&&i| !waits.contains(&key(&undecided[i]))).copied().collect();
+            round(&queue, first);
+            let waits = left.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            let queue: Vec<usize> =
+                order.iter().filter(open).filter(|&&i| waits.contains(&key(&undecided[i]))).copied().collect();
+            round(&queue, limits.exact_conflicts);
         }
-    });
+        None => {
+            let queue: Vec<usize> = order.iter().filter(open).copied().collect();
+            round(&queue, limits.exact_conflicts);
+        }
+    }
     let again: Vec<Option<(Tally, bool)>> =
         slots.into_iter().map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner())).collect();
     let mut out = Vec::new();
@@ -196,7 +251,9 @@ pub fn resolve<G: Keyed>(
         })
         .collect();
     let untried = again.iter().filter(|a| a.is_none()).count();
-    Ok(Resolution { layers: out, still, untried })
+    let left = left.into_inner().unwrap_or_else(|e| e.into_inner());
+    let deferred = undecided.iter().zip(&again).filter(|(u, a)| a.is_none() && left.contains(&key(u))).count();
+    Ok(Resolution { layers: out, still, untried, deferred })
 }
 
 /// The order in which [`resolve`] searches `undecided` (indices into it):

@@ -25,9 +25,13 @@ use xxhash_rust::xxh3::Xxh3;
 use super::{SearchLimits, Tally, UndecidedSample};
 use crate::formats::framed::{FileKind, FrameError, MAGIC_RESOLVE, read_head_file, write_head_file};
 
-/// The kind of file: magic `OTHRSLV\0`, version 1.
+/// The kind of file: magic `OTHRSLV\0`, version 2 (version 1, without
+/// the deferred samples, is still read).
 pub const RESOLVE_PROGRESS_KIND: FileKind =
-    FileKind { magic: MAGIC_RESOLVE, version: 1, name: "resolve progress file" };
+    FileKind { magic: MAGIC_RESOLVE, version: 2, name: "resolve progress file" };
+
+/// Version 1 of the file (before 2026-11-29): no deferred samples.
+const RESOLVE_PROGRESS_KIND_1: FileKind = FileKind { version: 1, ..RESOLVE_PROGRESS_KIND };
 
 /// The identity of a resolve: the xxh3-64 of its source document's bytes,
 /// the search generation of this build, and every limit of
@@ -106,6 +110,18 @@ pub struct Decided {
     pub terminal: bool,
 }
 
+/// One sample a resolve's first round (`--exact-first`) left undecided:
+/// its exact encoding ran out at `exact_conflicts`, fewer than the
+/// resolve's, so it waits for the second round, at the resolve's own
+/// limits. Not a verdict at the resolve's settings: until that round
+/// searches it, a document counts it untried.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Deferred {
+    pub discs: u32,
+    pub index: u64,
+    pub exact_conflicts: u64,
+}
+
 /// The progress file's content.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ResolveProgress {
@@ -113,6 +129,9 @@ pub struct ResolveProgress {
     pub id: ResolveId,
     /// The samples decided so far, in the order they finished.
     pub done: Vec<Decided>,
+    /// The samples a first round left for the second (none of them in
+    /// `done`), in the order they finished.
+    pub deferred: Vec<Deferred>,
 }
 
 /// The counters of a tally in a progress file.
@@ -169,6 +188,24 @@ fn tally_of(w: [u64; TALLY_WORDS]) -> Tally {
     }
 }
 
+/// The ID and the decided samples: all of version 1's `HEAD`, the start
+/// of version 2's.
+fn decode_done<D: Decoder>(d: &mut D) -> Result<(ResolveId, Vec<Decided>), DecodeError> {
+    let id = ResolveId(u64::decode(d)?);
+    let len = u64::decode(d)?;
+    let mut done = Vec::new();
+    for _ in 0..len {
+        let (discs, index, terminal) = <(u32, u64, u8)>::decode(d)?;
+        if terminal > 1 {
+            return Err(DecodeError::Other("a terminal flag other than 0 or 1"));
+        }
+        let words = <[u64; TALLY_WORDS]>::decode(d)?;
+        let tally = tally_of(words);
+        done.push(Decided { discs, index, tally, terminal: terminal == 1 });
+    }
+    Ok((id, done))
+}
+
 impl Encode for ResolveProgress {
     fn encode<E: Encoder>(&self, e: &mut E) -> Result<(), EncodeError> {
         self.id.0.encode(e)?;
@@ -177,28 +214,37 @@ impl Encode for ResolveProgress {
             (d.discs, d.index, u8::from(d.terminal)).encode(e)?;
             tally_words(&d.tally).encode(e)?;
         }
+        (self.deferred.len() as u64).encode(e)?;
+        for d in &self.deferred {
+            (d.discs, d.index, d.exact_conflicts).encode(e)?;
+        }
         Ok(())
     }
 }
 
 impl<C> Decode<C> for ResolveProgress {
     fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
-        let id = ResolveId(u64::decode(d)?);
+        let (id, done) = decode_done(d)?;
         let len = u64::decode(d)?;
-        let mut done = Vec::new();
+        let mut deferred = Vec::new();
         for _ in 0..len {
-            let (discs, index, terminal) = <(u32, u64, u8)>::decode(d)?;
-            if terminal > 1 {
-                return Err(DecodeError::Other("a terminal flag other than 0 or 1"));
-            }
-            let words = <[u64; TALLY_WORDS]>::decode(d)?;
-            let tally = tally_of(words);
-            done.push(Decided { discs, index, tally, terminal: terminal == 1 });
+            let (discs, index, exact_conflicts) = <(u32, u64, u64)>::decode(d)?;
+            deferred.push(Deferred { discs, index, exact_conflicts });
         }
-        Ok(ResolveProgress { id, done })
+        Ok(ResolveProgress { id, done, deferred })
     }
 }
 bincode::impl_borrow_decode!(ResolveProgress);
+
+/// Version 1's content: [`ResolveProgress`] without deferred samples.
+struct ProgressV1(ResolveProgress);
+
+impl<C> Decode<C> for ProgressV1 {
+    fn decode<D: Decoder<Context = C>>(d: &mut D) -> Result<Self, DecodeError> {
+        let (id, done) = decode_done(d)?;
+        Ok(ProgressV1(ResolveProgress { id, done, deferred: Vec::new() }))
+    }
+}
 
 /// Writes `p` atomically (temporary file, fsync, rename, fsync of the
 /// directory).
@@ -208,9 +254,15 @@ pub fn write_progress(path: &Path, p: &ResolveProgress) -> Result<(), FrameError
 
 /// Reads a progress file and checks its frame and checksum only (which
 /// resolve it belongs to is [`read_progress`]'s check): what `inspect`
-/// shows of a resolve under way.
+/// shows of a resolve under way. A version-1 file (written before the
+/// first rounds) reads as one without deferred samples.
 pub fn read_progress_file(path: &Path) -> Result<ResolveProgress, FrameError> {
-    read_head_file(path, RESOLVE_PROGRESS_KIND, 1 << 30)
+    match read_head_file(path, RESOLVE_PROGRESS_KIND, 1 << 30) {
+        Err(FrameError::Version { found: 1, .. }) => {
+            read_head_file::<ProgressV1>(path, RESOLVE_PROGRESS_KIND_1, 1 << 30).map(|p| p.0)
+        }
+        r => r,
+    }
 }
 
 /// Reads and checks the progress file of resolve `id` at `path` against
@@ -268,6 +320,18 @@ pub fn read_progress_of(
                 "sample {} of layer {} has a tally of more than one sample",
                 d.index, d.discs
             )));
+        }
+    }
+    // a deferred sample waits for its second round: never one decided
+    for d in &p.deferred {
+        if !listed.contains(&(d.discs, d.index)) {
+            return Err(corrupt(format!(
+                "deferred sample {} of layer {} is not an undecided sample of the document",
+                d.index, d.discs
+            )));
+        }
+        if !seen.insert((d.discs, d.index)) {
+            return Err(corrupt(format!("sample {} of layer {} is listed twice", d.index, d.discs)));
         }
     }
     Ok(Some(p))
@@ -338,6 +402,7 @@ mod tests {
                 Decided { discs: 61, index: 2, tally: one(true), terminal: true },
                 Decided { discs: 50, index: 3, tally: one(false), terminal: false },
             ],
+            deferred: vec![Deferred { discs: 50, index: 9, exact_conflicts: 300_000 }],
         };
         write_progress(&path, &p).unwrap();
         assert_eq!(read_progress(&path, id, &listed).unwrap(), Some(p.clone()));
@@ -346,9 +411,34 @@ mod tests {
         assert!(read_progress(&path, other, &listed).unwrap_err().to_string().contains("belongs to resolve"));
         assert!(read_progress(&path, id, &listed[..2]).unwrap_err().to_string().contains("not an undecided sample"));
         // a sample twice
-        let twice = ResolveProgress { id, done: vec![p.done[0], p.done[0]] };
+        let twice = ResolveProgress { id, done: vec![p.done[0], p.done[0]], deferred: Vec::new() };
         write_progress(&path, &twice).unwrap();
         assert!(read_progress(&path, id, &listed).unwrap_err().to_string().contains("twice"));
+        // a sample both decided and waiting for a second round, or a
+        // deferred one not listed
+        let both =
+            ResolveProgress { deferred: vec![Deferred { discs: 61, index: 2, exact_conflicts: 1 }], ..p.clone() };
+        write_progress(&path, &both).unwrap();
+        assert!(read_progress(&path, id, &listed).unwrap_err().to_string().contains("twice"));
+        let stranger =
+            ResolveProgress { deferred: vec![Deferred { discs: 49, index: 9, exact_conflicts: 1 }], ..p.clone() };
+        write_progress(&path, &stranger).unwrap();
+        assert!(read_progress(&path, id, &listed).unwrap_err().to_string().contains("not an undecided sample"));
+        // version 1 (before the first rounds): read as a file without
+        // deferred samples; its HEAD is version 2's without the deferred
+        // list's length (0 here) at the end
+        struct Raw(Vec<u8>);
+        impl Encode for Raw {
+            fn encode<E: Encoder>(&self, e: &mut E) -> Result<(), EncodeError> {
+                bincode::enc::write::Writer::write(e.writer(), &self.0)
+            }
+        }
+        let v1 = ResolveProgress { deferred: Vec::new(), ..p.clone() };
+        let bytes = crate::formats::framed::encode(&v1);
+        assert_eq!(bytes[bytes.len() - 8..], [0; 8]);
+        write_head_file(&path, &RESOLVE_PROGRESS_KIND_1, &Raw(bytes[..bytes.len() - 8].to_vec())).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap()[8..12], 1u32.to_le_bytes());
+        assert_eq!(read_progress(&path, id, &listed).unwrap(), Some(v1));
         // damage: a flipped byte is a checksum mismatch, a cut file is truncated
         write_progress(&path, &p).unwrap();
         let bytes = std::fs::read(&path).unwrap();
