@@ -429,11 +429,22 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
             match &progress {
                 Some(p) if !by_signal && a.time.is_some_and(|t| t.is_zero()) => {
                     p.flush()?;
+                    let held = if r.deferred > 0 {
+                        format!(
+                            "{} holds {} left by a first round for the second, none decided",
+                            p.path.display(),
+                            r.deferred
+                        )
+                    } else {
+                        format!(
+                            "{} holds none of its samples{}",
+                            p.path.display(),
+                            if a.gather.is_empty() { ", and no --gather was given" } else { ", nor do the files gathered" }
+                        )
+                    };
                     note(format!(
-                        "--time 0: nothing decided is kept for this resolve ({} holds none of its samples{}): no \
-                         document written, the document given is as it was",
-                        p.path.display(),
-                        if a.gather.is_empty() { ", and no --gather was given" } else { ", nor do the files gathered" }
+                        "--time 0: nothing decided is kept for this resolve ({held}): no document written, the \
+                         document given is as it was"
                     ));
                 }
                 Some(p) => {
@@ -1143,4 +1154,55 @@ pub fn reachable(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
         // a verdict is a success; undecided is not an answer
         Ok(if verdict == Verdict::Undecided { ExitCode::from(3) } else { ExitCode::SUCCESS })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use othello_census::estimate::{
+        Decided, Deferred, ResolveId, ResolveProgress, Searched, Tally, UndecidedSample, read_progress, write_progress,
+    };
+
+    fn listed() -> Vec<UndecidedSample> {
+        (0..4).map(|index| UndecidedSample { discs: 50, index, position: String::new(), untried: false }).collect()
+    }
+
+    fn decided(index: u64) -> Decided {
+        let tally = Tally { samples: 1, joined: 1, unreachable: 1, ..Tally::default() };
+        Decided { discs: 50, index, tally, terminal: false }
+    }
+
+    fn waiting(index: u64) -> Deferred {
+        Deferred { discs: 50, index, exact_conflicts: 300_000 }
+    }
+
+    /// A sample the first round left and the second decided is kept as
+    /// decided and no longer as waiting (a file with it both ways is
+    /// refused when read, which would strand the resolve); so is one a
+    /// gathered part decided while another part left it waiting.
+    #[test]
+    fn a_sample_decided_in_the_second_round_no_longer_waits() {
+        let dir = tempfile::tempdir().unwrap();
+        let (id, listed) = (ResolveId(0x5eed), listed());
+        let keeper = ResolveKeeper::open(dir.path(), id, None, &listed, true).unwrap();
+        keeper.add(Searched::Deferred(waiting(1)));
+        keeper.add(Searched::Deferred(waiting(2)));
+        keeper.add(Searched::Decided(decided(1)));
+        keeper.flush().unwrap();
+        let p = read_progress(&id.path_in(dir.path()), id, &listed).unwrap().unwrap();
+        assert_eq!((p.done, p.deferred), (vec![decided(1)], vec![waiting(2)]));
+        drop(keeper);
+        // reopened, then two parts gathered: one decided sample 2, the
+        // other left 3 and 2 waiting
+        let mut keeper = ResolveKeeper::open(dir.path(), id, None, &listed, true).unwrap();
+        assert_eq!((keeper.before.clone(), keeper.waiting.clone()), (vec![decided(1)], vec![waiting(2)]));
+        let parts = [dir.path().join("part-1"), dir.path().join("part-2")];
+        write_progress(&parts[0], &ResolveProgress { id, done: vec![decided(2)], deferred: Vec::new() }).unwrap();
+        write_progress(&parts[1], &ResolveProgress { id, done: Vec::new(), deferred: vec![waiting(3), waiting(2)] })
+            .unwrap();
+        keeper.gather(&parts, id, None, &listed, true).unwrap();
+        assert_eq!((keeper.before.clone(), keeper.waiting.clone()), (vec![decided(1), decided(2)], vec![waiting(3)]));
+        let p = read_progress(&id.path_in(dir.path()), id, &listed).unwrap().unwrap();
+        assert_eq!((p.done, p.deferred), (vec![decided(1), decided(2)], vec![waiting(3)]));
+    }
 }
