@@ -1278,6 +1278,16 @@ fn resolve_decides_the_undecided_samples_again() {
     );
 }
 
+/// Sample `index` of 4x4 layer `discs`, seed `seed`, as a resolve's
+/// progress file records it when its searches left it undecided.
+fn left_undecided_4x4(seed: u64, discs: u32, index: u64) -> othello_census::estimate::Decided {
+    use othello_census::estimate::Tally;
+    let terminal = sample_position::<B4>(seed, discs, index).status() == othello_census::board::Status::Terminal;
+    let tally =
+        Tally { samples: 1, joined: 1, undecided: 1, undecided_terminal: u64::from(terminal), ..Tally::default() };
+    othello_census::estimate::Decided { discs, index, tally, terminal }
+}
+
 /// A resolve keeps what it has decided in its `--out` directory
 /// (`resolve-<ID>.progress`) and a rerun takes it as it is: here a
 /// progress file written by hand says one sample stayed undecided, which
@@ -1287,7 +1297,7 @@ fn resolve_decides_the_undecided_samples_again() {
 /// file left as it was; a finished resolve leaves no progress file.
 #[test]
 fn a_resolve_resumes_from_its_progress_file() {
-    use othello_census::estimate::{Decided, ResolveId, ResolveProgress, SearchLimits, Tally, write_progress};
+    use othello_census::estimate::{ResolveId, ResolveProgress, SearchLimits, write_progress};
     let dir = tempfile::tempdir().unwrap();
     let settings = [
         "--budget",
@@ -1332,10 +1342,7 @@ fn a_resolve_resumes_from_its_progress_file() {
     let p_dir = dir.path().join("p");
     std::fs::create_dir(&p_dir).unwrap();
     let (discs, index) = (listed[0]["discs"].as_u64().unwrap() as u32, listed[0]["index"].as_u64().unwrap());
-    let terminal = sample_position::<B4>(4, discs, index).status() == othello_census::board::Status::Terminal;
-    let tally =
-        Tally { samples: 1, joined: 1, undecided: 1, undecided_terminal: u64::from(terminal), ..Tally::default() };
-    let progress = ResolveProgress { id, done: vec![Decided { discs, index, tally, terminal }], deferred: Vec::new() };
+    let progress = ResolveProgress { id, done: vec![left_undecided_4x4(4, discs, index)], deferred: Vec::new() };
     write_progress(&id.path_in(&p_dir), &progress).unwrap();
     // `inspect` reads it while the resolve could be running
     let out = std::process::Command::new(common::bin())
@@ -1390,9 +1397,7 @@ fn a_resolve_resumes_from_its_progress_file() {
 /// --exact-conflicts, giving the document a plain resolve gives.
 #[test]
 fn a_resolve_with_a_first_round_keeps_what_the_round_left() {
-    use othello_census::estimate::{
-        Decided, Deferred, ResolveId, ResolveProgress, SearchLimits, Tally, write_progress,
-    };
+    use othello_census::estimate::{Deferred, ResolveId, ResolveProgress, SearchLimits, write_progress};
     let dir = tempfile::tempdir().unwrap();
     let small = estimate_4x4(
         &[
@@ -1459,13 +1464,10 @@ fn a_resolve_with_a_first_round_keeps_what_the_round_left() {
     let id = ResolveId::of(&std::fs::read(&first).unwrap(), SEARCH_GENERATION, &limits, 0);
     let p_dir = dir.path().join("p");
     std::fs::create_dir(&p_dir).unwrap();
-    let (discs, index) = (key(taken).0 as u32, key(taken).1);
-    let terminal = sample_position::<B4>(4, discs, index).status() == othello_census::board::Status::Terminal;
-    let tally =
-        Tally { samples: 1, joined: 1, undecided: 1, undecided_terminal: u64::from(terminal), ..Tally::default() };
     let deferred =
         waiting.iter().map(|u| Deferred { discs: key(u).0 as u32, index: key(u).1, exact_conflicts: 100 }).collect();
-    let progress = ResolveProgress { id, done: vec![Decided { discs, index, tally, terminal }], deferred };
+    let done = vec![left_undecided_4x4(4, key(taken).0 as u32, key(taken).1)];
+    let progress = ResolveProgress { id, done, deferred };
     write_progress(&id.path_in(&p_dir), &progress).unwrap();
     let out = Command::new(common::bin()).args(["inspect", id.path_in(&p_dir).to_str().unwrap()]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);

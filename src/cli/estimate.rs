@@ -562,7 +562,6 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
     report(a, &e, command_line)?;
     report_encoding_defects();
     let untried = e.resolved.as_ref().map_or(0, |r| r.untried);
-    let deferred = deferred_total;
     if untried > 0 {
         let stopped_by_signal = super::signals::stop_flag().load(std::sync::atomic::Ordering::Relaxed);
         // stopped: the progress stays for the same command to resume
@@ -571,8 +570,8 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
              reached (its untried samples stay undecided, marked so). The same command resumes after what was \
              searched; a resolve of the partial document at the same settings searches only its untried samples",
             if stopped_by_signal { "a signal" } else { "--time" },
-            if deferred > 0 {
-                format!(" at --exact-conflicts ({deferred} of them left by the first round, kept for the second)")
+            if deferred_total > 0 {
+                format!(" at --exact-conflicts ({deferred_total} of them left by the first round, kept for the second)")
             } else {
                 String::new()
             }

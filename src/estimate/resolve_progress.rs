@@ -304,16 +304,19 @@ pub fn read_progress_of(
     p.id = id;
     let listed: std::collections::HashSet<(u32, u64)> = listed.iter().map(|u| (u.discs, u.index)).collect();
     let mut seen = std::collections::HashSet::new();
+    // each sample listed by the document, and once in the file, whether
+    // decided or waiting for a second round (`what` names it)
+    let mut once = |discs: u32, index: u64, what: &str| {
+        if !listed.contains(&(discs, index)) {
+            return Err(corrupt(format!("{what} {index} of layer {discs} is not an undecided sample of the document")));
+        }
+        if !seen.insert((discs, index)) {
+            return Err(corrupt(format!("sample {index} of layer {discs} is listed twice")));
+        }
+        Ok(())
+    };
     for d in &p.done {
-        if !listed.contains(&(d.discs, d.index)) {
-            return Err(corrupt(format!(
-                "sample {} of layer {} is not an undecided sample of the document",
-                d.index, d.discs
-            )));
-        }
-        if !seen.insert((d.discs, d.index)) {
-            return Err(corrupt(format!("sample {} of layer {} is listed twice", d.index, d.discs)));
-        }
+        once(d.discs, d.index, "sample")?;
         let t = &d.tally;
         if t.samples != 1 || t.reachable + t.unreachable + t.undecided != 1 {
             return Err(corrupt(format!(
@@ -324,15 +327,7 @@ pub fn read_progress_of(
     }
     // a deferred sample waits for its second round: never one decided
     for d in &p.deferred {
-        if !listed.contains(&(d.discs, d.index)) {
-            return Err(corrupt(format!(
-                "deferred sample {} of layer {} is not an undecided sample of the document",
-                d.index, d.discs
-            )));
-        }
-        if !seen.insert((d.discs, d.index)) {
-            return Err(corrupt(format!("sample {} of layer {} is listed twice", d.index, d.discs)));
-        }
+        once(d.discs, d.index, "deferred sample")?;
     }
     Ok(Some(p))
 }
