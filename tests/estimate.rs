@@ -1068,6 +1068,12 @@ fn a_resolve_stopped_by_its_time_writes_a_partial_document_that_goes_on() {
     };
     let p = partial_file.to_str().unwrap();
     let finished = goes_on(p, &dir.path().join("finished"));
+    // its chain of commands: the run's, then the stopped resolve's
+    let partial: serde_json::Value = serde_json::from_slice(&std::fs::read(&partial_file).unwrap()).unwrap();
+    assert_eq!(partial["resolved"]["from_commands"].as_array().map(Vec::len), Some(1));
+    let chain = [partial["resolved"]["from_commands"][0].clone(), partial["command"].clone()];
+    assert_eq!(finished["resolved"]["from_commands"], serde_json::json!(chain));
+    assert_eq!(finished["resolved"]["from_id"], partial_file.file_stem().unwrap().to_str().unwrap());
     assert_eq!(finished["resolved"]["retried"].as_u64(), Some(untried));
     assert_eq!(finished["resolved"]["untried"].as_u64(), Some(0));
     // or the same command goes on from its progress file (which holds
@@ -1126,6 +1132,10 @@ fn resolve_decides_the_undecided_samples_again() {
     assert_eq!(resolved["totals"]["positions"], direct["totals"]["positions"]);
     assert_eq!(resolved["budget"], 1_000_000);
     assert_eq!(resolved["resolved"]["from_budget"], 3);
+    // what it resolved, by name and by the command that made it
+    let stem = first.file_stem().unwrap().to_str().unwrap().to_string();
+    assert_eq!(resolved["resolved"]["from_id"], stem.as_str());
+    assert_eq!(resolved["resolved"]["from_commands"], serde_json::json!([small["command"]]));
     assert_eq!(resolved["resolved"]["retried"], undecided);
     assert_eq!(resolved["resolved"]["decided"], undecided);
     assert_eq!(resolved["undecided_samples"], serde_json::json!([]));
@@ -1142,6 +1152,9 @@ fn resolve_decides_the_undecided_samples_again() {
     let csv = std::fs::read_to_string(cat.join("4x4-estimate.csv")).unwrap();
     let row: Vec<&str> = csv.lines().find(|l| l.starts_with("11,")).unwrap().split(',').collect();
     assert_eq!((row[2], row[5], *row.last().unwrap()), ("3000", "0", "resolved"), "{csv}");
+    // the catalogue's list of runs names the document a resolve resolved
+    let readme = std::fs::read_to_string(cat.join("README.md")).unwrap();
+    assert!(readme.contains(&format!("--resolve {stem}.json --budget 1000000")), "{readme}");
     // refusals, one line each
     let f = first.to_str().unwrap();
     common::fails_with(

@@ -152,6 +152,13 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
 
 /// `estimate --resolve FILE`: the undecided samples of a finished
 /// estimate decided again at a larger budget, reported as a new estimate.
+/// The commands that made `doc`, first to last: those its own resolve
+/// record lists (documents from 2026-11-29 on), then its command.
+fn commands_before(doc: &serde_json::Value) -> Vec<String> {
+    let earlier = doc["resolved"]["from_commands"].as_array().map_or(&[][..], |v| v.as_slice());
+    earlier.iter().chain(std::iter::once(&doc["command"])).filter_map(|c| c.as_str().map(str::to_string)).collect()
+}
+
 fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> anyhow::Result<ExitCode> {
     use othello_census::search::reachable::SEARCH_GENERATION;
     let what = format!("--resolve {}", file.display());
@@ -556,6 +563,8 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
                 decided,
                 untried,
                 seconds,
+                from_id: file.file_stem().map(|s| s.to_string_lossy().into_owned()),
+                from_commands: commands_before(&doc),
             }),
         }
     });

@@ -27,6 +27,14 @@ pub struct Resolved {
     pub untried: u64,
     /// Seconds the searches again took (in `elapsed_seconds` too).
     pub seconds: f64,
+    /// The document resolved: its name without `.json` (the catalogue's
+    /// ID where it holds it; absent before 2026-11-29).
+    pub from_id: Option<String>,
+    /// The commands that made that document, first to last: the run's,
+    /// then each resolve's before this one (this one is the document's
+    /// `command`). Only the last where that document predates this field
+    /// (2026-11-29); empty where it records none.
+    pub from_commands: Vec<String>,
 }
 
 /// The limits of one sample's searches.

@@ -136,7 +136,7 @@ impl Catalog {
                 e["id"].as_str().unwrap_or("?"),
                 ls.first().map_or(json!(null), |l| l["discs"].clone()),
                 ls.last().map_or(json!(null), |l| l["discs"].clone()),
-                portable_command(e["command"].as_str().unwrap_or("?")).replace('|', "\\|"),
+                resolve_command(e).replace('|', "\\|"),
                 e["version"].as_str().unwrap_or("?"),
                 e["commit"].as_str().unwrap_or(NOT_RECORDED),
                 machine_cell(&e["machine"], false),
@@ -234,6 +234,18 @@ pub(super) const PATH_FLAGS: [(&str, &str); 6] = [
 /// directory ([`PATH_FLAGS`], also as `--flag=value`) and the run that
 /// `resume` continues become placeholders (`--work-dir WORKDIR`). Words
 /// quoted for the shell (a position) are kept whole.
+/// An estimate's command as [`portable_command`] writes it, a resolve's
+/// naming the document it resolved (`resolved.from_id`, where recorded)
+/// in place of the placeholder, so that a resolved figure's chain of runs
+/// can be followed through the catalogue.
+fn resolve_command(e: &Value) -> String {
+    let command = portable_command(e["command"].as_str().unwrap_or("?"));
+    match e["resolved"]["from_id"].as_str() {
+        Some(id) => command.replacen("--resolve ESTIMATE.json", &format!("--resolve {id}.json"), 1),
+        None => command,
+    }
+}
+
 pub fn portable_command(command: &str) -> String {
     let mut words = shell_split(command);
     if words.is_empty() {
