@@ -150,8 +150,6 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `estimate --resolve FILE`: the undecided samples of a finished
-/// estimate decided again at a larger budget, reported as a new estimate.
 /// The commands that made `doc`, first to last: those its own resolve
 /// record lists (documents from 2026-11-29 on), then its command.
 fn commands_before(doc: &serde_json::Value) -> Vec<String> {
@@ -159,6 +157,8 @@ fn commands_before(doc: &serde_json::Value) -> Vec<String> {
     earlier.iter().chain(std::iter::once(&doc["command"])).filter_map(|c| c.as_str().map(str::to_string)).collect()
 }
 
+/// `estimate --resolve FILE`: the undecided samples of a finished
+/// estimate decided again at a larger budget, reported as a new estimate.
 fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> anyhow::Result<ExitCode> {
     use othello_census::search::reachable::SEARCH_GENERATION;
     let what = format!("--resolve {}", file.display());

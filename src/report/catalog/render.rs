@@ -228,12 +228,6 @@ pub(super) const PATH_FLAGS: [(&str, &str); 6] = [
     ("--checkpoint", "CHECKPOINT"),
 ];
 
-/// A recorded command as a reader can type it: the program (a local
-/// binary such as `/work/runs/oc-cat` or `./oc-s4`) becomes
-/// `othello-census`, and the value of every flag naming a local file or
-/// directory ([`PATH_FLAGS`], also as `--flag=value`) and the run that
-/// `resume` continues become placeholders (`--work-dir WORKDIR`). Words
-/// quoted for the shell (a position) are kept whole.
 /// An estimate's command as [`portable_command`] writes it, a resolve's
 /// naming the document it resolved (`resolved.from_id`, where recorded)
 /// in place of the placeholder, so that a resolved figure's chain of runs
@@ -241,11 +235,21 @@ pub(super) const PATH_FLAGS: [(&str, &str); 6] = [
 fn resolve_command(e: &Value) -> String {
     let command = portable_command(e["command"].as_str().unwrap_or("?"));
     match e["resolved"]["from_id"].as_str() {
-        Some(id) => command.replacen("--resolve ESTIMATE.json", &format!("--resolve {id}.json"), 1),
+        Some(id) => {
+            let placeholder =
+                PATH_FLAGS.iter().find(|(f, _)| *f == "--resolve").map(|(_, p)| p).expect("--resolve is a path flag");
+            command.replacen(&format!("--resolve {placeholder}"), &format!("--resolve {id}.json"), 1)
+        }
         None => command,
     }
 }
 
+/// A recorded command as a reader can type it: the program (a local
+/// binary such as `/work/runs/oc-cat` or `./oc-s4`) becomes
+/// `othello-census`, and the value of every flag naming a local file or
+/// directory ([`PATH_FLAGS`], also as `--flag=value`) and the run that
+/// `resume` continues become placeholders (`--work-dir WORKDIR`). Words
+/// quoted for the shell (a position) are kept whole.
 pub fn portable_command(command: &str) -> String {
     let mut words = shell_split(command);
     if words.is_empty() {
