@@ -896,6 +896,8 @@ fn a_resolve_in_parts_gathers_to_the_whole_resolves_document() {
         let said: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         assert_eq!((said["part"].as_u64(), said["parts"].as_u64()), (Some(k), Some(3)), "{said}");
         assert_eq!(said["samples_listed"].as_u64(), Some(undecided), "{said}");
+        // a whole document's resolve at a stronger search tries every listed sample
+        assert_eq!(said["samples_to_search"].as_u64(), Some(undecided), "{said}");
         let names: Vec<String> =
             std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         assert!(names.iter().all(|n| !n.starts_with("estimate-")), "a part writes no document: {names:?}");
@@ -1079,6 +1081,24 @@ fn a_resolve_stopped_by_its_time_writes_a_partial_document_that_goes_on() {
     // or the same command goes on from its progress file (which holds
     // what the partial document decided)
     goes_on(f, &partial_dir);
+    // a part of the partial document at its own settings shares out its
+    // untried samples only, and says so (here every sample it searched
+    // was decided, so all it lists are untried; 4x4 offers no budget
+    // above the run's that leaves searched samples undecided)
+    let o = Command::new(common::bin())
+        .args(["estimate", "--json", "--resolve", p, "--budget", "1000000", "--part", "2/2", "--out"])
+        .arg(dir.path().join("half"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    let said: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(said["samples_listed"].as_u64(), Some(list.len() as u64), "{said}");
+    assert_eq!(said["samples_to_search"].as_u64(), Some(untried), "{said}");
+    assert_eq!(said["samples_of_this_part"].as_u64(), Some(untried / 2), "{said}");
+    let also = if untried < list.len() as u64 { format!(", of {} listed", list.len()) } else { String::new() };
+    let words = format!("part 2 of 2: {} of the {untried} to search{also})", untried / 2);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(&words), "{words}: {err}");
     // refusals: other settings than its own, nothing untried, --time
     // without --out
     common::fails_with(dir.path(), &["estimate", "--resolve", p, "--budget", "999999"], "untried samples");

@@ -364,7 +364,12 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
                 "deciding again {} undecided samples of seed {}{} at a budget of {} positions{}{}",
                 mine.iter().filter(|u| !taken.contains(&(u.discs, u.index))).count(),
                 checked.seed,
-                a.part.map_or(String::new(), |(k, n)| format!(" (part {k} of {n}: {} of the {} listed)", mine.len(), listed.len())),
+                a.part.map_or(String::new(), |(k, n)| format!(
+                    " (part {k} of {n}: {} of the {} to search{})",
+                    mine.len(),
+                    to_try.len(),
+                    if to_try.len() < listed.len() { format!(", of {} listed", listed.len()) } else { String::new() }
+                )),
                 a.budget,
                 match a.exact_first {
                     Some(first) => format!(
@@ -497,6 +502,7 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
                     "parts": n,
                     "resolve_id": format!("{:016x}", id.0),
                     "samples_listed": listed.len(),
+                    "samples_to_search": to_try.len(),
                     "samples_of_this_part": mine.len(),
                     "samples_kept": kept,
                     "progress_file": p.path.display().to_string(),
@@ -505,11 +511,11 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
                 crate::outln!("{}", serde_json::to_string_pretty(&doc)?)?;
             }
             note(format!(
-                "part {k} of {n} done: its share, {} of the {} samples listed, searched again; {kept} in all kept \
-                 in {} and in {}. No document is written: copy the parts' .part-K-of-N.progress files to one \
+                "part {k} of {n} done: its share, {} of the {} samples to search, searched again; {kept} in all \
+                 kept in {} and in {}. No document is written: copy the parts' .part-K-of-N.progress files to one \
                  machine and run this resolve there without --part, with --gather FILE...",
                 mine.len(),
-                listed.len(),
+                to_try.len(),
                 p.path.display(),
                 copy.display()
             ));
