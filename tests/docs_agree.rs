@@ -74,29 +74,39 @@ fn readme_row_gives_the_catalogues_whole_board(n: u32) {
     }
 }
 
+/// The terminal positions the catalogue's whole-board line gives for an
+/// `n x n` board (point, low, high), each in the terminal positions cell
+/// of README's row to three significant digits.
+fn readme_terminal_cell_gives_the_catalogues(n: u32) {
+    let results = read("results/README.md");
+    let head = format!("**The whole {n}x{n} board**");
+    let line = results.lines().find(|l| l.starts_with(&head)).expect("a whole-board line");
+    let after = line.split("terminal positions ").nth(1).unwrap();
+    let numbers: Vec<f64> = after.split([' ', '(', ')', ',']).filter_map(|w| w.parse::<f64>().ok()).take(3).collect();
+    assert_eq!(numbers.len(), 3, "{line}");
+    let readme = read("README.md");
+    let row = readme.lines().find(|l| l.starts_with(&format!("| {n}x{n} |"))).expect("README's row");
+    let terminal = row.split(" | ").nth(2).expect("a terminal positions cell");
+    for x in numbers {
+        let three = format!("{x:.2e}");
+        assert!(terminal.contains(&three), "README's {n}x{n} terminal positions lack {three}: {terminal}");
+    }
+}
+
 /// README's 6x6 answer is the catalogue's whole-board figure, its
 /// terminal positions too.
 #[test]
 fn readme_gives_the_catalogues_6x6_figure() {
     readme_row_gives_the_catalogues_whole_board(6);
-    let results = read("results/README.md");
-    let line = results.lines().find(|l| l.starts_with("**The whole 6x6 board**")).expect("a whole-board line");
-    let after = line.split("terminal positions ").nth(1).unwrap();
-    let numbers: Vec<f64> = after.split([' ', '(', ')', ',']).filter_map(|w| w.parse::<f64>().ok()).take(3).collect();
-    assert_eq!(numbers.len(), 3, "{line}");
-    let readme = read("README.md");
-    let row = readme.lines().find(|l| l.starts_with("| 6x6 |")).expect("README's row");
-    let terminal = row.split(" | ").nth(2).expect("a terminal positions cell");
-    for x in numbers {
-        let three = format!("{x:.2e}");
-        assert!(terminal.contains(&three), "README's 6x6 terminal positions lack {three}: {terminal}");
-    }
+    readme_terminal_cell_gives_the_catalogues(6);
 }
 
-/// README's 8x8 answer is the catalogue's whole-board interval.
+/// README's 8x8 answer is the catalogue's whole-board interval, its
+/// terminal positions too.
 #[test]
 fn readme_gives_the_catalogues_8x8_interval() {
     readme_row_gives_the_catalogues_whole_board(8);
+    readme_terminal_cell_gives_the_catalogues(8);
 }
 
 /// README's set-up is the two commands a fresh machine with the Rust
