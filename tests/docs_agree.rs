@@ -55,42 +55,36 @@ fn documented_defaults_are_the_codes() {
     }
 }
 
-/// The three figures (point and 95% interval) of the catalogue's
-/// whole-board positions line for an `n x n` board, as `results/README.md`
-/// states them, each in README's row for that board to three significant
-/// digits.
-fn readme_row_gives_the_catalogues_whole_board(n: u32) {
+/// The three figures (point and 95% interval) that the catalogue's
+/// whole-board line for an `n x n` board (`results/README.md`) gives after
+/// `what` ("positions ", "terminal positions "), each in README's row for
+/// that board to three significant digits: in the whole row, or in its
+/// cell `cell` (counted from 1, the board's own).
+fn readme_gives_the_catalogues(n: u32, what: &str, cell: Option<usize>) {
     let results = read("results/README.md");
     let head = format!("**The whole {n}x{n} board**");
     let line = results.lines().find(|l| l.starts_with(&head)).expect("a whole-board line");
-    let after = line.split("positions ").nth(1).unwrap();
+    let after = line.split(what).nth(1).unwrap();
     let numbers: Vec<f64> = after.split([' ', '(', ')', ',']).filter_map(|w| w.parse::<f64>().ok()).take(3).collect();
     assert_eq!(numbers.len(), 3, "{line}");
     let readme = read("README.md");
     let row = readme.lines().find(|l| l.starts_with(&format!("| {n}x{n} |"))).expect("README's row");
+    let text = cell.map_or(row, |c| row.split(" | ").nth(c).expect("the cell"));
     for x in numbers {
         let three = format!("{x:.2e}");
-        assert!(row.contains(&three), "README's {n}x{n} row lacks {three}: {row}");
+        assert!(text.contains(&three), "README's {n}x{n} row lacks {three} ({what}): {text}");
     }
 }
 
-/// The terminal positions the catalogue's whole-board line gives for an
-/// `n x n` board (point, low, high), each in the terminal positions cell
-/// of README's row to three significant digits.
+/// The whole-board positions, in README's row.
+fn readme_row_gives_the_catalogues_whole_board(n: u32) {
+    readme_gives_the_catalogues(n, "positions ", None);
+}
+
+/// The whole-board terminal positions, in README's terminal positions
+/// cell (the row's third).
 fn readme_terminal_cell_gives_the_catalogues(n: u32) {
-    let results = read("results/README.md");
-    let head = format!("**The whole {n}x{n} board**");
-    let line = results.lines().find(|l| l.starts_with(&head)).expect("a whole-board line");
-    let after = line.split("terminal positions ").nth(1).unwrap();
-    let numbers: Vec<f64> = after.split([' ', '(', ')', ',']).filter_map(|w| w.parse::<f64>().ok()).take(3).collect();
-    assert_eq!(numbers.len(), 3, "{line}");
-    let readme = read("README.md");
-    let row = readme.lines().find(|l| l.starts_with(&format!("| {n}x{n} |"))).expect("README's row");
-    let terminal = row.split(" | ").nth(2).expect("a terminal positions cell");
-    for x in numbers {
-        let three = format!("{x:.2e}");
-        assert!(terminal.contains(&three), "README's {n}x{n} terminal positions lack {three}: {terminal}");
-    }
+    readme_gives_the_catalogues(n, "terminal positions ", Some(2));
 }
 
 /// README's 6x6 answer is the catalogue's whole-board figure, its
