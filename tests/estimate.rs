@@ -654,9 +654,120 @@ fn a_timed_run_is_reproduced_by_its_sample_count() {
     }
     assert_eq!(a.rounds, rounds, "{} samples", a.samples);
     let b = estimate::<B6>(&config(vec![9, 12, 15], a.samples, 1), None, &EstimateLive::default());
-    let tallies = |e: &othello_census::estimate::Estimate| e.layers.iter().map(|l| l.tally).collect::<Vec<_>>();
-    assert_eq!((tallies(&a), a.rounds), (tallies(&b), b.rounds));
-    assert_eq!(a.total_positions, b.total_positions);
+    // samples the time limit left unsearched (when the last round ran
+    // past it) are searched by a resolve at the same limits
+    assert_eq!((untried_resolved(&a, &config(vec![], 0, 1)), a.rounds), (tallies(&b), b.rounds));
+    if a.undecided_samples.iter().all(|u| !u.untried) {
+        assert_eq!(a.total_positions, b.total_positions);
+    }
+}
+
+fn tallies(e: &othello_census::estimate::Estimate) -> Vec<othello_census::estimate::Tally> {
+    e.layers.iter().map(|l| l.tally).collect()
+}
+
+/// The tallies of 6x6 estimate `e` (of seed 7) once a resolve at the
+/// limits of `cfg` has searched the samples it left untried.
+fn untried_resolved(
+    e: &othello_census::estimate::Estimate,
+    cfg: &EstimateConfig,
+) -> Vec<othello_census::estimate::Tally> {
+    use othello_census::estimate::{SearchLimits, resolve};
+    let untried: Vec<_> = e.undecided_samples.iter().filter(|u| u.untried).cloned().collect();
+    if untried.is_empty() {
+        return tallies(e);
+    }
+    let layers: Vec<(u32, othello_census::estimate::Tally)> = e.layers.iter().map(|l| (l.discs, l.tally)).collect();
+    let limits = SearchLimits {
+        budget: cfg.budget,
+        relaxation_conflicts: cfg.relaxation_conflicts,
+        exact_conflicts: cfg.exact_conflicts,
+        exact_solver: cfg.exact_solver,
+        beam_width: cfg.beam_width,
+        sweep_width: cfg.sweep_width,
+    };
+    let frontier = Frontier::<B6>::build(cfg.frontier_discs);
+    let r = resolve(
+        &frontier,
+        e.seed,
+        limits,
+        0,
+        2,
+        &layers,
+        &untried,
+        &[],
+        &[],
+        &|_: othello_census::estimate::Searched| {},
+        &|| false,
+    )
+    .unwrap();
+    assert_eq!(r.untried, 0);
+    r.layers.iter().map(|l| l.tally).collect()
+}
+
+/// An estimate whose time has run out (`EstimateLive::defer` set, as the
+/// deadline sets it) still draws and counts every sample of its round,
+/// and gives each the cheap conditions and the relaxation; the samples
+/// those leave are listed untried, not searched. A resolve of those at
+/// the same limits gives exactly the tallies of a run that was not cut
+/// (so a time-boxed unit loses no work and its figures do not lean), and
+/// layers the frontier answers are never deferred.
+#[test]
+fn an_estimate_past_its_deadline_lists_untried_samples_that_a_resolve_completes() {
+    let run = |cfg: &EstimateConfig, deferred: bool| {
+        let live = EstimateLive::default();
+        live.defer.store(deferred, std::sync::atomic::Ordering::Relaxed);
+        estimate::<B6>(cfg, None, &live)
+    };
+    // one layer a run: the rounds' shares then do not depend on the
+    // tallies (a real deadline comes in the last round, after the last
+    // allocation, but here the clock has run out from the start)
+    let cfg = config(vec![26], 400, 2);
+    let (cut, whole) = (run(&cfg, true), run(&cfg, false));
+    assert!(!cut.interrupted);
+    let (c, w) = (cut.layers[0].tally, whole.layers[0].tally);
+    assert_eq!((c.samples, c.joined), (w.samples, w.joined));
+    let untried = cut.undecided_samples.iter().filter(|u| u.untried).count();
+    assert!(untried >= 20, "{untried} untried: the test needs samples past the cheap conditions");
+    // nothing was searched, so every undecided sample is untried, and the
+    // whole run decides many of them, some reachable
+    assert_eq!(untried, cut.undecided_samples.len());
+    assert_eq!(c.reachable, 0);
+    assert!(w.reachable > 0 && whole.undecided_samples.len() < untried / 2, "{w:?}");
+    assert!(whole.undecided_samples.iter().all(|w| !w.untried));
+    for w in &whole.undecided_samples {
+        assert!(cut.undecided_samples.iter().any(|u| (u.discs, u.index) == (w.discs, w.index)), "{w:?}");
+    }
+    assert_eq!(untried_resolved(&cut, &cfg), tallies(&whole));
+    // its document: the catalogue takes it, and `estimate --resolve` at
+    // its settings searches only the untried samples, to the whole run's
+    // tallies
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cut.json");
+    let doc = othello_census::report::estimate::estimate_json(&cut, "test", &Default::default());
+    std::fs::write(&file, serde_json::to_string(&doc).unwrap()).unwrap();
+    catalog_add(&dir.path().join("cat"), &file);
+    let o = Command::new(common::bin())
+        .args(["estimate", "--json", "--budget", "200000", "--beam-width", "0", "--sweep-width", "0"])
+        .args(["--exact-conflicts", "0", "--resolve"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    let resolved: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let l = &resolved["layers"][0];
+    let t = whole.layers[0].tally;
+    assert_eq!(
+        ["reachable", "unreachable", "undecided"].map(|f| l[f].as_u64().unwrap()),
+        [t.reachable, t.unreachable, t.undecided],
+        "{l}"
+    );
+    assert_eq!(resolved["resolved"]["retried"].as_u64(), Some(untried as u64), "{}", resolved["resolved"]);
+    // the frontier's layer is answered whatever the clock
+    let at_frontier = config(vec![5], 4000, 2);
+    let (cut, whole) = (run(&at_frontier, true), run(&at_frontier, false));
+    assert!(whole.layers[0].tally.reachable > 0 && cut.undecided_samples.is_empty(), "{:?}", cut.layers[0].tally);
+    assert_eq!(tallies(&cut), tallies(&whole));
 }
 
 /// The estimate of 4x4 layers against the exact census: the intervals of

@@ -147,6 +147,15 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
         ));
         return Ok(ExitCode::from(130));
     }
+    let untried = e.undecided_samples.iter().filter(|u| u.untried).count();
+    if untried > 0 {
+        note(format!(
+            "the time limit passed inside the last round: {untried} of its samples got the cheap conditions and \
+             the relaxation but no search, and count as undecided (marked \"untried\" in the document); \
+             `estimate --resolve FILE` with this run's search settings searches only them and gives the figures \
+             of a run that had not been cut"
+        ));
+    }
     Ok(ExitCode::SUCCESS)
 }
 

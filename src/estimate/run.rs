@@ -63,6 +63,13 @@ pub struct EstimateLive {
     /// Set to stop at the next piece of a round (the figures are then
     /// those of the samples decided).
     pub stop: AtomicBool,
+    /// Set when the time limit has passed (or by the caller): the samples
+    /// of the round under way still get the cheap conditions and the
+    /// relaxation, but no search; those these leave undecided are listed
+    /// `untried`, for a resolve at the same settings to search
+    /// ([`crate::search::reachable::Search::with_deadline`]). Unlike a
+    /// stop, every sample drawn is counted, so the figures do not lean.
+    pub defer: AtomicBool,
 }
 
 /// An estimate's result.
@@ -134,11 +141,13 @@ pub struct UndecidedSample {
     /// The position on one line ([`Position::line`]), as `reachable
     /// --position` reads it.
     pub position: String,
-    /// Not searched by the resolve that wrote the document: it stopped
+    /// Not searched at the document's limits. In a resolve: it stopped
     /// (`--time`, a signal) before it came to this sample, which keeps
-    /// the verdict of the document resolved. A resolve of such a partial
-    /// document at the same settings searches only these. Written only
-    /// where true (absent from documents before 2026-11-28).
+    /// the verdict of the document resolved. In an estimate: drawn after
+    /// its time limit had passed, so only the cheap conditions and the
+    /// relaxation were tried (since 2026-12-04). A resolve of such a
+    /// partial document at the same settings searches only these. Written
+    /// only where true (absent from documents before 2026-11-28).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub untried: bool,
 }
@@ -158,7 +167,7 @@ pub(super) fn sample_range<G: Keyed>(
     discs: u32,
     from: u64,
     to: u64,
-) -> (Tally, Vec<u64>) {
+) -> (Tally, Vec<(u64, bool)>) {
     const CHUNK: u64 = 64;
     let chunks = (to - from).div_ceil(CHUNK);
     (0..chunks)
@@ -173,7 +182,8 @@ pub(super) fn sample_range<G: Keyed>(
                     }
                     let one = one_sample(search, cfg.seed, discs, i, cfg.focus);
                     if one.undecided > 0 {
-                        undecided.push(i);
+                        // searched at the limits, or left by the deadline
+                        undecided.push((i, search.deferred()));
                     }
                     t = t.plus(one);
                 }
@@ -273,7 +283,8 @@ pub fn estimate_on<G: Keyed>(
         .with_relaxation(cfg.relaxation_conflicts)
         .with_exact(cfg.exact_conflicts, cfg.exact_solver)
         .with_beam(cfg.beam_width)
-        .with_sweep(cfg.sweep_width);
+        .with_sweep(cfg.sweep_width)
+        .with_deadline(cfg.time.map(|t| started + t), Some(&live.defer));
     if let Some(s) = cfg.samples {
         live.planned.store(s, Ordering::Relaxed);
     }
@@ -305,11 +316,11 @@ pub fn estimate_on<G: Keyed>(
             .iter()
             .zip(undecided)
             .flat_map(|(&discs, u)| {
-                u.into_iter().map(move |index| UndecidedSample {
+                u.into_iter().map(move |(index, untried)| UndecidedSample {
                     discs,
                     index,
                     position: sample_position::<G>(cfg.seed, discs, index).line(),
-                    untried: false,
+                    untried,
                 })
             })
             .collect(),
@@ -398,7 +409,7 @@ pub(super) fn sample_round<G: Keyed>(
     live: &EstimateLive,
     shares: &[u64],
     tallies: &mut [Tally],
-    undecided: &mut [Vec<u64>],
+    undecided: &mut [Vec<(u64, bool)>],
     done: &mut u64,
 ) -> bool {
     for (i, &share) in shares.iter().enumerate() {

@@ -2,6 +2,9 @@
 //! under a budget, the relaxation and the exact encoding where it pays,
 //! and searches lent to threads.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
 use super::flip_balance::{Balance, flip_balance};
 use crate::board::{Geometry, Position};
 use crate::key::Keyed;
@@ -69,6 +72,16 @@ pub struct Search<'f, G: Keyed> {
     balance: bool,
     /// What decided the last position asked.
     decided_by: Stage,
+    /// Past this instant, or once the flag is set, the stages after the
+    /// cheap conditions and the relaxation are not tried: the position is
+    /// left undecided and [`Search::deferred`] says so (an estimate's
+    /// time limit: the samples it leaves are searched later by a resolve,
+    /// which gives them the verdicts an uncut run would have).
+    deadline: Option<Instant>,
+    defer: Option<&'f AtomicBool>,
+    /// The last position asked was left undecided by the deadline, not by
+    /// a limit.
+    deferred: bool,
 }
 
 /// What decided a position ([`Search::decided_by`]).
@@ -185,7 +198,42 @@ impl<'f, G: Keyed> Search<'f, G> {
             sweep_relaxation: None,
             balance: true,
             decided_by: Stage::Search,
+            deadline: None,
+            defer: None,
+            deferred: false,
         }
+    }
+
+    /// The same search, leaving the stages after the cheap conditions and
+    /// the relaxation untried once `deadline` has passed or `defer` is set
+    /// (the search sets it at the deadline, so that the searches sharing
+    /// it stop trying at once). Which positions are left then depends on
+    /// the clock; every verdict given is still exact.
+    pub fn with_deadline(mut self, deadline: Option<Instant>, defer: Option<&'f AtomicBool>) -> Self {
+        self.deadline = deadline;
+        self.defer = defer;
+        self
+    }
+
+    /// Whether the last position asked was left undecided because the
+    /// deadline had passed ([`Search::with_deadline`]) before a stage it
+    /// needed: not searched at the limits, so a later search at the same
+    /// limits may decide it.
+    pub fn deferred(&self) -> bool {
+        self.deferred
+    }
+
+    /// Whether the deadline has passed; marks the position deferred if so.
+    fn defer_now(&mut self) -> bool {
+        let flag = self.defer.is_some_and(|d| d.load(Ordering::Relaxed));
+        let passed = flag || self.deadline.is_some_and(|d| Instant::now() >= d);
+        if passed {
+            if let Some(d) = self.defer {
+                d.store(true, Ordering::Relaxed);
+            }
+            self.deferred = true;
+        }
+        passed
     }
 
     /// The same search, trying the flip-count balance where the
@@ -231,7 +279,7 @@ impl<'f, G: Keyed> Search<'f, G> {
     /// The exact stage on `p`, where the search ran out: the verdict, and
     /// [`Search::decided_by`] set.
     fn exact(&mut self, p: &Position<G>) -> Verdict<G> {
-        if self.exact_conflicts == 0 {
+        if self.exact_conflicts == 0 || self.defer_now() {
             return Verdict::Undecided;
         }
         self.decided_by = Stage::Exact;
@@ -361,6 +409,7 @@ impl<'f, G: Keyed> Search<'f, G> {
         self.exact_spent = 0;
         self.unreachable.clear();
         self.line.clear();
+        self.deferred = false;
         // the cheap conditions on `p` itself; its predecessors are
         // generated passing them
         if p.discs() > self.frontier.discs && !cheap_conditions::<G>(p.black().0, p.white().0) {
@@ -377,12 +426,15 @@ impl<'f, G: Keyed> Search<'f, G> {
             return Ok(false);
         }
         self.decided_by = if p.discs() <= self.answered_to { Stage::Frontier } else { Stage::Search };
+        if p.discs() > self.answered_to && self.defer_now() {
+            return Err(OutOfBudget);
+        }
         match self.visit(*p, 0) {
             Err(OutOfBudget) if self.balance && flip_balance::<G>(p.black().0, p.white().0) == Balance::Infeasible => {
                 self.decided_by = Stage::FlipBalance;
                 Ok(false)
             }
-            Err(OutOfBudget) if self.beam_width > 0 || self.sweep_width > 0 => self.beam(p),
+            Err(OutOfBudget) if (self.beam_width > 0 || self.sweep_width > 0) && !self.defer_now() => self.beam(p),
             r => r,
         }
     }
@@ -525,6 +577,8 @@ pub struct Searches<'f, G: Keyed> {
     sweep_width: usize,
     sweep_relaxation: Option<SweepRelaxation>,
     balance: bool,
+    deadline: Option<Instant>,
+    defer: Option<&'f AtomicBool>,
     held: std::sync::Mutex<Vec<Search<'f, G>>>,
 }
 
@@ -541,6 +595,8 @@ impl<'f, G: Keyed> Searches<'f, G> {
             sweep_width: 0,
             sweep_relaxation: None,
             balance: true,
+            deadline: None,
+            defer: None,
             held: std::sync::Mutex::new(Vec::new()),
         }
     }
@@ -588,6 +644,14 @@ impl<'f, G: Keyed> Searches<'f, G> {
         self
     }
 
+    /// The same, their later stages left untried past `deadline` or once
+    /// `defer` is set ([`Search::with_deadline`]).
+    pub fn with_deadline(mut self, deadline: Option<Instant>, defer: Option<&'f AtomicBool>) -> Self {
+        self.deadline = deadline;
+        self.defer = defer;
+        self
+    }
+
     /// A search, kept or new, until the guard is dropped.
     pub fn take(&self) -> LentSearch<'_, 'f, G> {
         let kept = self.held.lock().expect("searches lock").pop();
@@ -599,6 +663,7 @@ impl<'f, G: Keyed> Searches<'f, G> {
                 .with_sweep(self.sweep_width)
                 .with_sweep_relaxation(self.sweep_relaxation)
                 .with_balance(self.balance)
+                .with_deadline(self.deadline, self.defer)
         });
         LentSearch { search: Some(search), from: self }
     }
