@@ -2,7 +2,10 @@
 # A long estimate in units that survive a stop: one `estimate --time UNIT`
 # per seed, each written to OUT as soon as it ends; `catalog add OUT/*.json`
 # pools them (distinct seeds draw distinct samples). A run killed midway
-# loses at most its current unit; start again from the next seed.
+# goes on when the same command runs again: a seed with a document in OUT
+# (and, with RESOLVE_BUDGET, in OUT/resolved) is not run again, the unit
+# under way goes on from its progress file in OUT, and a resolve from its
+# own (a kill loses at most their last 30 seconds).
 #   setsid nohup scripts/estimate.sh BIN_DIR SIZE DISCS UNIT FIRST_SEED LAST_SEED OUT > est.log 2>&1 &
 # e.g. scripts/estimate.sh target/release 6 15-22 30m 10 17 results/runs
 # BUDGET=N in the environment passes --budget N (positions per backward
@@ -29,16 +32,21 @@ export PATH="$bin_dir:$PATH"
 . "$(dirname "$0")/require-clean-build.sh"
 grep -m1 'model name' /proc/cpuinfo
 for seed in $(seq "$first" "$last"); do
-    othello-census estimate --size "$size" --discs "$discs" --time "$unit" --seed "$seed" \
-        --out "$out" --progress-every 5m -q ${BUDGET:+--budget "$BUDGET"} \
-        ${THREADS:+--threads "$THREADS"} \
-        ${ODD_PASS_CENSUS:+--odd-pass-census "$ODD_PASS_CENSUS"} \
-        ${CENSUS_LAYER:+--census-layer "$CENSUS_LAYER"} \
-        ${BEAM_WIDTH:+--beam-width "$BEAM_WIDTH"} \
-        ${SWEEP_WIDTH:+--sweep-width "$SWEEP_WIDTH"} \
-        ${FOCUS:+--focus "$FOCUS"}
-    if [ -n "${RESOLVE_BUDGET:-}" ]; then
-        unit_doc=$(ls -t "$out"/estimate-*.json | head -1)
+    if ls "$out"/estimate-"$size"x"$size"-*-seed"$seed".json > /dev/null 2>&1; then
+        echo "seed $seed: its unit is written already"
+    else
+        othello-census estimate --size "$size" --discs "$discs" --time "$unit" --seed "$seed" \
+            --out "$out" --progress-every 5m -q ${BUDGET:+--budget "$BUDGET"} \
+            ${THREADS:+--threads "$THREADS"} \
+            ${ODD_PASS_CENSUS:+--odd-pass-census "$ODD_PASS_CENSUS"} \
+            ${CENSUS_LAYER:+--census-layer "$CENSUS_LAYER"} \
+            ${BEAM_WIDTH:+--beam-width "$BEAM_WIDTH"} \
+            ${SWEEP_WIDTH:+--sweep-width "$SWEEP_WIDTH"} \
+            ${FOCUS:+--focus "$FOCUS"}
+    fi
+    if [ -n "${RESOLVE_BUDGET:-}" ] \
+        && ! ls "$out"/resolved/estimate-"$size"x"$size"-*-seed"$seed".json > /dev/null 2>&1; then
+        unit_doc=$(ls -t "$out"/estimate-"$size"x"$size"-*-seed"$seed".json | head -1)
         othello-census estimate --resolve "$unit_doc" --budget "$RESOLVE_BUDGET" --out "$out/resolved" -q \
             ${RESOLVE_THREADS:+--threads "$RESOLVE_THREADS"} \
             ${BEAM_WIDTH:+--beam-width "$BEAM_WIDTH"} \

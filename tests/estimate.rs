@@ -1980,6 +1980,151 @@ fn estimate_edges() {
     );
 }
 
+/// A run going on from any state it kept (after every piece of every
+/// round, `Keeper` with no delay) ends with exactly the tallies, rounds
+/// and undecided samples of the run never stopped: for a run of every
+/// sample and for one focused on terminal positions (whose tallies count
+/// the joined candidates that are not terminal apart), and the progress
+/// file takes each state back as it was.
+#[test]
+fn a_run_goes_on_from_any_state_it_kept_to_the_same_figures() {
+    use othello_census::estimate::{
+        EstimateId, EstimateProgress, Focus, Keeper, estimate_from, read_estimate_progress, write_estimate_progress,
+    };
+    let frontier = Frontier::<B6>::build(8);
+    let dir = tempfile::tempdir().unwrap();
+    for (focus, layers, samples) in [(Focus::All, vec![14, 20, 26], 20_000), (Focus::Terminal, vec![33, 35], 6_000)] {
+        let cfg = EstimateConfig { focus, ..config(layers, samples, 2) };
+        let id = EstimateId::of(6, &cfg, SEARCH_GENERATION, 0);
+        let run = |from: Option<EstimateProgress>, kept: &mut Vec<EstimateProgress>| {
+            let mut keep = |p: &EstimateProgress| kept.push(p.clone());
+            let mut keeper = Keeper::new(id, std::time::Duration::ZERO, &mut keep);
+            estimate_from(
+                &cfg,
+                &frontier,
+                None,
+                std::time::Instant::now(),
+                &EstimateLive::default(),
+                from,
+                Some(&mut keeper),
+            )
+        };
+        let mut states = Vec::new();
+        let whole = run(None, &mut states);
+        assert!(states.len() >= 10, "{focus:?}: {} states kept", states.len());
+        assert!(states.iter().any(|p| p.in_round()), "states inside a round");
+        if focus == Focus::Terminal {
+            // candidates set apart as not terminal, and terminal ones decided
+            let t = whole.layers[1].tally;
+            assert!(t.not_terminal > 0 && t.joined > t.not_terminal, "{t:?}");
+        }
+        let last = states.last().unwrap();
+        assert_eq!((last.samples(), last.rounds, last.in_round()), (whole.samples, whole.rounds, false));
+        let step = (states.len() / 6).max(1);
+        for p in states.iter().step_by(step) {
+            // through the file, as a run going on reads it
+            let path = id.path_in(dir.path());
+            write_estimate_progress(&path, p).unwrap();
+            let back = read_estimate_progress(&path, id, &cfg.layers).unwrap().unwrap();
+            assert_eq!(&back, p);
+            let resumed = run(Some(back), &mut Vec::new());
+            assert_eq!(tallies(&resumed), tallies(&whole), "{focus:?}, from {} samples", p.samples());
+            assert_eq!((resumed.rounds, resumed.samples), (whole.rounds, whole.samples));
+            assert_eq!(resumed.undecided_samples, whole.undecided_samples);
+        }
+    }
+}
+
+/// An estimate with `--out` keeps its progress: killed, or stopped by a
+/// signal (exit 130, no document written), the same command goes on from
+/// the file (on another thread count) to exactly the document of a run
+/// never stopped, and removes the file; a second process on the same run
+/// is refused in one line while the first runs; a damaged file is
+/// refused in one line and left as it is.
+#[test]
+fn an_estimate_stopped_or_killed_goes_on_from_its_progress() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["estimate", "--size", "6", "--discs", "22-28", "--samples", "12000", "--frontier", "8", "--seed", "9"];
+    let run = |threads: &str, out: Option<&std::path::Path>| {
+        let mut c = Command::new(common::bin());
+        c.args(args).args(["--threads", threads, "--json", "-q"]);
+        if let Some(out) = out {
+            c.arg("--out").arg(out);
+        }
+        c.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap()
+    };
+    let whole = run("2", None).wait_with_output().unwrap();
+    assert!(whole.status.success(), "{whole:?}");
+    let whole: serde_json::Value = serde_json::from_slice(&whole.stdout).unwrap();
+    let same = |doc: &serde_json::Value| {
+        for f in ["samples", "rounds", "layers", "undecided_samples", "totals"] {
+            assert_eq!(doc[f], whole[f], "{f}");
+        }
+    };
+    let progress_files = |out: &std::path::Path| -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(out)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "progress"))
+            .collect()
+    };
+    for sig in ["KILL", "INT"] {
+        let out = dir.path().join(sig);
+        let child = run("1", Some(&out));
+        common::wait_for_cpu(&child, 1.5, std::time::Duration::from_secs(300));
+        if sig == "KILL" {
+            // a second process on the same run, while the first holds it
+            common::fails_with(
+                dir.path(),
+                &[&args[..], &["--threads", "1", "--out", out.to_str().unwrap()]].concat(),
+                "another",
+            );
+        }
+        common::signal(&child, sig);
+        let stopped = child.wait_with_output().unwrap();
+        assert!(!stopped.status.success(), "{sig}: it ended before the signal: {stopped:?}");
+        if sig == "INT" {
+            assert_eq!(stopped.status.code(), Some(130));
+            assert!(String::from_utf8_lossy(&stopped.stderr).contains("the same command goes on"), "{stopped:?}");
+        }
+        let names: Vec<String> =
+            std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        assert!(names.iter().all(|n| !n.ends_with(".json")), "{sig}: no document: {names:?}");
+        let kept = progress_files(&out);
+        assert_eq!(kept.len(), 1, "{sig}: {names:?}");
+        let o = Command::new(common::bin()).arg("inspect").arg(&kept[0]).output().unwrap();
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success() && text.contains("estimate progress file") && text.contains("rounds"), "{o:?}");
+        let o = Command::new(common::bin())
+            .args(args)
+            .args(["--threads", "2", "--json", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{o:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("going on from"), "{o:?}");
+        same(&serde_json::from_slice(&o.stdout).unwrap());
+        assert!(progress_files(&out).is_empty(), "{sig}: the file is removed once the document is written");
+        let docs: Vec<_> = std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().path()).collect();
+        assert_eq!(docs.len(), 1, "{docs:?}");
+        same(&serde_json::from_slice(&std::fs::read(&docs[0]).unwrap()).unwrap());
+    }
+    // a damaged progress file: refused in one line, left as it is
+    let out = dir.path().join("damaged");
+    let child = run("1", Some(&out));
+    common::wait_for_cpu(&child, 1.0, std::time::Duration::from_secs(300));
+    common::signal(&child, "INT");
+    let _ = child.wait_with_output().unwrap();
+    let kept = progress_files(&out);
+    assert_eq!(kept.len(), 1);
+    let mut bytes = std::fs::read(&kept[0]).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 1;
+    std::fs::write(&kept[0], &bytes).unwrap();
+    common::fails_with(dir.path(), &[&args[..], &["--out", out.to_str().unwrap()]].concat(), "move it aside");
+    assert_eq!(std::fs::read(&kept[0]).unwrap(), bytes);
+}
+
 /// The catalogue's answer for a whole board: the exact layers of the
 /// by-discs table plus the pooled estimates of the others, the interval
 /// from the estimated layers alone; none while a layer is neither counted

@@ -10,12 +10,15 @@ use super::args::{EstimateArgs, ReachableArgs};
 use super::run::{Progress, human_duration, note, watched};
 use othello_census::board::BoardSize;
 use othello_census::estimate::{
-    CensusLayer, CensusLayerSource, Estimate, EstimateConfig, EstimateLive, estimate, with_census_layer,
+    CensusLayer, CensusLayerSource, Estimate, EstimateConfig, EstimateId, EstimateLive, Keeper, estimate_kept,
+    with_census_layer,
 };
 use othello_census::key::Keyed;
 use othello_census::report::catalog::Catalog;
 use othello_census::report::estimate::{estimate_json, estimate_table};
-use othello_census::search::reachable::{Frontier, LayerHeld, Search, Stage, Verdict, default_frontier_discs};
+use othello_census::search::reachable::{
+    Frontier, LayerHeld, SEARCH_GENERATION, Search, Stage, Verdict, default_frontier_discs,
+};
 
 use othello_census::with_geometry;
 
@@ -127,9 +130,14 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
         bail!("--time 0 is for a resolve (it searches nothing new); give a sampling time, e.g. --time 10m");
     }
     let (cfg, reserved) = config(a)?;
-    let e = with_geometry!(a.size, G => {
+    let (e, kept) = with_geometry!(a.size, G => {
         let layer = census_layer::<G>(a, cfg.frontier_discs, reserved)?;
-        watched_estimate::<G>(a, &cfg, layer)
+        let classes = layer.as_ref().map_or(0, |l| l.keys.len() as u64);
+        let kept = match &a.out {
+            Some(dir) => Some(EstimateKeeper::open(dir, EstimateId::of(a.size.n(), &cfg, SEARCH_GENERATION, classes), &cfg.layers, a.quiet)?),
+            None => None,
+        };
+        watched_estimate::<G>(a, &cfg, layer, kept)
     });
     if e.samples == 0 && !e.interrupted {
         let read = e.census_layer.as_ref().map_or(String::new(), |l| {
@@ -137,15 +145,36 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
         });
         bail!("no sample was drawn within the time given{read}; give a longer --time");
     }
-    report(a, &e, command_line)?;
+    // a run stopped early whose progress is kept writes no document: the
+    // same command goes on and writes the whole one (an interrupted
+    // document the catalogue would refuse, beside it, is only in the way)
+    let resumable = e.interrupted && kept.as_ref().is_some_and(|k| k.saved);
+    report(a, &e, command_line, !resumable)?;
     report_encoding_defects();
     if e.interrupted {
-        note(format!(
-            "stopped early by a signal: {} samples, the figures above are theirs (the JSON says \"interrupted\": \
-             true; the same seed and --samples reproduce them only when the run ends on its own)",
-            e.samples
-        ));
+        note(match kept.as_ref().filter(|k| k.saved) {
+            Some(k) => format!(
+                "stopped early by a signal: {} samples, the figures above are theirs; no document is written: the \
+                 progress is kept in {}, and the same command goes on from it to the whole run's figures",
+                e.samples,
+                k.path.display()
+            ),
+            None => format!(
+                "stopped early by a signal: {} samples, the figures above are theirs (the JSON says \"interrupted\": \
+                 true; the same seed and --samples reproduce them only when the run ends on its own){}",
+                e.samples,
+                if kept.is_some() {
+                    "; its progress could not be kept (see the warning above), so it does not go on"
+                } else {
+                    "; with --out DIR a run keeps its progress and goes on"
+                }
+            ),
+        });
         return Ok(ExitCode::from(130));
+    }
+    // the document holds it all now
+    if let Some(k) = kept {
+        k.finish()?;
     }
     let untried = e.undecided_samples.iter().filter(|u| u.untried).count();
     if untried > 0 {
@@ -583,7 +612,7 @@ fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> 
             }),
         }
     });
-    report(a, &e, command_line)?;
+    report(a, &e, command_line, true)?;
     report_encoding_defects();
     let untried = e.resolved.as_ref().map_or(0, |r| r.untried);
     if untried > 0 {
@@ -932,17 +961,94 @@ fn held_words(held: LayerHeld) -> &'static str {
     }
 }
 
-/// Runs the estimate with its progress shown, stopped by a signal.
-fn watched_estimate<G: Keyed>(a: &EstimateArgs, cfg: &EstimateConfig, layer: Option<CensusLayer<G>>) -> Estimate {
+/// An estimate's progress kept in its `--out` directory
+/// ([`othello_census::estimate::EstimateProgress`]): the lock that keeps a
+/// second process from the same estimate, and what an earlier run of it
+/// drew.
+struct EstimateKeeper {
+    id: EstimateId,
+    path: std::path::PathBuf,
+    _lock: othello_census::formats::atomic::FileLock,
+    from: Option<othello_census::estimate::EstimateProgress>,
+    /// Whether the last write of the file succeeded (so that it holds
+    /// the state the run stopped in).
+    saved: bool,
+}
+
+/// How often an estimate's progress file is rewritten while it samples.
+const ESTIMATE_KEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
+
+impl EstimateKeeper {
+    fn open(dir: &std::path::Path, id: EstimateId, layers: &[u32], quiet: bool) -> anyhow::Result<EstimateKeeper> {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let path = id.path_in(dir);
+        let lock = othello_census::formats::atomic::try_lock(&id.lock_in(dir), &path, "estimate")?;
+        // what a kill in the middle of a write left (only this estimate
+        // writes its file, and it holds the lock)
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        othello_census::formats::atomic::remove_temporaries(dir, |t| t == name);
+        let from = othello_census::estimate::read_estimate_progress(&path, id, layers)
+            .map_err(|e| anyhow::anyhow!("{e}; move it aside to start this estimate afresh"))?;
+        if let Some(p) = &from
+            && !quiet
+        {
+            note(format!(
+                "going on from {}: {} samples in {} rounds, {} run so far",
+                path.display(),
+                p.samples(),
+                p.rounds,
+                human_duration(p.elapsed_seconds)
+            ));
+        }
+        Ok(EstimateKeeper { id, path, _lock: lock, from, saved: false })
+    }
+
+    /// Removes the progress file: the run's document is written.
+    fn finish(self) -> anyhow::Result<()> {
+        match std::fs::remove_file(&self.path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(e).with_context(|| format!("cannot remove {}", self.path.display()))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Runs the estimate with its progress shown (and kept, in `kept`),
+/// stopped by a signal.
+fn watched_estimate<G: Keyed>(
+    a: &EstimateArgs,
+    cfg: &EstimateConfig,
+    layer: Option<CensusLayer<G>>,
+    mut kept: Option<EstimateKeeper>,
+) -> (Estimate, Option<EstimateKeeper>) {
     let n = a.size.n();
     let live = EstimateLive::default();
     let stop = super::signals::stop_flag();
     let mut display = Progress::new(a.quiet, a.progress_every);
     let started = std::time::Instant::now();
+    let from = kept.as_mut().and_then(|k| k.from.take());
+    let path = kept.as_ref().map(|k| k.path.clone());
+    // a write that fails is said once; the run goes on (its document is
+    // what matters)
+    let (mut failed, mut saved) = (false, false);
+    let mut keep = |p: &othello_census::estimate::EstimateProgress| {
+        let Some(path) = &path else { return };
+        saved = match othello_census::estimate::write_estimate_progress(path, p) {
+            Ok(()) => true,
+            Err(e) => {
+                if !std::mem::replace(&mut failed, true) {
+                    note(format!("warning: the progress could not be kept ({e}); the run goes on"));
+                }
+                false
+            }
+        };
+    };
+    let mut keeper = kept.as_ref().map(|k| Keeper::new(k.id, ESTIMATE_KEEP_EVERY, &mut keep));
     let e = {
         watched(
             std::time::Duration::from_millis(250),
-            || estimate::<G>(cfg, layer, &live),
+            || estimate_kept::<G>(cfg, layer, &live, from, keeper.as_mut()),
             || {
                 if stop.load(Ordering::Relaxed) {
                     live.stop.store(true, Ordering::Relaxed);
@@ -972,17 +1078,20 @@ fn watched_estimate<G: Keyed>(a: &EstimateArgs, cfg: &EstimateConfig, layer: Opt
         )
     };
     display.finish();
-    e
+    if let Some(k) = kept.as_mut() {
+        k.saved = saved;
+    }
+    (e, kept)
 }
 
 /// Writes the estimate's JSON into `--out` and prints it, or its table.
-fn report(a: &EstimateArgs, e: &Estimate, command_line: &str) -> anyhow::Result<()> {
+fn report(a: &EstimateArgs, e: &Estimate, command_line: &str, write: bool) -> anyhow::Result<()> {
     let n = e.n;
     // the exact layers of the catalogue in results/, when there is one
     // (the comparison is an aid, not a check: an unreadable one gives none)
     let exact = Catalog::load(std::path::Path::new("results")).map(|c| c.exact_layers(n)).unwrap_or_default();
     let doc = estimate_json(e, command_line, &exact);
-    if let Some(out) = &a.out {
+    if let Some(out) = a.out.as_ref().filter(|_| write) {
         let path = othello_census::report::files::fresh_path(
             out,
             // the seed in the name: seeds run on many machines finish in

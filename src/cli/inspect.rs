@@ -15,6 +15,9 @@ pub fn run(a: &InspectArgs) -> anyhow::Result<ExitCode> {
     if file_magic(&a.file) == Some(othello_census::formats::framed::MAGIC_RESOLVE) {
         return inspect_progress(a);
     }
+    if file_magic(&a.file) == Some(othello_census::formats::framed::MAGIC_ESTIMATE) {
+        return inspect_estimate_progress(a);
+    }
     refuse_layered_file(a)?;
     let v = verify(&a.file)?;
     let h = &v.header;
@@ -94,6 +97,55 @@ fn inspect_progress(a: &InspectArgs) -> anyhow::Result<ExitCode> {
     crate::outln!("discs  reachable  unreachable  undecided")?;
     for (l, r) in &layers {
         crate::outln!("{l:>5}  {:>9}  {:>11}  {:>9}", r[0], r[1], r[2])?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// An estimate's progress file (`estimate --out DIR`): its samples so
+/// far, per layer, and how long it has run, so that a long unit can be
+/// watched, or looked at before it goes on.
+fn inspect_estimate_progress(a: &InspectArgs) -> anyhow::Result<ExitCode> {
+    let p = othello_census::estimate::read_estimate_progress_file(&a.file)?;
+    let row = |l: &othello_census::estimate::LayerProgress| {
+        [l.tally.samples, l.tally.reachable, l.tally.unreachable, l.tally.undecided]
+    };
+    if a.json {
+        let rows: Vec<serde_json::Value> = p
+            .layers
+            .iter()
+            .map(|l| {
+                let r = row(l);
+                json!({"discs": l.discs, "samples": r[0], "reachable": r[1], "unreachable": r[2], "undecided": r[3],
+                       "untried": l.undecided.iter().filter(|u| u.1).count(), "round_end": l.round_end})
+            })
+            .collect();
+        let doc = json!({
+            "file": a.file.display().to_string(),
+            "kind": "estimate progress",
+            "estimate_id": format!("{:016x}", p.id.0),
+            "samples": p.samples(),
+            "rounds": p.rounds,
+            "in_round": p.in_round(),
+            "elapsed_seconds": p.elapsed_seconds,
+            "layers": rows,
+        });
+        crate::outln!("{}", serde_json::to_string_pretty(&doc)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    crate::outln!(
+        "estimate progress file {} (estimate {:016x}, checksum ok)\n\
+         {} samples in {} rounds{}, {:.0} s run so far",
+        a.file.display(),
+        p.id.0,
+        group_digits(p.samples()),
+        p.rounds,
+        if p.in_round() { " (the last one under way)" } else { "" },
+        p.elapsed_seconds
+    )?;
+    crate::outln!("discs    samples  reachable  unreachable  undecided")?;
+    for l in &p.layers {
+        let r = row(l);
+        crate::outln!("{:>5}  {:>9}  {:>9}  {:>11}  {:>9}", l.discs, r[0], r[1], r[2], r[3])?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -284,6 +284,14 @@ impl Focus {
         }
     }
 
+    /// Its number in an estimate's ID (`EstimateId`): 0 all, 1 terminal.
+    pub fn number(self) -> u64 {
+        match self {
+            Focus::All => 0,
+            Focus::Terminal => 1,
+        }
+    }
+
     /// The figure whose variance the sampling allocates for.
     pub(super) fn figure(self) -> Figure {
         match self {

@@ -38,6 +38,7 @@
 //! Its rooms: [`draw`] the candidates, [`figures`] tallies and intervals,
 //! [`allocation`] the rounds' shares, [`run`] a run, [`resolve`] samples
 //! decided again, [`resolve_progress`] what a resolve has decided so far,
+//! [`run_progress`] what a run has drawn so far,
 //! [`census_layer`] the layer searches stop at, [`memory`]
 //! whether the searches fit.
 
@@ -49,6 +50,7 @@ mod memory;
 mod resolve;
 mod resolve_progress;
 mod run;
+mod run_progress;
 
 pub use census_layer::*;
 pub use draw::*;
@@ -57,6 +59,7 @@ pub use memory::*;
 pub use resolve::*;
 pub use resolve_progress::*;
 pub use run::*;
+pub use run_progress::*;
 
 use allocation::{allocate, costs, round_size, work_done};
 use run::{FIRST_ROUND, one_sample};

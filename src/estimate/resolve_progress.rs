@@ -135,12 +135,12 @@ pub struct ResolveProgress {
 }
 
 /// The counters of a tally in a progress file.
-const TALLY_WORDS: usize = 20;
+pub(super) const TALLY_WORDS: usize = 20;
 
 /// A tally's counters in their documented order (20 u64; the last,
 /// `balanced`, was a reserved zero before search generation 6, which is
 /// what it counts then too).
-fn tally_words(t: &Tally) -> [u64; TALLY_WORDS] {
+pub(super) fn tally_words(t: &Tally) -> [u64; TALLY_WORDS] {
     [
         t.samples,
         t.joined,
@@ -165,7 +165,7 @@ fn tally_words(t: &Tally) -> [u64; TALLY_WORDS] {
     ]
 }
 
-fn tally_of(w: [u64; TALLY_WORDS]) -> Tally {
+pub(super) fn tally_of(w: [u64; TALLY_WORDS]) -> Tally {
     Tally {
         samples: w[0],
         joined: w[1],

@@ -253,11 +253,24 @@ pub(super) fn one_sample<G: Keyed>(
 /// Runs an estimate on board `G`, its searches also stopping at `layer`
 /// where one is given ([`census_layer`] reads it).
 pub fn estimate<G: Keyed>(cfg: &EstimateConfig, layer: Option<CensusLayer<G>>, live: &EstimateLive) -> Estimate {
+    estimate_kept(cfg, layer, live, None, None)
+}
+
+/// [`estimate`], going on from `from` (the progress of an earlier run of
+/// the same settings, [`EstimateId`]) where given, and giving its
+/// progress to `keeper` where given.
+pub fn estimate_kept<G: Keyed>(
+    cfg: &EstimateConfig,
+    layer: Option<CensusLayer<G>>,
+    live: &EstimateLive,
+    from: Option<EstimateProgress>,
+    keeper: Option<&mut Keeper<'_>>,
+) -> Estimate {
     // the time limit and the elapsed time count the census layer's reading
     let read = Duration::from_secs_f64(layer.as_ref().map_or(0.0, |l| l.read_seconds));
     let started = Instant::now().checked_sub(read).unwrap_or_else(Instant::now);
     let (frontier, used) = with_census_layer(Frontier::<G>::build(cfg.frontier_discs), layer);
-    estimate_on(cfg, &frontier, used, started, live)
+    estimate_from(cfg, &frontier, used, started, live, from, keeper)
 }
 
 /// Runs an estimate on board `G` with a frontier built already (and the
@@ -271,12 +284,107 @@ pub fn estimate_on<G: Keyed>(
     started: Instant,
     live: &EstimateLive,
 ) -> Estimate {
-    let frontier_seconds = started.elapsed().as_secs_f64();
+    estimate_from(cfg, frontier, used, started, live, None, None)
+}
+
+/// Where a run keeps its progress: `keep` is given the run's state
+/// ([`EstimateProgress`], of ID `id`) after a whole piece of a round at
+/// most every `every`, at the end of each round, and, when the run is
+/// stopped inside a round, as it was after the last whole piece (the
+/// samples of the piece cut short are drawn again by a run going on from
+/// it). A keeper that fails to keep says so itself; the run goes on.
+pub struct Keeper<'a> {
+    pub id: EstimateId,
+    pub every: Duration,
+    pub keep: &'a mut (dyn FnMut(&EstimateProgress) + Send),
+    kept: Instant,
+}
+
+impl<'a> Keeper<'a> {
+    /// A keeper calling `keep` with states of ID `id`, at most every `every`.
+    pub fn new(id: EstimateId, every: Duration, keep: &'a mut (dyn FnMut(&EstimateProgress) + Send)) -> Self {
+        Keeper { id, every, keep, kept: Instant::now() }
+    }
+}
+
+/// A run's state: per layer the tally, the undecided samples and where
+/// the round under way ends; rounds begun, and whether the last begun is
+/// the run's last.
+struct RunState {
+    tallies: Vec<Tally>,
+    undecided: Vec<Vec<(u64, bool)>>,
+    round_end: Vec<u64>,
+    rounds: u32,
+    last: bool,
+}
+
+impl RunState {
+    fn new(layers: usize) -> Self {
+        RunState {
+            tallies: vec![Tally::default(); layers],
+            undecided: vec![Vec::new(); layers],
+            round_end: vec![0; layers],
+            rounds: 0,
+            last: false,
+        }
+    }
+
+    fn from(p: EstimateProgress) -> Self {
+        RunState {
+            tallies: p.layers.iter().map(|l| l.tally).collect(),
+            round_end: p.layers.iter().map(|l| l.round_end).collect(),
+            undecided: p.layers.into_iter().map(|l| l.undecided).collect(),
+            rounds: p.rounds,
+            last: p.last,
+        }
+    }
+
+    fn done(&self) -> u64 {
+        self.tallies.iter().map(|t| t.samples).sum()
+    }
+
+    fn progress(&self, id: EstimateId, layers: &[u32], started: Instant, frontier_seconds: f64) -> EstimateProgress {
+        EstimateProgress {
+            id,
+            rounds: self.rounds,
+            last: self.last,
+            elapsed_seconds: started.elapsed().as_secs_f64(),
+            frontier_seconds,
+            layers: (0..self.tallies.len())
+                .map(|i| LayerProgress {
+                    discs: layers[i],
+                    tally: self.tallies[i],
+                    undecided: self.undecided[i].clone(),
+                    round_end: self.round_end[i],
+                })
+                .collect(),
+        }
+    }
+
+    /// The rest of the round under way, if one is.
+    fn rest_of_round(&self) -> Option<Round> {
+        let shares: Vec<u64> = self.round_end.iter().zip(&self.tallies).map(|(&e, t)| e - t.samples).collect();
+        shares.iter().any(|&s| s > 0).then_some(Round { shares, last: self.last })
+    }
+}
+
+/// [`estimate_on`], going on from `from` where given (its clock and
+/// frontier time added to this run's), its progress given to `keeper`.
+pub fn estimate_from<G: Keyed>(
+    cfg: &EstimateConfig,
+    frontier: &Frontier<G>,
+    used: Option<CensusLayerUsed>,
+    started: Instant,
+    live: &EstimateLive,
+    from: Option<EstimateProgress>,
+    mut keeper: Option<&mut Keeper<'_>>,
+) -> Estimate {
+    let before = from.as_ref().map_or((0.0, 0.0), |p| (p.elapsed_seconds, p.frontier_seconds));
+    let started = started.checked_sub(Duration::from_secs_f64(before.0)).unwrap_or(started);
+    // this run's frontier (and census layer) on top of the earlier runs'
+    let frontier_seconds = before.1 + (started.elapsed().as_secs_f64() - before.0).max(0.0);
     let cands: Vec<u128> = cfg.layers.iter().map(|&k| candidates(G::N, k)).collect();
-    let mut tallies = vec![Tally::default(); cfg.layers.len()];
-    let mut undecided = vec![Vec::new(); cfg.layers.len()];
-    let mut done = 0u64;
-    let mut rounds = 0;
+    let mut st = from.map_or_else(|| RunState::new(cfg.layers.len()), RunState::from);
     let mut interrupted = false;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(cfg.threads.max(1)).build().expect("thread pool");
     let searches = Searches::new(frontier, cfg.budget)
@@ -285,22 +393,47 @@ pub fn estimate_on<G: Keyed>(
         .with_beam(cfg.beam_width)
         .with_sweep(cfg.sweep_width)
         .with_deadline(cfg.time.map(|t| started + t), Some(&live.defer));
+    live.samples.store(st.done(), Ordering::Relaxed);
+    live.reachable.store(st.tallies.iter().map(|t| t.reachable).sum(), Ordering::Relaxed);
     if let Some(s) = cfg.samples {
         live.planned.store(s, Ordering::Relaxed);
     }
-    while let Some(round) = next_round(cfg, live, started, frontier_seconds, done, &cands, &tallies) {
-        let before = done;
+    // a round the earlier run was inside goes on first; a run that had
+    // ended its last round draws no more
+    let mut pending = st.rest_of_round();
+    loop {
+        let round = match pending.take() {
+            Some(r) => r,
+            None if st.last => break,
+            None => match next_round(cfg, live, started, frontier_seconds, st.done(), &cands, &st.tallies) {
+                Some(r) => {
+                    st.rounds += 1;
+                    st.last = r.last;
+                    for (e, (t, s)) in st.round_end.iter_mut().zip(st.tallies.iter().zip(&r.shares)) {
+                        *e = t.samples + s;
+                    }
+                    r
+                }
+                None => break,
+            },
+        };
+        let before = st.done();
         interrupted =
-            pool.install(|| sample_round(&searches, cfg, live, &round.shares, &mut tallies, &mut undecided, &mut done));
-        rounds += 1;
+            sample_round(&pool, &searches, cfg, live, &round.shares, &mut st, &mut keeper, started, frontier_seconds);
         if interrupted {
             break;
         }
-        debug_assert_eq!(done, before + round.shares.iter().sum::<u64>());
+        debug_assert_eq!(st.done(), before + round.shares.iter().sum::<u64>());
+        if let Some(k) = keeper.as_deref_mut() {
+            (k.keep)(&st.progress(k.id, &cfg.layers, started, frontier_seconds));
+            k.kept = Instant::now();
+        }
         if round.last {
             break;
         }
     }
+    let done = st.done();
+    let RunState { tallies, undecided, rounds, .. } = st;
     let layers: Vec<LayerEstimate> =
         cfg.layers.iter().zip(&cands).zip(&tallies).map(|((&k, &c), &t)| LayerEstimate::new(k, c, t)).collect();
     let [total_positions, total_terminal_positions, total_classes] = totals(&layers);
@@ -401,37 +534,55 @@ pub(super) fn next_round(
     Some(Round { shares, last })
 }
 
-/// Draws one round: `shares[i]` more samples of layer `i`, added to
-/// `tallies[i]` and to `done`. Returns whether it was interrupted.
-pub(super) fn sample_round<G: Keyed>(
+/// Draws one round: `shares[i]` more samples of layer `i`, added to the
+/// layer's tally in `st`, its progress given to `keeper` after whole
+/// pieces. Returns whether it was interrupted.
+#[allow(clippy::too_many_arguments)]
+fn sample_round<G: Keyed>(
+    pool: &rayon::ThreadPool,
     searches: &Searches<'_, G>,
     cfg: &EstimateConfig,
     live: &EstimateLive,
     shares: &[u64],
-    tallies: &mut [Tally],
-    undecided: &mut [Vec<(u64, bool)>],
-    done: &mut u64,
+    st: &mut RunState,
+    keeper: &mut Option<&mut Keeper<'_>>,
+    started: Instant,
+    frontier_seconds: f64,
 ) -> bool {
+    // the state after the last whole piece, for a run going on from it
+    let mut keep = |st: &RunState, now: bool| {
+        if let Some(k) = keeper.as_deref_mut()
+            && (now || k.kept.elapsed() >= k.every)
+        {
+            (k.keep)(&st.progress(k.id, &cfg.layers, started, frontier_seconds));
+            k.kept = Instant::now();
+        }
+    };
     for (i, &share) in shares.iter().enumerate() {
-        let from = tallies[i].samples;
-        // in pieces, for the progress display and a prompt stop
+        let from = st.tallies[i].samples;
+        // in pieces, for the progress display, the kept progress and a
+        // prompt stop
         let mut at = from;
         while at < from + share {
             if live.stop.load(Ordering::Relaxed) {
+                keep(st, true);
                 return true;
             }
             let to = (at + (1 << 11)).min(from + share);
-            let (t, mut u) = sample_range(searches, cfg, &live.stop, cfg.layers[i], at, to);
+            let (t, mut u) = pool.install(|| sample_range(searches, cfg, &live.stop, cfg.layers[i], at, to));
+            if t.samples < to - at {
+                keep(st, true);
+            }
             u.sort_unstable();
-            undecided[i].extend(u);
+            st.undecided[i].extend(u);
             live.samples.fetch_add(t.samples, Ordering::Relaxed);
             live.reachable.fetch_add(t.reachable, Ordering::Relaxed);
-            tallies[i] = tallies[i].plus(t);
-            *done += t.samples;
+            st.tallies[i] = st.tallies[i].plus(t);
             if t.samples < to - at {
                 return true;
             }
             at = to;
+            keep(st, false);
         }
     }
     false
