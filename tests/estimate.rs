@@ -672,20 +672,13 @@ fn untried_resolved(
     e: &othello_census::estimate::Estimate,
     cfg: &EstimateConfig,
 ) -> Vec<othello_census::estimate::Tally> {
-    use othello_census::estimate::{SearchLimits, resolve};
+    use othello_census::estimate::resolve;
     let untried: Vec<_> = e.undecided_samples.iter().filter(|u| u.untried).cloned().collect();
     if untried.is_empty() {
         return tallies(e);
     }
     let layers: Vec<(u32, othello_census::estimate::Tally)> = e.layers.iter().map(|l| (l.discs, l.tally)).collect();
-    let limits = SearchLimits {
-        budget: cfg.budget,
-        relaxation_conflicts: cfg.relaxation_conflicts,
-        exact_conflicts: cfg.exact_conflicts,
-        exact_solver: cfg.exact_solver,
-        beam_width: cfg.beam_width,
-        sweep_width: cfg.sweep_width,
-    };
+    let limits = cfg.limits();
     let frontier = Frontier::<B6>::build(cfg.frontier_discs);
     let r = resolve(
         &frontier,

@@ -50,6 +50,21 @@ pub struct EstimateConfig {
     pub focus: Focus,
 }
 
+impl EstimateConfig {
+    /// The limits of its searches, as a resolve of its document at its
+    /// own settings takes them.
+    pub fn limits(&self) -> SearchLimits {
+        SearchLimits {
+            budget: self.budget,
+            relaxation_conflicts: self.relaxation_conflicts,
+            exact_conflicts: self.exact_conflicts,
+            exact_solver: self.exact_solver,
+            beam_width: self.beam_width,
+            sweep_width: self.sweep_width,
+        }
+    }
+}
+
 /// Counters a progress display may read while it runs.
 #[derive(Debug, Default)]
 pub struct EstimateLive {
