@@ -174,7 +174,7 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
     }
     // the document holds it all now
     if let Some(k) = kept {
-        k.finish()?;
+        k.finish();
     }
     let untried = e.undecided_samples.iter().filter(|u| u.untried).count();
     if untried > 0 {
@@ -642,6 +642,36 @@ fn deferred_words(n: usize) -> String {
     if n == 0 { String::new() } else { format!(", {n} more left by a first round (--exact-first) for the second") }
 }
 
+/// Takes the lock `lock_file` of the run (`what`) whose progress file is
+/// `path` in `dir` (created if need be), and removes what a kill in the
+/// middle of a write of that file left (only the lock's holder writes
+/// it).
+fn lock_progress(
+    dir: &std::path::Path,
+    path: &std::path::Path,
+    lock_file: &std::path::Path,
+    what: &'static str,
+) -> anyhow::Result<othello_census::formats::atomic::FileLock> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let lock = othello_census::formats::atomic::try_lock(lock_file, path, what)?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    othello_census::formats::atomic::remove_temporaries(dir, |t| t == name);
+    Ok(lock)
+}
+
+/// Removes the progress file `path` once the run's `document` is
+/// written: a failure is only said (the document holds everything).
+fn remove_spent_progress(path: &std::path::Path, document: &str) {
+    match std::fs::remove_file(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => note(format!(
+            "warning: the {document} is written, but {} could not be removed ({e}); remove it",
+            path.display()
+        )),
+    }
+}
+
 /// A resolve's progress kept in its `--out` directory
 /// ([`othello_census::estimate::ResolveProgress`]): the lock that keeps a
 /// second process from the same resolve, what an earlier run decided, and
@@ -669,13 +699,9 @@ impl ResolveKeeper {
         listed: &[othello_census::estimate::UndecidedSample],
         quiet: bool,
     ) -> anyhow::Result<ResolveKeeper> {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let path = id.path_in(dir);
-        let lock = othello_census::formats::atomic::try_lock(&id.lock_in(dir), &path, "resolve")?;
-        // what a kill in the middle of a write left (only this resolve
-        // writes its file, and it holds the lock)
+        let lock = lock_progress(dir, &path, &id.lock_in(dir), "resolve")?;
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        othello_census::formats::atomic::remove_temporaries(dir, |t| t == name);
         let mut found = othello_census::estimate::read_progress(&path, id, listed)
             .map_err(|e| anyhow::anyhow!("{e}; move it aside to decide every sample again"))?;
         // the file an older build kept under the ID it gave this resolve:
@@ -866,14 +892,7 @@ impl ResolveKeeper {
     /// The resolved document is written: the progress file is no longer
     /// needed.
     fn finish(self) {
-        match std::fs::remove_file(&self.path) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => note(format!(
-                "warning: the resolved document is written, but {} could not be removed ({e}); remove it",
-                self.path.display()
-            )),
-        }
+        remove_spent_progress(&self.path, "resolved document");
     }
 }
 
@@ -980,13 +999,8 @@ const ESTIMATE_KEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(
 
 impl EstimateKeeper {
     fn open(dir: &std::path::Path, id: EstimateId, layers: &[u32], quiet: bool) -> anyhow::Result<EstimateKeeper> {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let path = id.path_in(dir);
-        let lock = othello_census::formats::atomic::try_lock(&id.lock_in(dir), &path, "estimate")?;
-        // what a kill in the middle of a write left (only this estimate
-        // writes its file, and it holds the lock)
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        othello_census::formats::atomic::remove_temporaries(dir, |t| t == name);
+        let lock = lock_progress(dir, &path, &id.lock_in(dir), "estimate")?;
         let from = othello_census::estimate::read_estimate_progress(&path, id, layers)
             .map_err(|e| anyhow::anyhow!("{e}; move it aside to start this estimate afresh"))?;
         if let Some(p) = &from
@@ -1004,13 +1018,8 @@ impl EstimateKeeper {
     }
 
     /// Removes the progress file: the run's document is written.
-    fn finish(self) -> anyhow::Result<()> {
-        match std::fs::remove_file(&self.path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                Err(e).with_context(|| format!("cannot remove {}", self.path.display()))
-            }
-            _ => Ok(()),
-        }
+    fn finish(self) {
+        remove_spent_progress(&self.path, "estimate's document");
     }
 }
 

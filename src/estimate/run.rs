@@ -322,6 +322,24 @@ impl<'a> Keeper<'a> {
     }
 }
 
+/// Gives `st` to the keeper, if any: `now`, or when `every` has passed
+/// since it was last given one.
+fn keep_state(
+    keeper: &mut Option<&mut Keeper<'_>>,
+    st: &RunState,
+    now: bool,
+    layers: &[u32],
+    started: Instant,
+    frontier_seconds: f64,
+) {
+    if let Some(k) = keeper.as_deref_mut()
+        && (now || k.kept.elapsed() >= k.every)
+    {
+        (k.keep)(&st.progress(k.id, layers, started, frontier_seconds));
+        k.kept = Instant::now();
+    }
+}
+
 /// A run's state: per layer the tally, the undecided samples and where
 /// the round under way ends; rounds begun, and whether the last begun is
 /// the run's last.
@@ -439,10 +457,7 @@ pub fn estimate_from<G: Keyed>(
             break;
         }
         debug_assert_eq!(st.done(), before + round.shares.iter().sum::<u64>());
-        if let Some(k) = keeper.as_deref_mut() {
-            (k.keep)(&st.progress(k.id, &cfg.layers, started, frontier_seconds));
-            k.kept = Instant::now();
-        }
+        keep_state(&mut keeper, &st, true, &cfg.layers, started, frontier_seconds);
         if round.last {
             break;
         }
@@ -565,14 +580,7 @@ fn sample_round<G: Keyed>(
     frontier_seconds: f64,
 ) -> bool {
     // the state after the last whole piece, for a run going on from it
-    let mut keep = |st: &RunState, now: bool| {
-        if let Some(k) = keeper.as_deref_mut()
-            && (now || k.kept.elapsed() >= k.every)
-        {
-            (k.keep)(&st.progress(k.id, &cfg.layers, started, frontier_seconds));
-            k.kept = Instant::now();
-        }
-    };
+    let mut keep = |st: &RunState, now: bool| keep_state(keeper, st, now, &cfg.layers, started, frontier_seconds);
     for (i, &share) in shares.iter().enumerate() {
         let from = st.tallies[i].samples;
         // in pieces, for the progress display, the kept progress and a
@@ -585,7 +593,9 @@ fn sample_round<G: Keyed>(
             }
             let to = (at + (1 << 11)).min(from + share);
             let (t, mut u) = pool.install(|| sample_range(searches, cfg, &live.stop, cfg.layers[i], at, to));
-            if t.samples < to - at {
+            // stopped inside the piece: kept as it was before it
+            let cut = t.samples < to - at;
+            if cut {
                 keep(st, true);
             }
             u.sort_unstable();
@@ -593,7 +603,7 @@ fn sample_round<G: Keyed>(
             live.samples.fetch_add(t.samples, Ordering::Relaxed);
             live.reachable.fetch_add(t.reachable, Ordering::Relaxed);
             st.tallies[i] = st.tallies[i].plus(t);
-            if t.samples < to - at {
+            if cut {
                 return true;
             }
             at = to;
