@@ -444,7 +444,6 @@ fn undecided_samples_are_listed() {
 fn a_resumed_resolve_gives_what_a_whole_one_gives() {
     use othello_census::estimate::{Decided, SearchLimits, Searched, resolve};
     use std::sync::Mutex;
-    use std::sync::atomic::{AtomicUsize, Ordering};
     let a = estimate::<B6>(
         &EstimateConfig { budget: 2_000, ..config(vec![24, 30], 600, 2) },
         None,
@@ -495,9 +494,10 @@ fn a_resumed_resolve_gives_what_a_whole_one_gives() {
     assert!(none.still.iter().all(|u| u.untried) && none.still.len() == a.undecided_samples.len());
     assert_eq!(none.layers.iter().map(|l| l.tally).collect::<Vec<_>>(), layers.iter().map(|l| l.1).collect::<Vec<_>>());
     // stopped after three samples (one thread: the heaviest three, a
-    // sample's weight being its layer's candidates over its samples)
-    let started = AtomicUsize::new(0);
-    let after_three = || started.fetch_add(1, Ordering::SeqCst) >= 3;
+    // sample's weight being its layer's candidates over its samples); the
+    // searches ask the stop too, so it counts the samples reported
+    seen.lock().unwrap().clear();
+    let after_three = || seen.lock().unwrap().len() >= 3;
     let n = a.undecided_samples.len();
     assert!(n > 3, "{n} undecided: the test stops after three");
     let weight = |u: &othello_census::estimate::UndecidedSample| {
@@ -508,7 +508,6 @@ fn a_resumed_resolve_gives_what_a_whole_one_gives() {
     // needs a heavier sample after them
     let lightest_first = a.undecided_samples[..3].iter().map(&weight).fold(f64::INFINITY, f64::min);
     assert!(a.undecided_samples[3..].iter().any(|u| weight(u) > lightest_first), "the list is heaviest first already");
-    seen.lock().unwrap().clear();
     let part =
         resolve(&frontier, 7, limits, 0, 1, &layers, &a.undecided_samples, &[], &[], &record, &after_three).unwrap();
     assert_eq!(part.untried, n - 3);
@@ -537,6 +536,110 @@ fn a_resumed_resolve_gives_what_a_whole_one_gives() {
     let rest: Vec<_> = part.still.iter().filter(|u| u.untried).cloned().collect();
     let finished = resolve(&frontier, 7, limits, 0, 2, &partial_layers, &rest, &[], &[], &record, &go).unwrap();
     assert_eq!(tallies(&finished), tallies(&whole));
+}
+
+/// A resolve stopped while a sample's exact stage runs cuts it (the
+/// solver asks the stop as it works): that sample is neither reported
+/// nor left undecided at the limits, but untried, as those not begun;
+/// the verdicts given are the whole resolve's, and a resolve of the
+/// untried then gives the whole resolve's tallies.
+#[test]
+fn a_resolve_stopped_inside_the_exact_stage_leaves_that_sample_untried() {
+    use othello_census::estimate::{Decided, SearchLimits, Searched, resolve};
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    // 4x4 samples a search of one position leaves (as in the test of two
+    // rounds below): the exact stage takes 10 to 10^4 conflicts on them
+    let cfg = EstimateConfig { budget: 1, frontier_discs: 6, ..config(vec![11, 12, 13, 14, 15, 16], 600, 2) };
+    let a = estimate::<B4>(&cfg, None, &EstimateLive::default());
+    let n = a.undecided_samples.len();
+    assert!(n >= 20, "{n} undecided: the test needs some");
+    let layers: Vec<(u32, othello_census::estimate::Tally)> = a.layers.iter().map(|l| (l.discs, l.tally)).collect();
+    let frontier = Frontier::<B4>::build(6);
+    // the search runs out as the estimate's did: each sample goes to the
+    // exact stage
+    let limits = SearchLimits { exact_conflicts: 100_000, ..cfg.limits() };
+    let seen = Mutex::new(Vec::<Decided>::new());
+    let record = |d: Searched| match d {
+        Searched::Decided(d) => seen.lock().unwrap().push(d),
+        Searched::Deferred(d) => panic!("no first round, yet {d:?} deferred"),
+    };
+    let go = || false;
+    let whole = resolve(&frontier, 7, limits, 0, 1, &layers, &a.undecided_samples, &[], &[], &record, &go).unwrap();
+    assert_eq!(whole.untried, 0);
+    let exact = |r: &othello_census::estimate::Resolution| {
+        r.layers.iter().map(|l| l.tally.exact_reachable + l.tally.exact_unreachable).sum::<u64>()
+    };
+    assert!(exact(&whole) >= 3, "the exact stage decides samples: {:?}", whole.layers);
+    // the stop says so at its 1,000th question: far more than the resolve
+    // and the search ask before a sample's exact stage (three times), so
+    // the solver asked it
+    let asked = AtomicU64::new(0);
+    let late = || asked.fetch_add(1, Ordering::Relaxed) >= 1_000;
+    seen.lock().unwrap().clear();
+    let part = resolve(&frontier, 7, limits, 0, 1, &layers, &a.undecided_samples, &[], &[], &record, &late).unwrap();
+    let reported = seen.lock().unwrap().clone();
+    assert!(reported.len() < n, "{} of {n} reported: the stop came after the last sample", reported.len());
+    assert_eq!(part.untried, n - reported.len(), "the sample cut is untried, as those not begun");
+    for u in &part.still {
+        let r = reported.iter().find(|d| (d.discs, d.index) == (u.discs, u.index));
+        assert_eq!(u.untried, r.is_none(), "{u:?}");
+        if r.is_some() {
+            assert!(whole.still.iter().any(|w| (w.discs, w.index) == (u.discs, u.index)), "left by the whole too");
+        }
+    }
+    let partial_layers: Vec<(u32, othello_census::estimate::Tally)> =
+        part.layers.iter().map(|l| (l.discs, l.tally)).collect();
+    let rest: Vec<_> = part.still.iter().filter(|u| u.untried).cloned().collect();
+    let finished = resolve(&frontier, 7, limits, 0, 2, &partial_layers, &rest, &[], &[], &record, &go).unwrap();
+    let tallies = |r: &othello_census::estimate::Resolution| r.layers.iter().map(|l| l.tally).collect::<Vec<_>>();
+    assert_eq!(tallies(&finished), tallies(&whole));
+}
+
+/// An estimate stopped (Ctrl-C: `EstimateLive::stop`) while searches run
+/// cuts them, and keeps no piece that holds a sample cut: whenever the
+/// stop comes, a run going on from what was kept gives the document of a
+/// run never stopped.
+#[test]
+fn an_estimate_stopped_inside_its_searches_goes_on_to_the_same_figures() {
+    use othello_census::estimate::{EstimateId, EstimateProgress, Keeper, estimate_kept};
+    // every sample past the cheap conditions goes to the exact stage
+    let cfg = EstimateConfig {
+        budget: 1,
+        frontier_discs: 6,
+        exact_conflicts: 100_000,
+        ..config(vec![11, 12, 13, 14, 15, 16], 3_000, 2)
+    };
+    let clock = std::time::Instant::now();
+    let whole = estimate::<B4>(&cfg, None, &EstimateLive::default());
+    let took = clock.elapsed();
+    let exact: u64 = whole.layers.iter().map(|l| l.tally.exact_reachable + l.tally.exact_unreachable).sum();
+    assert!(exact >= 100, "the test needs the exact stage: {:?}", whole.layers);
+    let id = EstimateId(1);
+    let mut stops = 0;
+    for share in [0.05, 0.2, 0.4, 0.7] {
+        let live = EstimateLive::default();
+        let mut kept: Option<EstimateProgress> = None;
+        let mut keep = |p: &EstimateProgress| kept = Some(p.clone());
+        let mut keeper = Keeper::new(id, std::time::Duration::ZERO, &mut keep);
+        let stopped = std::thread::scope(|scope| {
+            scope.spawn(|| {
+                std::thread::sleep(took.mul_f64(share));
+                live.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            });
+            estimate_kept::<B4>(&cfg, None, &live, None, Some(&mut keeper))
+        });
+        if !stopped.interrupted {
+            continue;
+        }
+        stops += 1;
+        let from = kept.expect("a stopped run keeps its state");
+        let resumed = estimate_kept::<B4>(&cfg, None, &EstimateLive::default(), Some(from), None);
+        assert_eq!(tallies(&resumed), tallies(&whole), "stopped at {share} of its time");
+        assert_eq!(resumed.undecided_samples, whole.undecided_samples);
+        assert_eq!(resumed.rounds, whole.rounds);
+    }
+    assert!(stops >= 2, "{stops} runs stopped before their end, of 4");
 }
 
 /// `estimate::resolve` in two rounds (`--exact-first`): the exact
@@ -602,10 +705,10 @@ fn a_resolve_in_two_rounds_gives_what_one_round_gives() {
     );
     // stopped after the first round: its leftovers untried, and resumed
     // with them waiting, each searched once more, at the resolve's limit
-    let calls = std::sync::atomic::AtomicUsize::new(0);
+    // (the searches ask the stop too: it counts the samples reported)
     let queue_one = undecided.len();
-    let after_first = || calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) >= queue_one;
     seen.lock().unwrap().clear();
+    let after_first = || seen.lock().unwrap().len() >= queue_one;
     let stopped = resolve(&frontier, 7, limits, 100, 1, &layers, undecided, &[], &[], &record, &after_first).unwrap();
     assert_eq!((stopped.untried, stopped.deferred), (deferred.len(), deferred.len()));
     assert!(

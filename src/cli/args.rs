@@ -243,10 +243,10 @@ pub struct EstimateArgs {
     /// Sample for this long instead, e.g. `10m`; the JSON gives the sample
     /// count that reproduces the run with --samples. Where the time runs
     /// out inside a round, the rest of it gets the cheap conditions but
-    /// no search: those samples are listed untried, for a resolve at the
-    /// run's settings to search. With --resolve: start
-    /// no sample after this long (those under way finish) and write the
-    /// partial document: every verdict exact, the samples not searched
+    /// no search, and the searches under way are cut: those samples are
+    /// listed untried, for a resolve at the run's settings to search.
+    /// With --resolve: start no sample after this long, cut those under
+    /// way, and write the partial document: every verdict exact, the samples not searched
     /// marked untried; the same command resumes, and a resolve of that
     /// document at the same settings searches only its untried samples.
     /// `--time 0` with --resolve searches nothing new: it writes the

@@ -139,8 +139,9 @@ pub enum Searched {
 /// again; the latter go straight to the second round. `searched` is
 /// called with each sample as its searches end (from the searching
 /// threads), so that the caller can keep its progress. Once `stop` says
-/// so, no further sample is started (those under way finish): the
-/// samples not searched at the resolve's limits keep their verdict
+/// so, no further sample is started, and the searches under way are cut
+/// (their stages ask `stop` as they run): the samples not searched
+/// whole at the resolve's limits keep their verdict
 /// (undecided), marked `untried`, so that the estimate made of what was
 /// searched is still exact in every verdict, and a later resolve can
 /// search only those.
@@ -178,7 +179,8 @@ pub fn resolve<G: Keyed>(
             .with_relaxation(limits.relaxation_conflicts)
             .with_exact(conflicts, limits.exact_solver)
             .with_beam(limits.beam_width)
-            .with_sweep(limits.sweep_width);
+            .with_sweep(limits.sweep_width)
+            .with_stop(Some(stop));
         let last = conflicts == limits.exact_conflicts;
         let next = AtomicUsize::new(0);
         pool.scope(|scope| {
@@ -194,6 +196,11 @@ pub fn resolve<G: Keyed>(
                         // an undecided sample was searched, so deciding it
                         // again needs no focus
                         let tally = one_sample(&mut search, seed, u.discs, u.index, Focus::All);
+                        if search.deferred() {
+                            // cut by the stop: not searched at the limits,
+                            // so it stays untried
+                            break;
+                        }
                         if !last && tally.undecided > 0 {
                             searched(Searched::Deferred(Deferred {
                                 discs: u.discs,

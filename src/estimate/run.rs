@@ -420,12 +420,16 @@ pub fn estimate_from<G: Keyed>(
     let mut st = from.map_or_else(|| RunState::new(cfg.layers.len()), RunState::from);
     let mut interrupted = false;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(cfg.threads.max(1)).build().expect("thread pool");
+    // a stop cuts the searches under way: their piece is not kept
+    // (sample_round), so a run going on from it draws them again
+    let stop = || live.stop.load(Ordering::Relaxed);
     let searches = Searches::new(frontier, cfg.budget)
         .with_relaxation(cfg.relaxation_conflicts)
         .with_exact(cfg.exact_conflicts, cfg.exact_solver)
         .with_beam(cfg.beam_width)
         .with_sweep(cfg.sweep_width)
-        .with_deadline(cfg.time.map(|t| started + t), Some(&live.defer));
+        .with_deadline(cfg.time.map(|t| started + t), Some(&live.defer))
+        .with_stop(Some(&stop));
     live.samples.store(st.done(), Ordering::Relaxed);
     live.reachable.store(st.tallies.iter().map(|t| t.reachable).sum(), Ordering::Relaxed);
     if let Some(s) = cfg.samples {
@@ -593,8 +597,11 @@ fn sample_round<G: Keyed>(
             }
             let to = (at + (1 << 11)).min(from + share);
             let (t, mut u) = pool.install(|| sample_range(searches, cfg, &live.stop, cfg.layers[i], at, to));
-            // stopped inside the piece: kept as it was before it
-            let cut = t.samples < to - at;
+            // stopped inside the piece: kept as it was before it (a piece
+            // whose samples were all drawn may still hold one whose search
+            // the stop cut: it is listed untried, as a deadline's are, but
+            // a run going on must search it)
+            let cut = t.samples < to - at || (live.stop.load(Ordering::Relaxed) && u.iter().any(|&(_, d)| d));
             if cut {
                 keep(st, true);
             }

@@ -50,9 +50,9 @@ pub enum Relaxation {
 
 /// Stops the solver after a number of learnt clauses (one per conflict):
 /// a deterministic budget, unlike a time limit.
-pub(crate) struct Budget {
-    pub(crate) conflicts: u64,
-    pub(crate) limit: u64,
+struct Budget {
+    conflicts: u64,
+    limit: u64,
 }
 
 impl Callbacks for Budget {

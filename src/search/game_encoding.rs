@@ -41,7 +41,6 @@
 use batsat::{SolverInterface, lbool};
 
 use crate::board::{Color, Geometry, Position};
-use crate::search::flip_history::Budget;
 use crate::search::game::Game;
 
 /// What the exact encoding says of a position.
@@ -51,9 +50,15 @@ pub enum Exact<G: Geometry> {
     Reachable(Game<G>),
     /// Unsatisfiable: no game reaches it.
     Unreachable,
-    /// The solver reached its conflict budget first.
+    /// The solver reached its conflict budget first, or was cut
+    /// ([`exact_game_until`]).
     Unknown,
 }
+
+/// A question asked while the solver works: once it answers true, the
+/// solver stops (an estimate's time limit, a signal), and the position
+/// gets no answer.
+pub type Cut<'a> = &'a (dyn Fn() -> bool + Sync);
 
 /// A literal of the encoding, or a constant: constants are folded as the
 /// formula is built, so squares the target leaves empty and the start's
@@ -118,13 +123,33 @@ pub(crate) trait Backend {
     fn conflicts(&self) -> u64;
 }
 
+/// BatSat's callbacks: the conflicts counted, and a stop at the limit or
+/// when the cut says so.
+struct Limit<'a> {
+    conflicts: u64,
+    limit: u64,
+    cut: Option<Cut<'a>>,
+}
+
+impl batsat::Callbacks for Limit<'_> {
+    fn on_new_clause(&mut self, _c: &[batsat::Lit], src: batsat::ClauseKind) {
+        if matches!(src, batsat::ClauseKind::Learnt) {
+            self.conflicts += 1;
+        }
+    }
+
+    fn stop(&self) -> bool {
+        self.conflicts >= self.limit || self.cut.is_some_and(|cut| cut())
+    }
+}
+
 /// BatSat (pure Rust, the default).
-struct BatSat {
-    solver: batsat::Solver<Budget>,
+struct BatSat<'a> {
+    solver: batsat::Solver<Limit<'a>>,
     vars: Vec<batsat::Var>,
 }
 
-impl BatSat {
+impl BatSat<'_> {
     fn lit(&mut self, l: Lit) -> batsat::Lit {
         while self.vars.len() <= (l.0 >> 1) as usize {
             let v = self.solver.new_var_default();
@@ -134,7 +159,7 @@ impl BatSat {
     }
 }
 
-impl Backend for BatSat {
+impl Backend for BatSat<'_> {
     fn add_clause(&mut self, lits: &[Lit]) {
         let mut c: Vec<batsat::Lit> = lits.iter().map(|&l| self.lit(l)).collect();
         self.solver.add_clause_reuse(&mut c);
@@ -163,15 +188,15 @@ impl Backend for BatSat {
 }
 
 /// The formula being built: gates over a backend, constants folded.
-struct Formula {
-    backend: Box<dyn Backend>,
+struct Formula<'a> {
+    backend: Box<dyn Backend + 'a>,
     vars: u32,
     clauses: u64,
     /// Set when a clause folded to the empty clause: unsatisfiable.
     empty: bool,
 }
 
-impl Formula {
+impl Formula<'_> {
     fn var(&mut self) -> L {
         self.vars += 1;
         L::Var(Lit((self.vars - 1) << 1))
@@ -358,18 +383,18 @@ impl Board {
 }
 
 /// The encoding of one position, built.
-struct Encoding {
-    formula: Formula,
+struct Encoding<'a> {
+    formula: Formula<'a>,
     /// Per move `t` (from 1; index `t - 1`), the placement literals.
     placed: Vec<Vec<L>>,
     /// Per move, its colour (true: Black).
     colour: Vec<L>,
 }
 
-fn encode<G: Geometry>(target: &Position<G>, solver: Solver, passes: bool) -> Encoding {
+fn encode<'a, G: Geometry>(target: &Position<G>, solver: Solver, passes: bool, cut: Option<Cut<'a>>) -> Encoding<'a> {
     let n = G::N;
     let squares = G::SQUARES as usize;
-    let mut f = Formula { backend: solver.make(), vars: 0, clauses: 0, empty: false };
+    let mut f = Formula { backend: solver.make(cut), vars: 0, clauses: 0, empty: false };
     let start = Position::<G>::start();
     let centre = start.black().0 | start.white().0;
     let (tb, tw) = (target.black().0, target.white().0);
@@ -514,6 +539,20 @@ pub fn exact_game_with<G: Geometry>(p: &Position<G>, conflicts: u64, solver: Sol
 /// [`exact_game_with`], and the conflicts the solver spent on it (both
 /// formulas).
 pub fn exact_game_counted<G: Geometry>(p: &Position<G>, conflicts: u64, solver: Solver) -> (Exact<G>, u64) {
+    exact_game_until(p, conflicts, solver, None)
+}
+
+/// [`exact_game_counted`], the solver stopped as soon as `cut` answers
+/// true (asked from inside it, many times a second): then the answer is
+/// [`Exact::Unknown`], as at the conflict limit, and the caller, who knows
+/// why it cut, says so. A search left to its limit answers as without a
+/// cut.
+pub fn exact_game_until<G: Geometry>(
+    p: &Position<G>,
+    conflicts: u64,
+    solver: Solver,
+    cut: Option<Cut<'_>>,
+) -> (Exact<G>, u64) {
     let start = Position::<G>::start();
     let (b, w) = (p.black().0, p.white().0);
     let centre = start.black().0 | start.white().0;
@@ -529,12 +568,15 @@ pub fn exact_game_counted<G: Geometry>(p: &Position<G>, conflicts: u64, solver: 
     // move's colour is known); where it finds no game, with them (most
     // positions asked are unreachable: the full budget goes to the formula
     // that can prove it)
-    let mut enc = encode::<G>(p, solver, false);
+    let mut enc = encode::<G>(p, solver, false, cut);
     let first = if enc.formula.empty { Some(false) } else { enc.formula.backend.solve(conflicts.div_ceil(10)) };
     let mut spent = enc.formula.backend.conflicts();
     let mut found = first == Some(true);
+    if !found && cut.is_some_and(|cut| cut()) {
+        return (Exact::Unknown, spent);
+    }
     if !found {
-        enc = encode::<G>(p, solver, true);
+        enc = encode::<G>(p, solver, true, cut);
         if enc.formula.empty {
             return (Exact::Unreachable, spent);
         }
@@ -590,7 +632,7 @@ pub fn non_replaying_games() -> u64 {
 
 /// The size of the encoding of `p`: variables and clauses.
 pub fn encoding_size<G: Geometry>(p: &Position<G>) -> (u32, u64) {
-    let enc = encode::<G>(p, Solver::BatSat, true);
+    let enc = encode::<G>(p, Solver::BatSat, true, None);
     (enc.formula.vars, enc.formula.clauses)
 }
 
@@ -638,37 +680,46 @@ impl Solver {
         }
     }
 
-    fn make(self) -> Box<dyn Backend> {
+    fn make<'a>(self, cut: Option<Cut<'a>>) -> Box<dyn Backend + 'a> {
         match self {
             Solver::BatSat => Box::new(BatSat {
-                solver: batsat::Solver::new(Default::default(), Budget { conflicts: 0, limit: u64::MAX }),
+                solver: batsat::Solver::new(Default::default(), Limit { conflicts: 0, limit: u64::MAX, cut }),
                 vars: Vec::new(),
             }),
             #[cfg(feature = "cadical")]
-            Solver::CaDiCaL => Box::new(cadical::Cadical::default()),
+            Solver::CaDiCaL => Box::new(cadical::Cadical::new(cut)),
             #[cfg(feature = "cadical")]
-            Solver::CaDiCaLUnsat => Box::new(cadical::Cadical::unsat()),
+            Solver::CaDiCaLUnsat => Box::new(cadical::Cadical::unsat(cut)),
         }
     }
 }
 
 #[cfg(feature = "cadical")]
 mod cadical {
-    use rustsat::solvers::{LimitConflicts, Solve, SolverResult};
+    use rustsat::solvers::{ControlSignal, LimitConflicts, Solve, SolverResult, Terminate};
     use rustsat::types::{Clause, TernaryVal};
     use rustsat_cadical::{Config, Statistic};
 
-    use super::{Backend, Lit};
+    use super::{Backend, Cut, Lit};
 
-    #[derive(Default)]
-    pub(super) struct Cadical(rustsat_cadical::CaDiCaL<'static, 'static>);
+    pub(super) struct Cadical<'a>(rustsat_cadical::CaDiCaL<'a, 'static>);
 
-    impl Cadical {
+    impl<'a> Cadical<'a> {
+        /// CaDiCaL, stopped when `cut` says so (its terminator, which it
+        /// asks regularly while it solves).
+        pub(super) fn new(cut: Option<Cut<'a>>) -> Cadical<'a> {
+            let mut s = Cadical(rustsat_cadical::CaDiCaL::default());
+            if let Some(cut) = cut {
+                s.0.attach_terminator(move || if cut() { ControlSignal::Terminate } else { ControlSignal::Continue });
+            }
+            s
+        }
+
         /// CaDiCaL with its "unsat" configuration (options its authors
         /// tune for unsatisfiable formulas, which most the exact stage is
         /// given are).
-        pub(super) fn unsat() -> Cadical {
-            let mut s = Cadical::default();
+        pub(super) fn unsat(cut: Option<Cut<'a>>) -> Cadical<'a> {
+            let mut s = Cadical::new(cut);
             s.0.set_configuration(Config::Unsat).expect("CaDiCaL takes its unsat configuration before any clause");
             s
         }
@@ -678,7 +729,7 @@ mod cadical {
         rustsat::types::Lit::new(l.0 >> 1, l.0 & 1 == 1)
     }
 
-    impl Backend for Cadical {
+    impl Backend for Cadical<'_> {
         fn add_clause(&mut self, lits: &[Lit]) {
             let c: Clause = lits.iter().map(|&l| lit(l)).collect();
             self.0.add_clause(c).expect("CaDiCaL takes a clause");
@@ -713,7 +764,7 @@ mod cadical {
         #[test]
         fn the_unsat_configuration_is_set() {
             let option = |s: &Cadical, name: &str| s.0.get_option(name).expect("an option of CaDiCaL");
-            let (plain, unsat) = (Cadical::default(), Cadical::unsat());
+            let (plain, unsat) = (Cadical::new(None), Cadical::unsat(None));
             assert_eq!((option(&plain, "stabilize"), option(&plain, "walk")), (1, 1));
             assert_eq!((option(&unsat, "stabilize"), option(&unsat, "walk")), (0, 0));
         }
@@ -755,6 +806,36 @@ mod tests {
             }
             assert!(matches!(exact_game::<B6>(p, 1_000_000), Exact::Reachable(_)), "a position of a game: {}", p.line())
         });
+    }
+
+    /// The cut is asked from inside the solver, and stops it: a position
+    /// of a game, which the encoding proves reachable when left alone,
+    /// gets no answer once the cut says so, after it was first asked
+    /// (from both solvers where CaDiCaL is built).
+    #[test]
+    fn a_cut_stops_the_solver_under_way() {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        let mut p = None;
+        crate::board::random_games::<B6>(1, 11, |q| {
+            if q.discs() == 26 && p.is_none() {
+                p = Some(*q);
+            }
+        });
+        let p = p.expect("a game of 26 discs or more");
+        let solvers = [Solver::BatSat, Solver::default()];
+        for solver in solvers {
+            let (whole, spent) = exact_game_counted::<B6>(&p, 1_000_000, solver);
+            assert!(matches!(whole, Exact::Reachable(_)), "{whole:?}");
+            assert!(spent >= 50, "{solver:?}: {spent} conflicts: the test needs a longer solve");
+            for after in [0, 20] {
+                let asked = AtomicU64::new(0);
+                let cut = || asked.fetch_add(1, Ordering::Relaxed) >= after;
+                let (verdict, cut_at) = exact_game_until::<B6>(&p, 1_000_000, solver, Some(&cut));
+                assert_eq!(verdict, Exact::Unknown, "{solver:?}, cut at the question {after}");
+                assert!(asked.load(Ordering::Relaxed) > after, "{solver:?}: asked {asked:?} times");
+                assert!(cut_at < spent, "{solver:?}: {cut_at} of {spent} conflicts");
+            }
+        }
     }
 
     #[test]

@@ -165,13 +165,15 @@ pub(super) trait StepProof<G: Geometry> {
 /// into a step. `prune`: proofs of unreachability (the sweep's
 /// relaxation, [`StepProof`]): a position they prove unreachable leaves
 /// the step, as if no line reached it, so a step pruned to nothing still
-/// proves.
+/// proves. `cut`, asked before each step: the walk gives up when it says
+/// so (a deadline, a signal).
 pub(super) fn beam<G: Keyed>(
     p: &Position<G>,
     walk: Walk,
     answered: impl Fn(&Position<G>) -> Option<bool>,
     refuted: impl Fn(Class) -> bool,
     mut prune: Option<&mut dyn StepProof<G>>,
+    cut: &dyn Fn() -> bool,
     nodes: &mut u64,
 ) -> BeamOutcome<G> {
     let mut steps: Vec<Vec<Held<G>>> = vec![vec![Held { p: *p, from: 0 }]];
@@ -186,6 +188,9 @@ pub(super) fn beam<G: Keyed>(
     let mut held = 1usize;
     let ranked = matches!(walk, Walk::Beam(_));
     loop {
+        if cut() {
+            return BeamOutcome::GaveUp;
+        }
         let here = steps.last().expect("a step");
         next.clear();
         met.clear();

@@ -10,7 +10,7 @@ use crate::board::{Geometry, Position};
 use crate::key::Keyed;
 use crate::search::class_set::ClassSet;
 use crate::search::flip_history::{Relaxation, SharedRelaxation, flip_history};
-use crate::search::game_encoding::{Exact, Solver, exact_game_counted};
+use crate::search::game_encoding::{Exact, Solver, exact_game_until};
 
 use super::beam::{BeamOutcome, StepProof, Walk, beam};
 use super::class::class_of;
@@ -72,13 +72,16 @@ pub struct Search<'f, G: Keyed> {
     balance: bool,
     /// What decided the last position asked.
     decided_by: Stage,
-    /// Past this instant, or once the flag is set, the stages after the
-    /// cheap conditions and the relaxation are not tried: the position is
-    /// left undecided and [`Search::deferred`] says so (an estimate's
-    /// time limit: the samples it leaves are searched later by a resolve,
-    /// which gives them the verdicts an uncut run would have).
+    /// Past this instant, once the flag is set, or once `stop` says so,
+    /// the stages after the cheap conditions and the relaxation are not
+    /// tried, and the exact stage, the beam or the sweep under way is cut:
+    /// the position is left undecided and [`Search::deferred`] says so (an
+    /// estimate's time limit: the samples it leaves are searched later by
+    /// a resolve, which gives them the verdicts an uncut run would have;
+    /// a signal, or a resolve's time limit: the sample is not counted).
     deadline: Option<Instant>,
     defer: Option<&'f AtomicBool>,
+    stop: Option<&'f (dyn Fn() -> bool + Sync)>,
     /// The last position asked was left undecided by the deadline, not by
     /// a limit.
     deferred: bool,
@@ -200,6 +203,7 @@ impl<'f, G: Keyed> Search<'f, G> {
             decided_by: Stage::Search,
             deadline: None,
             defer: None,
+            stop: None,
             deferred: false,
         }
     }
@@ -223,14 +227,19 @@ impl<'f, G: Keyed> Search<'f, G> {
         self.deferred
     }
 
+    /// The same search, stopped when `stop` says so as at its deadline
+    /// (the stages after the relaxation not started, the one under way
+    /// cut; [`Search::with_deadline`]). `stop` is asked many times a
+    /// second while a stage runs.
+    pub fn with_stop(mut self, stop: Option<&'f (dyn Fn() -> bool + Sync)>) -> Self {
+        self.stop = stop;
+        self
+    }
+
     /// Whether the deadline has passed; marks the position deferred if so.
     fn defer_now(&mut self) -> bool {
-        let flag = self.defer.is_some_and(|d| d.load(Ordering::Relaxed));
-        let passed = flag || self.deadline.is_some_and(|d| Instant::now() >= d);
+        let passed = past(self.deadline, self.defer, self.stop);
         if passed {
-            if let Some(d) = self.defer {
-                d.store(true, Ordering::Relaxed);
-            }
             self.deferred = true;
         }
         passed
@@ -277,18 +286,29 @@ impl<'f, G: Keyed> Search<'f, G> {
     }
 
     /// The exact stage on `p`, where the search ran out: the verdict, and
-    /// [`Search::decided_by`] set.
+    /// [`Search::decided_by`] set. Cut at the deadline or a stop: the
+    /// position is then deferred.
     fn exact(&mut self, p: &Position<G>) -> Verdict<G> {
         if self.exact_conflicts == 0 || self.defer_now() {
             return Verdict::Undecided;
         }
         self.decided_by = Stage::Exact;
-        let (verdict, spent) = exact_game_counted::<G>(p, self.exact_conflicts, self.exact_solver);
+        let (deadline, defer, stop) = (self.deadline, self.defer, self.stop);
+        let timed = deadline.is_some() || defer.is_some() || stop.is_some();
+        let cut = move || past(deadline, defer, stop);
+        let (verdict, spent) =
+            exact_game_until::<G>(p, self.exact_conflicts, self.exact_solver, timed.then_some(&cut as _));
         self.exact_spent = spent;
         match verdict {
             Exact::Reachable(game) => Verdict::Reachable(game),
             Exact::Unreachable => Verdict::Unreachable,
-            Exact::Unknown => Verdict::Undecided,
+            // the limit, or the cut: a sample cut is searched again later
+            // (one that met its limit just before would be left undecided
+            // again)
+            Exact::Unknown => {
+                self.defer_now();
+                Verdict::Undecided
+            }
         }
     }
 
@@ -370,7 +390,10 @@ impl<'f, G: Keyed> Search<'f, G> {
             // the stage that found the line is the one that decided
             let (nodes, budget, decided_by) = (self.nodes, self.budget, self.decided_by);
             self.budget = u64::MAX;
+            // nor a deadline or a stop: the line exists, and is completed
+            let timed = (self.deadline.take(), self.defer.take(), self.stop.take());
             let below = self.search(&bottom, false);
+            (self.deadline, self.defer, self.stop) = timed;
             self.budget = budget;
             self.nodes += nodes;
             self.decided_by = decided_by;
@@ -466,15 +489,18 @@ impl<'f, G: Keyed> Search<'f, G> {
         let (frontier, use_layer) = (self.frontier, self.use_layer);
         let refuted = &self.unreachable;
         let answered = |q: &Position<G>| frontier.decides(q, use_layer);
+        // a walk cut gives up; the exact stage after it then defers
+        let (deadline, defer, stop) = (self.deadline, self.defer, self.stop);
+        let cut = move || past(deadline, defer, stop);
         match (walk, self.sweep_relaxation) {
             (Walk::Sweep(_), Some(settings)) => {
                 // one encoding for the walk, asked in step order: its
                 // answers are a function of the position and the settings
                 let mut proof =
                     SweepProof { shared: SharedRelaxation::new::<G>(p.black().0, p.white().0), calls: 0, settings };
-                beam(p, walk, answered, |k| refuted.contains(k), Some(&mut proof), &mut self.nodes)
+                beam(p, walk, answered, |k| refuted.contains(k), Some(&mut proof), &cut, &mut self.nodes)
             }
-            _ => beam(p, walk, answered, |k| refuted.contains(k), None, &mut self.nodes),
+            _ => beam(p, walk, answered, |k| refuted.contains(k), None, &cut, &mut self.nodes),
         }
     }
 
@@ -561,6 +587,22 @@ impl<'f, G: Keyed> Search<'f, G> {
     }
 }
 
+/// Whether `deadline` has passed, `defer` is set or `stop` says so; sets
+/// `defer` at the deadline, so that the searches sharing it stop trying
+/// at once.
+fn past(deadline: Option<Instant>, defer: Option<&AtomicBool>, stop: Option<&(dyn Fn() -> bool + Sync)>) -> bool {
+    if defer.is_some_and(|d| d.load(Ordering::Relaxed)) {
+        return true;
+    }
+    if deadline.is_some_and(|d| Instant::now() >= d) {
+        if let Some(d) = defer {
+            d.store(true, Ordering::Relaxed);
+        }
+        return true;
+    }
+    stop.is_some_and(|s| s())
+}
+
 /// Searches of one frontier and budget kept for reuse by the tasks of a
 /// thread pool: a task takes one (or a new one), and it comes back when
 /// the task ends. A search's verdicts do not depend on what it decided
@@ -579,6 +621,7 @@ pub struct Searches<'f, G: Keyed> {
     balance: bool,
     deadline: Option<Instant>,
     defer: Option<&'f AtomicBool>,
+    stop: Option<&'f (dyn Fn() -> bool + Sync)>,
     held: std::sync::Mutex<Vec<Search<'f, G>>>,
 }
 
@@ -597,6 +640,7 @@ impl<'f, G: Keyed> Searches<'f, G> {
             balance: true,
             deadline: None,
             defer: None,
+            stop: None,
             held: std::sync::Mutex::new(Vec::new()),
         }
     }
@@ -652,6 +696,12 @@ impl<'f, G: Keyed> Searches<'f, G> {
         self
     }
 
+    /// The same, stopped when `stop` says so ([`Search::with_stop`]).
+    pub fn with_stop(mut self, stop: Option<&'f (dyn Fn() -> bool + Sync)>) -> Self {
+        self.stop = stop;
+        self
+    }
+
     /// A search, kept or new, until the guard is dropped.
     pub fn take(&self) -> LentSearch<'_, 'f, G> {
         let kept = self.held.lock().expect("searches lock").pop();
@@ -664,6 +714,7 @@ impl<'f, G: Keyed> Searches<'f, G> {
                 .with_sweep_relaxation(self.sweep_relaxation)
                 .with_balance(self.balance)
                 .with_deadline(self.deadline, self.defer)
+                .with_stop(self.stop)
         });
         LentSearch { search: Some(search), from: self }
     }
