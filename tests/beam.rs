@@ -372,3 +372,34 @@ fn a_beam_width_out_of_range_is_refused_in_one_line() {
     );
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "the refused runs left files");
 }
+
+/// A stop (a signal, a deadline) cuts a beam under way: it gives up at its
+/// next step, and the position is deferred (not searched at the limits:
+/// a resolve searches it again), even with no exact stage after it. Left
+/// alone, the same beam finds the game.
+#[test]
+fn a_stop_cuts_the_beam_under_way_and_defers_the_position() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let frontier = Frontier::<B6>::build(8);
+    let mut found = None;
+    policies::play::<B6>(1, 5, &policies::uniform, |p| {
+        if p.discs() == 20 {
+            found = Some(*p);
+        }
+        found.is_none()
+    });
+    let p = found.expect("a position of 20 discs");
+    let mut whole = beam_alone(&frontier, 1_000);
+    assert_eq!(checked(&p, &whole.decide(&p)), Some(true), "{}", p.line());
+    assert_eq!(whole.decided_by(), Stage::Beam);
+    assert!(!whole.deferred());
+    // asked before the search (1), before the beam (2), then before each
+    // step of the walk: true from the walk's second step on
+    let asked = AtomicU64::new(0);
+    let stop = || asked.fetch_add(1, Ordering::Relaxed) >= 3;
+    let mut cut = beam_alone(&frontier, 1_000).with_stop(Some(&stop));
+    assert_eq!(cut.decide(&p), Verdict::Undecided);
+    assert!(cut.deferred(), "a walk cut leaves its position deferred");
+    assert!(asked.load(Ordering::Relaxed) > 3, "the walk asked the stop");
+    assert!(cut.nodes() > 2 && cut.nodes() < whole.nodes(), "{} of {} positions", cut.nodes(), whole.nodes());
+}

@@ -480,6 +480,9 @@ impl<'f, G: Keyed> Search<'f, G> {
             BeamOutcome::Exhausted => Ok(false),
             BeamOutcome::GaveUp => {
                 self.decided_by = Stage::Search;
+                // a walk cut by the deadline or a stop: the position is
+                // deferred even where no exact stage follows
+                self.defer_now();
                 Err(OutOfBudget)
             }
         }
