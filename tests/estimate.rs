@@ -2221,6 +2221,29 @@ fn an_estimate_stopped_or_killed_goes_on_from_its_progress() {
     assert_eq!(std::fs::read(&kept[0]).unwrap(), bytes);
 }
 
+/// A second process on the same estimate is refused before it reads the
+/// census layer (minutes for a large one), in one line: the reading's
+/// note, which it would print first, is not there.
+#[test]
+fn a_second_process_is_refused_before_the_census_layer_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let census_dir = census::<B4>(&dir.path().join("census"), LayerBy::Discs, 10, true);
+    let out = dir.path().join("out");
+    let (census_dir, out) = (census_dir.to_str().unwrap(), out.to_str().unwrap());
+    let args = ["estimate", "--size", "4", "--discs", "11-16", "--time", "60s", "--census-layer", census_dir, "--out", out];
+    let first = Command::new(common::bin())
+        .args(args)
+        .arg("-q")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    common::wait_for_cpu(&first, 1.0, std::time::Duration::from_secs(300));
+    common::fails_with(dir.path(), &args, "another");
+    common::signal(&first, "KILL");
+    let _ = first.wait_with_output();
+}
+
 /// The catalogue's answer for a whole board: the exact layers of the
 /// by-discs table plus the pooled estimates of the others, the interval
 /// from the estimated layers alone; none while a layer is neither counted

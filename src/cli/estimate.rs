@@ -131,11 +131,23 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
     }
     let (cfg, reserved) = config(a)?;
     let (e, kept) = with_geometry!(a.size, G => {
-        let layer = census_layer::<G>(a, cfg.frontier_discs, reserved)?;
-        let classes = layer.as_ref().map_or(0, |l| l.keys.len() as u64);
-        let kept = match &a.out {
-            Some(dir) => Some(EstimateKeeper::open(dir, EstimateId::of(a.size.n(), &cfg, SEARCH_GENERATION, classes), &cfg.layers, a.quiet)?),
+        let source = census_layer_source::<G>(a.census_layer.as_deref(), a.odd_pass_census.as_deref(), cfg.frontier_discs, reserved)?;
+        // the run's lock before the census layer is read (minutes for a
+        // large one): keyed on the classes its header gives, the ID's own
+        // except for an odd-pass census (whose held classes the reading
+        // counts)
+        let lock = match &a.out {
+            Some(dir) => {
+                let classes = source.as_ref().map_or(0, |(s, _)| s.layer().1);
+                Some(EstimateKeeper::lock(dir, EstimateId::of(a.size.n(), &cfg, SEARCH_GENERATION, classes))?)
+            }
             None => None,
+        };
+        let layer = read_census_layer_source(source, a.quiet)?;
+        let classes = layer.as_ref().map_or(0, |l| l.keys.len() as u64);
+        let kept = match (&a.out, lock) {
+            (Some(dir), Some(lock)) => Some(EstimateKeeper::open(dir, lock, EstimateId::of(a.size.n(), &cfg, SEARCH_GENERATION, classes), &cfg.layers, a.quiet)?),
+            _ => None,
         };
         watched_estimate::<G>(a, &cfg, layer, kept)
     });
@@ -934,16 +946,6 @@ fn config(a: &EstimateArgs) -> anyhow::Result<(EstimateConfig, u64)> {
     ))
 }
 
-/// The census layer of `--census-layer` or `--odd-pass-census`, read
-/// (refused in one line when the census cannot serve or does not fit).
-fn census_layer<G: Keyed>(
-    a: &EstimateArgs,
-    frontier_discs: u32,
-    reserved: u64,
-) -> anyhow::Result<Option<CensusLayer<G>>> {
-    read_census_layer(a.census_layer.as_deref(), a.odd_pass_census.as_deref(), frontier_discs, reserved, a.quiet)
-}
-
 /// The census layer of the directory `whole` (every class of its layer)
 /// or `odd` (its odd-pass positions), read with a note unless `quiet`.
 fn read_census_layer<G: Keyed>(
@@ -953,6 +955,18 @@ fn read_census_layer<G: Keyed>(
     reserved: u64,
     quiet: bool,
 ) -> anyhow::Result<Option<CensusLayer<G>>> {
+    read_census_layer_source(census_layer_source::<G>(whole, odd, frontier_discs, reserved)?, quiet)
+}
+
+/// The census layer of `whole` or `odd` ([`read_census_layer`]), opened
+/// (its header read and checked, refused in one line when the census
+/// cannot serve or does not fit) but not read; with its flag.
+fn census_layer_source<G: Keyed>(
+    whole: Option<&std::path::Path>,
+    odd: Option<&std::path::Path>,
+    frontier_discs: u32,
+    reserved: u64,
+) -> anyhow::Result<Option<(CensusLayerSource<G>, &'static str)>> {
     let (dir, held, flag) = match (whole, odd) {
         (Some(dir), _) => (dir, LayerHeld::Whole, "--census-layer"),
         (None, Some(dir)) => (dir, LayerHeld::OddPasses, "--odd-pass-census"),
@@ -960,12 +974,22 @@ fn read_census_layer<G: Keyed>(
     };
     let memory = othello_census::estimate::census_layer_memory(reserved);
     let source = CensusLayerSource::<G>::open(dir, frontier_discs, held, memory).context(flag)?;
+    Ok(Some((source, flag)))
+}
+
+/// Reads the census layer opened by [`census_layer_source`], with a note
+/// unless `quiet`.
+fn read_census_layer_source<G: Keyed>(
+    source: Option<(CensusLayerSource<G>, &'static str)>,
+    quiet: bool,
+) -> anyhow::Result<Option<CensusLayer<G>>> {
+    let Some((source, flag)) = source else { return Ok(None) };
     if !quiet {
         let (discs, classes) = source.layer();
         note(format!(
             "reading the census layer of {discs} discs ({}, of its {classes} classes) from {}",
-            held_words(held),
-            dir.display()
+            held_words(source.held()),
+            source.dir().display()
         ));
     }
     let layer = source.read().context(flag)?;
@@ -998,9 +1022,26 @@ struct EstimateKeeper {
 const ESTIMATE_KEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
 
 impl EstimateKeeper {
-    fn open(dir: &std::path::Path, id: EstimateId, layers: &[u32], quiet: bool) -> anyhow::Result<EstimateKeeper> {
+    /// Takes the lock of the estimate of ID `id` in `dir` (refused in one
+    /// line while another process holds it).
+    fn lock(dir: &std::path::Path, id: EstimateId) -> anyhow::Result<othello_census::formats::atomic::FileLock> {
+        lock_progress(dir, &id.path_in(dir), &id.lock_in(dir), "estimate")
+    }
+
+    /// The progress of the estimate of ID `id` in `dir`, whose lock
+    /// ([`EstimateKeeper::lock`]) is held.
+    fn open(
+        dir: &std::path::Path,
+        lock: othello_census::formats::atomic::FileLock,
+        id: EstimateId,
+        layers: &[u32],
+        quiet: bool,
+    ) -> anyhow::Result<EstimateKeeper> {
         let path = id.path_in(dir);
-        let lock = lock_progress(dir, &path, &id.lock_in(dir), "estimate")?;
+        // what a kill in a write of this file left (the lock was taken
+        // under another ID where an odd-pass census's classes differ)
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        othello_census::formats::atomic::remove_temporaries(dir, |t| t == name);
         let from = othello_census::estimate::read_estimate_progress(&path, id, layers)
             .map_err(|e| anyhow::anyhow!("{e}; move it aside to start this estimate afresh"))?;
         if let Some(p) = &from

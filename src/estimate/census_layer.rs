@@ -100,6 +100,16 @@ impl<G: Keyed> CensusLayerSource<G> {
         (self.stored.layer, self.stored.classes)
     }
 
+    /// What it will hold of its layer.
+    pub fn held(&self) -> LayerHeld {
+        self.held
+    }
+
+    /// The census directory.
+    pub fn dir(&self) -> &std::path::Path {
+        &self.dir
+    }
+
     fn unsuitable(&self, detail: String) -> CensusLayerError {
         CensusLayerError::Unsuitable { path: self.dir.clone(), detail }
     }
