@@ -2230,7 +2230,8 @@ fn a_second_process_is_refused_before_the_census_layer_is_read() {
     let census_dir = census::<B4>(&dir.path().join("census"), LayerBy::Discs, 10, true);
     let out = dir.path().join("out");
     let (census_dir, out) = (census_dir.to_str().unwrap(), out.to_str().unwrap());
-    let args = ["estimate", "--size", "4", "--discs", "11-16", "--time", "60s", "--census-layer", census_dir, "--out", out];
+    let args =
+        ["estimate", "--size", "4", "--discs", "11-16", "--time", "60s", "--census-layer", census_dir, "--out", out];
     let first = Command::new(common::bin())
         .args(args)
         .arg("-q")

@@ -157,10 +157,11 @@ pub struct UndecidedSample {
     /// --position` reads it.
     pub position: String,
     /// Not searched at the document's limits. In a resolve: it stopped
-    /// (`--time`, a signal) before it came to this sample, which keeps
-    /// the verdict of the document resolved. In an estimate: drawn after
-    /// its time limit had passed, so only the cheap conditions and the
-    /// relaxation were tried (since 2026-12-04). A resolve of such a
+    /// (`--time`, a signal) before it came to this sample, or cut its
+    /// search, which keeps the verdict of the document resolved. In an
+    /// estimate: drawn after its time limit had passed, so only the cheap
+    /// conditions and the relaxation were tried (since 2026-12-04), or its
+    /// search under way was cut at the time limit. A resolve of such a
     /// partial document at the same settings searches only these. Written
     /// only where true (absent from documents before 2026-11-28).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

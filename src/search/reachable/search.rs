@@ -211,7 +211,8 @@ impl<'f, G: Keyed> Search<'f, G> {
     /// The same search, leaving the stages after the cheap conditions and
     /// the relaxation untried once `deadline` has passed or `defer` is set
     /// (the search sets it at the deadline, so that the searches sharing
-    /// it stop trying at once). Which positions are left then depends on
+    /// it stop trying at once), and cutting the exact stage, the beam or
+    /// the sweep under way then. Which positions are left then depends on
     /// the clock; every verdict given is still exact.
     pub fn with_deadline(mut self, deadline: Option<Instant>, defer: Option<&'f AtomicBool>) -> Self {
         self.deadline = deadline;
@@ -220,9 +221,10 @@ impl<'f, G: Keyed> Search<'f, G> {
     }
 
     /// Whether the last position asked was left undecided because the
-    /// deadline had passed ([`Search::with_deadline`]) before a stage it
-    /// needed: not searched at the limits, so a later search at the same
-    /// limits may decide it.
+    /// deadline had passed or the stop had said so
+    /// ([`Search::with_deadline`], [`Search::with_stop`]) before a stage
+    /// it needed, or while it ran: not searched at the limits, so a later
+    /// search at the same limits may decide it.
     pub fn deferred(&self) -> bool {
         self.deferred
     }
@@ -230,7 +232,9 @@ impl<'f, G: Keyed> Search<'f, G> {
     /// The same search, stopped when `stop` says so as at its deadline
     /// (the stages after the relaxation not started, the one under way
     /// cut; [`Search::with_deadline`]). `stop` is asked many times a
-    /// second while a stage runs.
+    /// second while a stage runs, and must stay true once it has said
+    /// so: whether a stage that ended without an answer was cut is asked
+    /// of it again.
     pub fn with_stop(mut self, stop: Option<&'f (dyn Fn() -> bool + Sync)>) -> Self {
         self.stop = stop;
         self
