@@ -133,20 +133,25 @@ pub fn run(a: &EstimateArgs, command_line: &str) -> anyhow::Result<ExitCode> {
     let (e, kept) = with_geometry!(a.size, G => {
         let source = census_layer_source::<G>(a.census_layer.as_deref(), a.odd_pass_census.as_deref(), cfg.frontier_discs, reserved)?;
         // the run's lock before the census layer is read (minutes for a
-        // large one): keyed on the classes its header gives, the ID's own
-        // except for an odd-pass census (whose held classes the reading
-        // counts)
-        let lock = match &a.out {
+        // large one): keyed on the classes its header gives, which are the
+        // ID's own for a whole layer; an odd-pass census holds fewer (the
+        // reading counts them), so its early lock is marked apart by the
+        // top bit, and the lock of its own ID is taken after the reading
+        let early = match &a.out {
             Some(dir) => {
-                let classes = source.as_ref().map_or(0, |(s, _)| s.layer().1);
-                Some(EstimateKeeper::lock(dir, EstimateId::of(a.size.n(), &cfg, SEARCH_GENERATION, classes))?)
+                let classes = source.as_ref().map_or(0, |(s, _)| match s.held() {
+                    LayerHeld::Whole => s.layer().1,
+                    LayerHeld::OddPasses => s.layer().1 | 1 << 63,
+                });
+                let id = EstimateId::of(a.size.n(), &cfg, SEARCH_GENERATION, classes);
+                Some((EstimateKeeper::lock(dir, id)?, id))
             }
             None => None,
         };
         let layer = read_census_layer_source(source, a.quiet)?;
         let classes = layer.as_ref().map_or(0, |l| l.keys.len() as u64);
-        let kept = match (&a.out, lock) {
-            (Some(dir), Some(lock)) => Some(EstimateKeeper::open(dir, lock, EstimateId::of(a.size.n(), &cfg, SEARCH_GENERATION, classes), &cfg.layers, a.quiet)?),
+        let kept = match (&a.out, early) {
+            (Some(dir), Some(early)) => Some(EstimateKeeper::open(dir, early, EstimateId::of(a.size.n(), &cfg, SEARCH_GENERATION, classes), &cfg.layers, a.quiet)?),
             _ => None,
         };
         watched_estimate::<G>(a, &cfg, layer, kept)
@@ -1011,7 +1016,9 @@ fn held_words(held: LayerHeld) -> &'static str {
 struct EstimateKeeper {
     id: EstimateId,
     path: std::path::PathBuf,
-    _lock: othello_census::formats::atomic::FileLock,
+    /// The lock of its ID, and the one taken before the census layer was
+    /// read where that was another's.
+    _locks: Vec<othello_census::formats::atomic::FileLock>,
     from: Option<othello_census::estimate::EstimateProgress>,
     /// Whether the last write of the file succeeded (so that it holds
     /// the state the run stopped in).
@@ -1028,20 +1035,22 @@ impl EstimateKeeper {
         lock_progress(dir, &id.path_in(dir), &id.lock_in(dir), "estimate")
     }
 
-    /// The progress of the estimate of ID `id` in `dir`, whose lock
-    /// ([`EstimateKeeper::lock`]) is held.
+    /// The progress of the estimate of ID `id` in `dir`, `early` the
+    /// lock taken before its census layer was read
+    /// ([`EstimateKeeper::lock`], and its ID): its own where the IDs
+    /// agree, else its own is taken now, and both are held.
     fn open(
         dir: &std::path::Path,
-        lock: othello_census::formats::atomic::FileLock,
+        early: (othello_census::formats::atomic::FileLock, EstimateId),
         id: EstimateId,
         layers: &[u32],
         quiet: bool,
     ) -> anyhow::Result<EstimateKeeper> {
         let path = id.path_in(dir);
-        // what a kill in a write of this file left (the lock was taken
-        // under another ID where an odd-pass census's classes differ)
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        othello_census::formats::atomic::remove_temporaries(dir, |t| t == name);
+        let mut locks = vec![early.0];
+        if early.1 != id {
+            locks.push(EstimateKeeper::lock(dir, id)?);
+        }
         let from = othello_census::estimate::read_estimate_progress(&path, id, layers)
             .map_err(|e| anyhow::anyhow!("{e}; move it aside to start this estimate afresh"))?;
         if let Some(p) = &from
@@ -1055,7 +1064,7 @@ impl EstimateKeeper {
                 human_duration(p.elapsed_seconds)
             ));
         }
-        Ok(EstimateKeeper { id, path, _lock: lock, from, saved: false })
+        Ok(EstimateKeeper { id, path, _locks: locks, from, saved: false })
     }
 
     /// Removes the progress file: the run's document is written.
