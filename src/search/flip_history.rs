@@ -49,13 +49,16 @@ pub enum Relaxation {
 }
 
 /// Stops the solver after a number of learnt clauses (one per conflict):
-/// a deterministic budget, unlike a time limit.
-struct Budget {
-    conflicts: u64,
-    limit: u64,
+/// a deterministic budget, unlike a time limit; or, where a cut is given
+/// (the exact game encoding's, [`crate::search::game_encoding::Cut`]),
+/// as soon as it says so.
+pub(crate) struct Budget<'a> {
+    pub(crate) conflicts: u64,
+    pub(crate) limit: u64,
+    pub(crate) cut: Option<crate::search::game_encoding::Cut<'a>>,
 }
 
-impl Callbacks for Budget {
+impl Callbacks for Budget<'_> {
     fn on_new_clause(&mut self, _c: &[Lit], src: ClauseKind) {
         if matches!(src, ClauseKind::Learnt) {
             self.conflicts += 1;
@@ -63,7 +66,7 @@ impl Callbacks for Budget {
     }
 
     fn stop(&self) -> bool {
-        self.conflicts >= self.limit
+        self.conflicts >= self.limit || self.cut.is_some_and(|cut| cut())
     }
 }
 
@@ -90,7 +93,7 @@ struct Event {
 
 /// The encoding of one board.
 struct Encoding {
-    solver: batsat::Solver<Budget>,
+    solver: batsat::Solver<Budget<'static>>,
     squares: u32,
     occupied: u64,
     centre: u64,
@@ -119,7 +122,7 @@ struct Encoding {
 
 impl Encoding {
     fn new<G: Geometry>(black: u64, white: u64, limit: u64) -> Encoding {
-        let mut solver = batsat::Solver::new(Default::default(), Budget { conflicts: 0, limit });
+        let mut solver = batsat::Solver::new(Default::default(), Budget { conflicts: 0, limit, cut: None });
         let always = Lit::new(solver.new_var_default(), true);
         solver.add_clause_reuse(&mut vec![always]);
         let start = Position::<G>::start();

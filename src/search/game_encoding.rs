@@ -41,6 +41,7 @@
 use batsat::{SolverInterface, lbool};
 
 use crate::board::{Color, Geometry, Position};
+use crate::search::flip_history::Budget;
 use crate::search::game::Game;
 
 /// What the exact encoding says of a position.
@@ -123,29 +124,9 @@ pub(crate) trait Backend {
     fn conflicts(&self) -> u64;
 }
 
-/// BatSat's callbacks: the conflicts counted, and a stop at the limit or
-/// when the cut says so.
-struct Limit<'a> {
-    conflicts: u64,
-    limit: u64,
-    cut: Option<Cut<'a>>,
-}
-
-impl batsat::Callbacks for Limit<'_> {
-    fn on_new_clause(&mut self, _c: &[batsat::Lit], src: batsat::ClauseKind) {
-        if matches!(src, batsat::ClauseKind::Learnt) {
-            self.conflicts += 1;
-        }
-    }
-
-    fn stop(&self) -> bool {
-        self.conflicts >= self.limit || self.cut.is_some_and(|cut| cut())
-    }
-}
-
 /// BatSat (pure Rust, the default).
 struct BatSat<'a> {
-    solver: batsat::Solver<Limit<'a>>,
+    solver: batsat::Solver<Budget<'a>>,
     vars: Vec<batsat::Var>,
 }
 
@@ -683,7 +664,7 @@ impl Solver {
     fn make<'a>(self, cut: Option<Cut<'a>>) -> Box<dyn Backend + 'a> {
         match self {
             Solver::BatSat => Box::new(BatSat {
-                solver: batsat::Solver::new(Default::default(), Limit { conflicts: 0, limit: u64::MAX, cut }),
+                solver: batsat::Solver::new(Default::default(), Budget { conflicts: 0, limit: u64::MAX, cut }),
                 vars: Vec::new(),
             }),
             #[cfg(feature = "cadical")]
