@@ -79,9 +79,7 @@ pub struct Search<'f, G: Keyed> {
     /// estimate's time limit: the samples it leaves are searched later by
     /// a resolve, which gives them the verdicts an uncut run would have;
     /// a signal, or a resolve's time limit: the sample is not counted).
-    deadline: Option<Instant>,
-    defer: Option<&'f AtomicBool>,
-    stop: Option<&'f (dyn Fn() -> bool + Sync)>,
+    clock: Clock<'f>,
     /// The last position asked was left undecided by the deadline, not by
     /// a limit.
     deferred: bool,
@@ -201,9 +199,7 @@ impl<'f, G: Keyed> Search<'f, G> {
             sweep_relaxation: None,
             balance: true,
             decided_by: Stage::Search,
-            deadline: None,
-            defer: None,
-            stop: None,
+            clock: Clock::default(),
             deferred: false,
         }
     }
@@ -215,8 +211,7 @@ impl<'f, G: Keyed> Search<'f, G> {
     /// the sweep under way then. Which positions are left then depends on
     /// the clock; every verdict given is still exact.
     pub fn with_deadline(mut self, deadline: Option<Instant>, defer: Option<&'f AtomicBool>) -> Self {
-        self.deadline = deadline;
-        self.defer = defer;
+        (self.clock.deadline, self.clock.defer) = (deadline, defer);
         self
     }
 
@@ -236,13 +231,13 @@ impl<'f, G: Keyed> Search<'f, G> {
     /// so: whether a stage that ended without an answer was cut is asked
     /// of it again.
     pub fn with_stop(mut self, stop: Option<&'f (dyn Fn() -> bool + Sync)>) -> Self {
-        self.stop = stop;
+        self.clock.stop = stop;
         self
     }
 
     /// Whether the deadline has passed; marks the position deferred if so.
     fn defer_now(&mut self) -> bool {
-        let passed = past(self.deadline, self.defer, self.stop);
+        let passed = self.clock.past();
         if passed {
             self.deferred = true;
         }
@@ -297,11 +292,10 @@ impl<'f, G: Keyed> Search<'f, G> {
             return Verdict::Undecided;
         }
         self.decided_by = Stage::Exact;
-        let (deadline, defer, stop) = (self.deadline, self.defer, self.stop);
-        let timed = deadline.is_some() || defer.is_some() || stop.is_some();
-        let cut = move || past(deadline, defer, stop);
+        let clock = self.clock;
+        let cut = move || clock.past();
         let (verdict, spent) =
-            exact_game_until::<G>(p, self.exact_conflicts, self.exact_solver, timed.then_some(&cut as _));
+            exact_game_until::<G>(p, self.exact_conflicts, self.exact_solver, clock.set().then_some(&cut as _));
         self.exact_spent = spent;
         match verdict {
             Exact::Reachable(game) => Verdict::Reachable(game),
@@ -395,9 +389,9 @@ impl<'f, G: Keyed> Search<'f, G> {
             let (nodes, budget, decided_by) = (self.nodes, self.budget, self.decided_by);
             self.budget = u64::MAX;
             // nor a deadline or a stop: the line exists, and is completed
-            let timed = (self.deadline.take(), self.defer.take(), self.stop.take());
+            let clock = std::mem::take(&mut self.clock);
             let below = self.search(&bottom, false);
-            (self.deadline, self.defer, self.stop) = timed;
+            self.clock = clock;
             self.budget = budget;
             self.nodes += nodes;
             self.decided_by = decided_by;
@@ -497,8 +491,8 @@ impl<'f, G: Keyed> Search<'f, G> {
         let refuted = &self.unreachable;
         let answered = |q: &Position<G>| frontier.decides(q, use_layer);
         // a walk cut gives up; the exact stage after it then defers
-        let (deadline, defer, stop) = (self.deadline, self.defer, self.stop);
-        let cut = move || past(deadline, defer, stop);
+        let clock = self.clock;
+        let cut = move || clock.past();
         match (walk, self.sweep_relaxation) {
             (Walk::Sweep(_), Some(settings)) => {
                 // one encoding for the walk, asked in step order: its
@@ -594,20 +588,37 @@ impl<'f, G: Keyed> Search<'f, G> {
     }
 }
 
-/// Whether `deadline` has passed, `defer` is set or `stop` says so; sets
-/// `defer` at the deadline, so that the searches sharing it stop trying
-/// at once.
-fn past(deadline: Option<Instant>, defer: Option<&AtomicBool>, stop: Option<&(dyn Fn() -> bool + Sync)>) -> bool {
-    if defer.is_some_and(|d| d.load(Ordering::Relaxed)) {
-        return true;
+/// What ends a search's stages early ([`Search::with_deadline`],
+/// [`Search::with_stop`]): a deadline, a flag the searches sharing it
+/// set there, and a stop.
+#[derive(Clone, Copy, Default)]
+struct Clock<'f> {
+    deadline: Option<Instant>,
+    defer: Option<&'f AtomicBool>,
+    stop: Option<&'f (dyn Fn() -> bool + Sync)>,
+}
+
+impl Clock<'_> {
+    /// Whether any is given (else nothing is ever cut).
+    fn set(&self) -> bool {
+        self.deadline.is_some() || self.defer.is_some() || self.stop.is_some()
     }
-    if deadline.is_some_and(|d| Instant::now() >= d) {
-        if let Some(d) = defer {
-            d.store(true, Ordering::Relaxed);
+
+    /// Whether the deadline has passed, the flag is set or the stop says
+    /// so; sets the flag at the deadline, so that the searches sharing it
+    /// stop trying at once.
+    fn past(&self) -> bool {
+        if self.defer.is_some_and(|d| d.load(Ordering::Relaxed)) {
+            return true;
         }
-        return true;
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            if let Some(d) = self.defer {
+                d.store(true, Ordering::Relaxed);
+            }
+            return true;
+        }
+        self.stop.is_some_and(|s| s())
     }
-    stop.is_some_and(|s| s())
 }
 
 /// Searches of one frontier and budget kept for reuse by the tasks of a
@@ -626,9 +637,7 @@ pub struct Searches<'f, G: Keyed> {
     sweep_width: usize,
     sweep_relaxation: Option<SweepRelaxation>,
     balance: bool,
-    deadline: Option<Instant>,
-    defer: Option<&'f AtomicBool>,
-    stop: Option<&'f (dyn Fn() -> bool + Sync)>,
+    clock: Clock<'f>,
     held: std::sync::Mutex<Vec<Search<'f, G>>>,
 }
 
@@ -645,9 +654,7 @@ impl<'f, G: Keyed> Searches<'f, G> {
             sweep_width: 0,
             sweep_relaxation: None,
             balance: true,
-            deadline: None,
-            defer: None,
-            stop: None,
+            clock: Clock::default(),
             held: std::sync::Mutex::new(Vec::new()),
         }
     }
@@ -698,14 +705,13 @@ impl<'f, G: Keyed> Searches<'f, G> {
     /// The same, their later stages left untried past `deadline` or once
     /// `defer` is set ([`Search::with_deadline`]).
     pub fn with_deadline(mut self, deadline: Option<Instant>, defer: Option<&'f AtomicBool>) -> Self {
-        self.deadline = deadline;
-        self.defer = defer;
+        (self.clock.deadline, self.clock.defer) = (deadline, defer);
         self
     }
 
     /// The same, stopped when `stop` says so ([`Search::with_stop`]).
     pub fn with_stop(mut self, stop: Option<&'f (dyn Fn() -> bool + Sync)>) -> Self {
-        self.stop = stop;
+        self.clock.stop = stop;
         self
     }
 
@@ -720,8 +726,8 @@ impl<'f, G: Keyed> Searches<'f, G> {
                 .with_sweep(self.sweep_width)
                 .with_sweep_relaxation(self.sweep_relaxation)
                 .with_balance(self.balance)
-                .with_deadline(self.deadline, self.defer)
-                .with_stop(self.stop)
+                .with_deadline(self.clock.deadline, self.clock.defer)
+                .with_stop(self.clock.stop)
         });
         LentSearch { search: Some(search), from: self }
     }
