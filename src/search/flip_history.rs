@@ -33,9 +33,10 @@
 
 use std::collections::HashMap;
 
-use batsat::{Callbacks, ClauseKind, Lit, SolverInterface, lbool};
+use batsat::{Lit, SolverInterface, lbool};
 
 use crate::board::{Geometry, Position};
+use crate::search::sat_budget::Budget;
 
 /// What the relaxation says of a board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,28 +47,6 @@ pub enum Relaxation {
     Feasible,
     /// The solver reached its conflict budget first.
     Unknown,
-}
-
-/// Stops the solver after a number of learnt clauses (one per conflict):
-/// a deterministic budget, unlike a time limit; or, where a cut is given
-/// (the exact game encoding's, [`crate::search::game_encoding::Cut`]),
-/// as soon as it says so.
-pub(crate) struct Budget<'a> {
-    pub(crate) conflicts: u64,
-    pub(crate) limit: u64,
-    pub(crate) cut: Option<crate::search::game_encoding::Cut<'a>>,
-}
-
-impl Callbacks for Budget<'_> {
-    fn on_new_clause(&mut self, _c: &[Lit], src: ClauseKind) {
-        if matches!(src, ClauseKind::Learnt) {
-            self.conflicts += 1;
-        }
-    }
-
-    fn stop(&self) -> bool {
-        self.conflicts >= self.limit || self.cut.is_some_and(|cut| cut())
-    }
 }
 
 /// The eight directions as (row, column) steps.

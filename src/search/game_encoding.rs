@@ -41,8 +41,9 @@
 use batsat::{SolverInterface, lbool};
 
 use crate::board::{Color, Geometry, Position};
-use crate::search::flip_history::Budget;
 use crate::search::game::Game;
+use crate::search::sat_budget::Budget;
+pub use crate::search::sat_budget::Cut;
 
 /// What the exact encoding says of a position.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,11 +56,6 @@ pub enum Exact<G: Geometry> {
     /// ([`exact_game_until`]).
     Unknown,
 }
-
-/// A question asked while the solver works: once it answers true, the
-/// solver stops (an estimate's time limit, a signal), and the position
-/// gets no answer.
-pub type Cut<'a> = &'a (dyn Fn() -> bool + Sync);
 
 /// A literal of the encoding, or a constant: constants are folded as the
 /// formula is built, so squares the target leaves empty and the start's

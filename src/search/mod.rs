@@ -9,6 +9,7 @@ pub mod game;
 pub mod game_encoding;
 pub mod perft;
 pub mod reachable;
+pub mod sat_budget;
 pub mod solve;
 pub mod sorted_keys;
 pub mod subtree;
