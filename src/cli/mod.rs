@@ -4,11 +4,15 @@ pub mod args;
 mod catalog;
 mod count;
 mod estimate;
+mod estimate_doc;
 mod inspect;
 mod layers;
 mod perft;
+mod reachable;
 mod reproduce;
+mod resolve;
 mod run;
+mod search_setup;
 mod signals;
 mod solve;
 
@@ -77,7 +81,7 @@ pub fn main() -> ExitCode {
         Command::Inspect(a) if a.file.is_dir() => layers::inspect_dir(&a),
         Command::Inspect(a) => inspect::run(&a),
         Command::Estimate(a) => estimate::run(&a, &command_line),
-        Command::Reachable(a) => estimate::reachable(&a),
+        Command::Reachable(a) => reachable::run(&a),
         Command::Reproduce(a) => reproduce::run(&a),
         Command::Catalog(a) => catalog::run(&a),
         Command::Plot(a) => catalog::plot(&a),

@@ -1,0 +1,749 @@
+//! `othello-census estimate --resolve FILE`: an estimate's undecided
+//! samples decided again, with its progress kept and its document
+//! written anew.
+
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use serde_json::json;
+
+use super::args::EstimateArgs;
+use super::estimate_doc::report;
+use super::run::note;
+use super::search_setup::{
+    check_memory, held_words, lock_progress, read_census_layer, remove_spent_progress, report_encoding_defects,
+};
+
+use othello_census::board::BoardSize;
+use othello_census::estimate::{Estimate, with_census_layer};
+use othello_census::search::reachable::{Frontier, LayerHeld};
+use othello_census::with_geometry;
+
+/// The commands that made `doc`, first to last: those its own resolve
+/// record lists (documents from 2026-11-29 on), then its command.
+fn commands_before(doc: &serde_json::Value) -> Vec<String> {
+    let earlier = doc["resolved"]["from_commands"].as_array().map_or(&[][..], |v| v.as_slice());
+    earlier.iter().chain(std::iter::once(&doc["command"])).filter_map(|c| c.as_str().map(str::to_string)).collect()
+}
+
+/// `estimate --resolve FILE`: the undecided samples of a finished
+/// estimate decided again at a larger budget, reported as a new estimate.
+pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line: &str) -> anyhow::Result<ExitCode> {
+    use othello_census::search::reachable::SEARCH_GENERATION;
+    let what = format!("--resolve {}", file.display());
+    if matches!(file.try_exists(), Ok(false)) {
+        bail!(
+            "{what}: no such file; if a catalogue holds the run, `othello-census catalog export ID --out FILE` \
+             writes its document back (ID as the catalogue's runs column names it)"
+        );
+    }
+    let text = super::catalog::read_document(file, &what)?;
+    let doc: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{what}: not a JSON document ({e})"))?;
+    let checked =
+        othello_census::report::estimate::validate_estimate(&doc).map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
+    let listed: Vec<othello_census::estimate::UndecidedSample> = match &doc["undecided_samples"] {
+        serde_json::Value::Null => bail!(
+            "{what}: the document does not list its undecided samples (written before commit 141e833); run the \
+             estimate again with this build"
+        ),
+        v => serde_json::from_value(v.clone()).map_err(|e| anyhow::anyhow!("{what}: bad undecided samples ({e})"))?,
+    };
+    // a newer generation's stages come after the older ones' (the beam
+    // after the depth-first search): what the document decided, this
+    // build decides alike at its budget, and its undecided samples meet
+    // the stronger search
+    if checked.search_generation > SEARCH_GENERATION {
+        bail!(
+            "{what}: its searches are of generation {}, newer than this build's ({SEARCH_GENERATION}): decide it \
+             again with the build that wrote it or a newer one",
+            checked.search_generation
+        );
+    }
+    // stronger searches: a larger budget, or the same with a wider beam
+    // (or any stage added by a newer generation), or the same beam with a
+    // wider sweep, or the same sweep with more conflicts for the exact
+    // encoding (the last stage, on what the others leave)
+    let sweep = othello_census::report::estimate::effective_sweep(a.beam_width as u64, a.sweep_width as u64);
+    let stronger = a.budget > checked.budget
+        || (a.budget == checked.budget
+            && (checked.search_generation < SEARCH_GENERATION
+                || a.beam_width as u64 > checked.beam_width
+                || (a.beam_width as u64 == checked.beam_width
+                    && (sweep > checked.sweep()
+                        || (sweep == checked.sweep() && a.exact_conflicts > checked.exact_conflicts)))));
+    // a partial document (a resolve stopped before its end) goes on at
+    // its own settings: only its untried samples are searched, the others
+    // were searched at these very limits (searches are deterministic)
+    let same = a.budget == checked.budget
+        && checked.search_generation == SEARCH_GENERATION
+        && a.beam_width as u64 == checked.beam_width
+        && sweep == checked.sweep()
+        && a.exact_conflicts == checked.exact_conflicts;
+    if !(stronger || (same && checked.untried > 0)) {
+        bail!(
+            "--budget {} is not larger than the document's {}: give a larger --budget, or the same with a \
+             --beam-width wider than its {}, or the same beam with a --sweep-width wider than its {} (and than \
+             the beam: a narrower sweep is never tried), or the same sweep with --exact-conflicts above its {}{}",
+            a.budget,
+            checked.budget,
+            checked.beam_width,
+            checked.sweep(),
+            checked.exact_conflicts,
+            if checked.untried > 0 {
+                format!(
+                    "; or, to search its {} untried samples (a partial document), exactly its settings",
+                    checked.untried
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
+    // the exact encoding is the last stage: a resolve never weakens it, and
+    // more conflicts decide more only with the same solver (they stop its
+    // search, which is deterministic, later)
+    if checked.exact_conflicts > 0 {
+        let solver = othello_census::search::game_encoding::Solver::from(a.sat_solver).name();
+        if a.exact_conflicts < checked.exact_conflicts {
+            bail!(
+                "{what}: its exact encoding had {} conflicts, --exact-conflicts {} would give it fewer: give at \
+                 least {}",
+                checked.exact_conflicts,
+                a.exact_conflicts,
+                checked.exact_conflicts
+            );
+        }
+        if solver != checked.exact_solver {
+            bail!(
+                "{what}: its exact encoding was solved by {0}, this would use {solver}: give --sat-solver {0} (a \
+                 build with --features cadical for the CaDiCaL ones)",
+                checked.exact_solver
+            );
+        }
+    }
+    // nor the flip-history relaxation: the document records one setting
+    // for every sample, so the resolve must decide its samples at least as
+    // strongly as the run did (documents without the field predate the
+    // relaxation)
+    let relaxed = match &doc["sat_conflicts"] {
+        serde_json::Value::Null => 0,
+        c => c.as_u64().ok_or_else(|| anyhow::anyhow!("{what}: sat_conflicts of {c}, not a whole number"))?,
+    };
+    if !stronger && a.sat_conflicts != relaxed {
+        bail!(
+            "{what}: a partial document goes on at its own settings: give --sat-conflicts {relaxed}, not {}",
+            a.sat_conflicts
+        );
+    }
+    if a.time.is_some() && a.out.is_none() {
+        bail!("--time with --resolve needs --out DIR: the partial document and the progress are kept there");
+    }
+    if let Some(first) = a.exact_first
+        && (first == 0 || first >= a.exact_conflicts)
+    {
+        bail!(
+            "--exact-first {first}: a first round needs fewer conflicts than --exact-conflicts {} and more than 0",
+            a.exact_conflicts
+        );
+    }
+    if a.sat_conflicts < relaxed {
+        bail!(
+            "{what}: its flip-history relaxation had {relaxed} conflicts, --sat-conflicts {} would give it fewer: \
+             give at least {relaxed}",
+            a.sat_conflicts
+        );
+    }
+    let frontier_discs = doc["frontier_discs"].as_u64().ok_or_else(|| anyhow::anyhow!("{what}: no frontier"))? as u32;
+    let size = BoardSize::from_n(checked.n)?;
+    let threads = othello_census::engine::resources::threads(a.threads);
+    let reserved = check_memory(size, frontier_discs, a.budget, (a.beam_width, a.sweep_width), threads)?;
+    let limits = othello_census::estimate::SearchLimits {
+        budget: a.budget,
+        relaxation_conflicts: a.sat_conflicts,
+        exact_conflicts: a.exact_conflicts,
+        exact_solver: a.sat_solver.into(),
+        beam_width: a.beam_width,
+        sweep_width: a.sweep_width,
+    };
+    // what this resolve decided before it was stopped or killed, kept in
+    // --out (the census layer is checked below to be the document's)
+    let census_classes = doc["census_layer"]["classes"].as_u64().unwrap_or(0);
+    let id = othello_census::estimate::ResolveId::of(text.as_bytes(), SEARCH_GENERATION, &limits, census_classes);
+    let older = othello_census::estimate::ResolveId::before_20261128(
+        text.as_bytes(),
+        SEARCH_GENERATION,
+        &limits,
+        census_classes,
+    );
+    let progress = match &a.out {
+        Some(dir) => {
+            let mut keeper = ResolveKeeper::open(dir, id, older, &listed, a.quiet)?;
+            keeper.gather(&a.gather, id, older, &listed, a.quiet)?;
+            Some(keeper)
+        }
+        None => None,
+    };
+    // stronger searches try every undecided sample; a partial document's
+    // own settings only those not tried yet
+    let to_try: Vec<othello_census::estimate::UndecidedSample> =
+        listed.iter().filter(|u| stronger || u.untried).cloned().collect();
+    // a part searches only its share of the list; the others' samples are
+    // other machines' (clap requires --out with --part)
+    let mine: Vec<othello_census::estimate::UndecidedSample> = match a.part {
+        Some((k, n)) => to_try.iter().skip((k - 1) as usize).step_by(n as usize).cloned().collect(),
+        None => to_try.clone(),
+    };
+    let started = std::time::Instant::now();
+    let deferred_total;
+    let e = with_geometry!(size, G => {
+        othello_census::estimate::check_undecided::<G>(checked.seed, &checked.layers, &listed)
+            .map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
+        let layer = read_census_layer::<G>(a.census_layer.as_deref(), None, frontier_discs, reserved, a.quiet)?;
+        let given = layer.as_ref().map(|l| (l.discs, l.held));
+        if given != checked.census_layer {
+            let name = |l: Option<(u32, LayerHeld)>| {
+                l.map_or("no census layer".to_string(), |(k, h)| {
+                    format!("a census layer of {k} discs ({})", held_words(h))
+                })
+            };
+            bail!(
+                "{what}: its searches used {}, these would use {}: give --census-layer with the census it used, or \
+                 none",
+                name(checked.census_layer),
+                name(given)
+            );
+        }
+        if let Some(l) = &layer
+            && doc["census_layer"]["classes"].as_u64().is_some_and(|c| c != l.keys.len() as u64)
+        {
+            bail!(
+                "{what}: its census layer held {} classes, this one {}: give --census-layer with the census it used",
+                doc["census_layer"]["classes"],
+                l.keys.len()
+            );
+        }
+        let (frontier, used) = with_census_layer(Frontier::<G>::build(frontier_discs), layer);
+        let frontier_seconds = started.elapsed().as_secs_f64();
+        let before = progress.as_ref().map_or(Vec::new(), |p| p.before.clone());
+        let waiting = progress.as_ref().map_or(Vec::new(), |p| p.waiting.clone());
+        let taken: std::collections::HashSet<(u32, u64)> = before.iter().map(|d| (d.discs, d.index)).collect();
+        if !a.quiet {
+            note(format!(
+                "deciding again {} undecided samples of seed {}{} at a budget of {} positions{}{}",
+                mine.iter().filter(|u| !taken.contains(&(u.discs, u.index))).count(),
+                checked.seed,
+                a.part.map_or(String::new(), |(k, n)| format!(
+                    " (part {k} of {n}: {} of the {} to search{})",
+                    mine.len(),
+                    to_try.len(),
+                    if to_try.len() < listed.len() { format!(", of {} listed", listed.len()) } else { String::new() }
+                )),
+                a.budget,
+                match a.exact_first {
+                    Some(first) => format!(
+                        ", first with the exact encoding at {first} conflicts, then those left at {}{}",
+                        a.exact_conflicts,
+                        if waiting.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" ({} left by a first round already)", waiting.len())
+                        }
+                    ),
+                    None => String::new(),
+                },
+                if before.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({} more searched again already, taken from progress files)", before.len())
+                }
+            ));
+        }
+        if progress.is_none() && !a.quiet {
+            note("no --out: the samples decided are not kept until the end; give --out DIR to resume after a stop");
+        }
+        let keep = |d: othello_census::estimate::Searched| {
+            if let Some(p) = &progress {
+                p.add(d);
+            }
+        };
+        let searching = std::time::Instant::now();
+        let signal = super::signals::stop_flag();
+        let deadline = a.time.map(|t| started + t);
+        let stop = || {
+            signal.load(std::sync::atomic::Ordering::Relaxed)
+                || deadline.is_some_and(|d| std::time::Instant::now() >= d)
+        };
+        // the progress is written by a thread of its own every KEEP_EVERY
+        // while samples finish (a sample that ends just after a write is
+        // not left unwritten until the next one ends, minutes later)
+        let searching_done = std::sync::atomic::AtomicBool::new(false);
+        let r = std::thread::scope(|scope| {
+            if let Some(p) = &progress {
+                scope.spawn(|| p.keep_writing(&searching_done));
+            }
+            let r = othello_census::estimate::resolve::<G>(
+                &frontier,
+                checked.seed,
+                limits,
+                a.exact_first.unwrap_or(0),
+                threads,
+                &checked.layers,
+                &mine,
+                &before,
+                &waiting,
+                &keep,
+                &stop,
+            );
+            searching_done.store(true, std::sync::atomic::Ordering::Relaxed);
+            r
+        })
+        .map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
+        // a part writes no document; nor does a run without --out (nothing
+        // of it is kept), nor one stopped before this resolve searched any
+        // sample (its document would decide nothing the document given
+        // did not, yet claim this resolve's settings and generation)
+        let none_searched = r.untried == mine.len();
+        if r.untried > 0 && (a.part.is_some() || progress.is_none() || none_searched) {
+            let by_signal = signal.load(std::sync::atomic::Ordering::Relaxed);
+            let why = if by_signal { "a signal" } else { "--time" };
+            match &progress {
+                Some(p) if !by_signal && a.time.is_some_and(|t| t.is_zero()) => {
+                    p.flush()?;
+                    let held = if r.deferred > 0 {
+                        format!(
+                            "{} holds {} left by a first round for the second, none decided",
+                            p.path.display(),
+                            r.deferred
+                        )
+                    } else {
+                        format!(
+                            "{} holds none of its samples{}",
+                            p.path.display(),
+                            if a.gather.is_empty() { ", and no --gather was given" } else { ", nor do the files gathered" }
+                        )
+                    };
+                    note(format!(
+                        "--time 0: nothing decided is kept for this resolve ({held}): no document written, the \
+                         document given is as it was"
+                    ));
+                }
+                Some(p) => {
+                    let kept = p.flush()?;
+                    note(format!(
+                        "stopped by {why}{}: no document written, the document given is as it was; the {kept} \
+                         samples decided again so far are kept in {}{}, and the same command resumes after them",
+                        if none_searched && a.part.is_none() && r.deferred == 0 {
+                            " before a sample was searched"
+                        } else {
+                            ""
+                        },
+                        p.path.display(),
+                        deferred_words(r.deferred)
+                    ));
+                }
+                None => note(format!("stopped by {why}: nothing written, the document given is as it was")),
+            }
+            report_encoding_defects();
+            // a signal is an interruption; a stop by --time is the unit's
+            // end, as when it writes a partial document
+            return Ok(ExitCode::from(if by_signal { 130 } else { 0 }));
+        }
+        // stopped: the progress file gets the last samples too, for the
+        // same command to resume after them (the writer thread has ended)
+        if r.untried > 0
+            && let Some(p) = &progress
+        {
+            p.flush()?;
+        }
+        if let Some((k, n)) = a.part {
+            let p = progress.as_ref().expect("clap requires --out with --part");
+            let kept = p.flush()?;
+            // a copy under a name of its own, so that copying the parts'
+            // files together replaces none of them
+            let copy = p.path.with_extension(format!("part-{k}-of-{n}.progress"));
+            p.write_to(&copy)?;
+            report_encoding_defects();
+            if a.json {
+                // a script running the parts reads what each left where
+                let doc = json!({
+                    "part": k,
+                    "parts": n,
+                    "resolve_id": format!("{:016x}", id.0),
+                    "samples_listed": listed.len(),
+                    "samples_to_search": to_try.len(),
+                    "samples_of_this_part": mine.len(),
+                    "samples_kept": kept,
+                    "progress_file": p.path.display().to_string(),
+                    "part_file": copy.display().to_string(),
+                });
+                crate::outln!("{}", serde_json::to_string_pretty(&doc)?)?;
+            }
+            note(format!(
+                "part {k} of {n} done: its share, {} of the {} samples to search, searched again; {kept} in all \
+                 kept in {} and in {}. No document is written: copy the parts' .part-K-of-N.progress files to one \
+                 machine and run this resolve there without --part, with --gather FILE...",
+                mine.len(),
+                to_try.len(),
+                p.path.display(),
+                copy.display()
+            ));
+            return Ok(ExitCode::SUCCESS);
+        }
+        let seconds = searching.elapsed().as_secs_f64();
+        let decided = (to_try.len() - r.still.len()) as u64;
+        // the list in the document's order: the samples searched here as
+        // the resolve left them (gone where decided), the others as given
+        let mut again: std::collections::HashMap<(u32, u64), othello_census::estimate::UndecidedSample> =
+            r.still.into_iter().map(|u| ((u.discs, u.index), u)).collect();
+        let searched: std::collections::HashSet<(u32, u64)> = to_try.iter().map(|u| (u.discs, u.index)).collect();
+        let still: Vec<othello_census::estimate::UndecidedSample> = listed
+            .iter()
+            .filter_map(|u| if searched.contains(&(u.discs, u.index)) { again.remove(&(u.discs, u.index)) } else { Some(u.clone()) })
+            .collect();
+        let layers = r.layers;
+        let untried = r.untried as u64;
+        deferred_total = r.deferred;
+        let [total_positions, total_terminal_positions, total_classes] = othello_census::estimate::totals(&layers);
+        let number = |field: &str| doc[field].as_f64().unwrap_or(0.0);
+        Estimate {
+            n: checked.n,
+            search_generation: SEARCH_GENERATION,
+            layers,
+            undecided_samples: still,
+            total_positions,
+            total_terminal_positions,
+            total_classes,
+            samples: doc["samples"].as_u64().unwrap_or(0),
+            rounds: doc["rounds"].as_u64().unwrap_or(0) as u32,
+            seed: checked.seed,
+            budget: a.budget,
+            relaxation_conflicts: a.sat_conflicts,
+            exact_conflicts: a.exact_conflicts,
+            exact_solver: a.sat_solver.into(),
+            beam_width: a.beam_width,
+            sweep_width: a.sweep_width,
+            focus: checked.focus,
+            frontier_discs,
+            frontier_classes: frontier.classes() as u64,
+            frontier_seconds,
+            census_layer: used,
+            elapsed_seconds: number("elapsed_seconds") + started.elapsed().as_secs_f64(),
+            threads,
+            interrupted: false,
+            resolved: Some(othello_census::estimate::Resolved {
+                from_budget: checked.budget,
+                from_commit: doc["commit"].as_str().unwrap_or("unknown").to_string(),
+                retried: to_try.len() as u64 - untried,
+                decided,
+                untried,
+                seconds,
+                from_id: file.file_stem().map(|s| s.to_string_lossy().into_owned()),
+                from_commands: commands_before(&doc),
+            }),
+        }
+    });
+    report(a, &e, command_line, true)?;
+    report_encoding_defects();
+    let untried = e.resolved.as_ref().map_or(0, |r| r.untried);
+    if untried > 0 {
+        let stopped_by_signal = super::signals::stop_flag().load(std::sync::atomic::Ordering::Relaxed);
+        // stopped: the progress stays for the same command to resume
+        note(format!(
+            "stopped ({}) with {untried} samples not searched{}: the partial document written holds every verdict \
+             reached (its untried samples stay undecided, marked so). The same command resumes after what was \
+             searched; a resolve of the partial document at the same settings searches only its untried samples",
+            if stopped_by_signal { "a signal" } else { "--time" },
+            if deferred_total > 0 {
+                format!(" at --exact-conflicts ({deferred_total} of them left by the first round, kept for the second)")
+            } else {
+                String::new()
+            }
+        ));
+        return Ok(if stopped_by_signal { ExitCode::from(130) } else { ExitCode::SUCCESS });
+    }
+    if let Some(p) = progress {
+        p.finish();
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// ", N of them left by a first round for the second" where N > 0.
+fn deferred_words(n: usize) -> String {
+    if n == 0 { String::new() } else { format!(", {n} more left by a first round (--exact-first) for the second") }
+}
+
+/// A resolve's progress kept in its `--out` directory
+/// ([`othello_census::estimate::ResolveProgress`]): the lock that keeps a
+/// second process from the same resolve, what an earlier run decided, and
+/// the samples decided since, written every [`KEEP_EVERY`] while samples
+/// finish and on a stop.
+struct ResolveKeeper {
+    path: std::path::PathBuf,
+    _lock: othello_census::formats::atomic::FileLock,
+    before: Vec<othello_census::estimate::Decided>,
+    /// What an earlier run's first round left for the second.
+    waiting: Vec<othello_census::estimate::Deferred>,
+    /// What is recorded, and whether samples were added since the last
+    /// write.
+    state: std::sync::Mutex<(othello_census::estimate::ResolveProgress, bool)>,
+}
+
+/// How often a resolve's progress file is rewritten while samples finish.
+const KEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+
+impl ResolveKeeper {
+    fn open(
+        dir: &std::path::Path,
+        id: othello_census::estimate::ResolveId,
+        older: Option<othello_census::estimate::ResolveId>,
+        listed: &[othello_census::estimate::UndecidedSample],
+        quiet: bool,
+    ) -> anyhow::Result<ResolveKeeper> {
+        let path = id.path_in(dir);
+        let lock = lock_progress(dir, &path, &id.lock_in(dir), "resolve")?;
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let mut found = othello_census::estimate::read_progress(&path, id, listed)
+            .map_err(|e| anyhow::anyhow!("{e}; move it aside to decide every sample again"))?;
+        // the file an older build kept under the ID it gave this resolve:
+        // taken (under its lock, so not while that build still runs),
+        // written under this ID, then removed
+        if let Some(old) = older.filter(|_| found.is_none())
+            && old.path_in(dir).exists()
+        {
+            let old_path = old.path_in(dir);
+            let _old_lock = othello_census::formats::atomic::try_lock(&old.lock_in(dir), &old_path, "resolve")?;
+            let p = othello_census::estimate::read_progress_of(&old_path, id, Some(old), listed)
+                .map_err(|e| anyhow::anyhow!("{e}; move it aside to decide every sample again"))?;
+            if let Some(p) = p {
+                othello_census::estimate::write_progress(&path, &p)?;
+                std::fs::remove_file(&old_path).with_context(|| format!("cannot remove {}", old_path.display()))?;
+                if !quiet {
+                    note(format!(
+                        "took {} (an older build's name for this resolve) as {}",
+                        old_path.display(),
+                        path.display()
+                    ));
+                }
+                found = Some(p);
+            }
+        }
+        let (before, waiting) = found.map_or((Vec::new(), Vec::new()), |p| (p.done, p.deferred));
+        if before.is_empty() && waiting.is_empty() {
+            // a resolve that starts afresh beside another's progress was
+            // most likely meant to resume it (another build's search
+            // generation, other settings): said even with -q, as hours of
+            // work may hang on it
+            let others: Vec<String> = std::fs::read_dir(dir)
+                .map(|entries| {
+                    entries
+                        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+                        .filter(|n| n.starts_with("resolve-") && n.ends_with(".progress"))
+                        // this resolve's own parts' copies are not another's
+                        .filter(|n| !n.starts_with(name.trim_end_matches(".progress")))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if !others.is_empty() {
+                note(format!(
+                    "note: {} holds the progress of another resolve ({}); this one ({}) starts from none. A \
+                     resolve's ID changes with the document, the settings and the build's search generation: to \
+                     resume that file, run the build and settings that wrote it",
+                    dir.display(),
+                    others.join(", "),
+                    name
+                ));
+            }
+        }
+        if (!before.is_empty() || !waiting.is_empty()) && !quiet {
+            note(format!(
+                "resuming from {}: {} of {} samples decided{}",
+                path.display(),
+                before.len(),
+                listed.len(),
+                deferred_words(waiting.len())
+            ));
+        }
+        let progress =
+            othello_census::estimate::ResolveProgress { id, done: before.clone(), deferred: waiting.clone() };
+        Ok(ResolveKeeper { path, _lock: lock, before, waiting, state: std::sync::Mutex::new((progress, false)) })
+    }
+
+    /// Takes the samples the progress files `files` of this resolve's
+    /// parts decided (`--gather`), and writes them into this one's at
+    /// once. Refused in one line when a file is missing, damaged, of
+    /// another resolve, or gives a sample another verdict than one already
+    /// held (the searches are deterministic, so that is a defect).
+    fn gather(
+        &mut self,
+        files: &[std::path::PathBuf],
+        id: othello_census::estimate::ResolveId,
+        older: Option<othello_census::estimate::ResolveId>,
+        listed: &[othello_census::estimate::UndecidedSample],
+        quiet: bool,
+    ) -> anyhow::Result<()> {
+        if files.is_empty() {
+            return Ok(());
+        }
+        let mut held: std::collections::HashMap<(u32, u64), othello_census::estimate::Decided> =
+            self.before.iter().map(|d| ((d.discs, d.index), *d)).collect();
+        let mut added = 0;
+        let mut waiting = std::mem::take(&mut self.waiting);
+        for f in files {
+            let p = othello_census::estimate::read_progress_of(f, id, older, listed)
+                .map_err(|e| anyhow::anyhow!("--gather: {e}"))?
+                .ok_or_else(|| anyhow::anyhow!("--gather {}: no such file", f.display()))?;
+            for d in p.done {
+                match held.get(&(d.discs, d.index)) {
+                    Some(old) if *old == d => {}
+                    Some(_) => bail!(
+                        "--gather {}: sample {} of layer {} has another outcome there than in the files before it, \
+                         under the same settings: were the parts run by builds of other commits, or with other \
+                         census layers? If not, it is a defect, please report it",
+                        f.display(),
+                        d.index,
+                        d.discs
+                    ),
+                    None => {
+                        held.insert((d.discs, d.index), d);
+                        self.before.push(d);
+                        added += 1;
+                    }
+                }
+            }
+            waiting.extend(p.deferred);
+        }
+        // what a part's first round left waits here too, unless another
+        // file decided it
+        let mut seen = std::collections::HashSet::new();
+        waiting.retain(|d| !held.contains_key(&(d.discs, d.index)) && seen.insert((d.discs, d.index)));
+        self.waiting = waiting;
+        // kept at once: what was gathered stands even if this run is stopped
+        let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        state.0.done = self.before.clone();
+        state.0.deferred = self.waiting.clone();
+        othello_census::estimate::write_progress(&self.path, &state.0)?;
+        if !quiet {
+            note(format!(
+                "gathered {added} samples from {} into {}: {} of the {} listed searched again",
+                othello_census::text::plural(files.len() as u64, "progress file"),
+                self.path.display(),
+                self.before.len(),
+                listed.len()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Records a sample searched ([`ResolveKeeper::keep_writing`] writes
+    /// it): decided at the resolve's limits (no longer waiting for a
+    /// second round, if it was), or left by the first round.
+    fn add(&self, searched: othello_census::estimate::Searched) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        match searched {
+            othello_census::estimate::Searched::Decided(d) => {
+                s.0.deferred.retain(|w| (w.discs, w.index) != (d.discs, d.index));
+                s.0.done.push(d);
+            }
+            othello_census::estimate::Searched::Deferred(d) => s.0.deferred.push(d),
+        }
+        s.1 = true;
+    }
+
+    /// Until `done`, writes the file every [`KEEP_EVERY`] when samples
+    /// were added since the last write. A failed write is reported once
+    /// and the resolve goes on (its document is written at the end
+    /// regardless).
+    fn keep_writing(&self, done: &std::sync::atomic::AtomicBool) {
+        let mut last = std::time::Instant::now();
+        let mut warned = false;
+        while !done.load(std::sync::atomic::Ordering::Relaxed) {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            if last.elapsed() < KEEP_EVERY {
+                continue;
+            }
+            last = std::time::Instant::now();
+            let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            if !s.1 {
+                continue;
+            }
+            s.1 = false;
+            if let Err(e) = othello_census::estimate::write_progress(&self.path, &s.0)
+                && !warned
+            {
+                warned = true;
+                note(format!("warning: cannot keep the resolve's progress ({e}); it goes on"));
+            }
+        }
+    }
+
+    /// Writes what is recorded; returns how many samples it holds.
+    fn flush(&self) -> anyhow::Result<usize> {
+        self.write_to(&self.path)
+    }
+
+    /// Writes what is recorded into `path`; returns how many samples it
+    /// holds.
+    fn write_to(&self, path: &std::path::Path) -> anyhow::Result<usize> {
+        let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        othello_census::estimate::write_progress(path, &s.0)?;
+        Ok(s.0.done.len())
+    }
+
+    /// The resolved document is written: the progress file is no longer
+    /// needed.
+    fn finish(self) {
+        remove_spent_progress(&self.path, "resolved document");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use othello_census::estimate::{
+        Decided, Deferred, ResolveId, ResolveProgress, Searched, Tally, UndecidedSample, read_progress, write_progress,
+    };
+
+    fn listed() -> Vec<UndecidedSample> {
+        (0..4).map(|index| UndecidedSample { discs: 50, index, position: String::new(), untried: false }).collect()
+    }
+
+    fn decided(index: u64) -> Decided {
+        let tally = Tally { samples: 1, joined: 1, unreachable: 1, ..Tally::default() };
+        Decided { discs: 50, index, tally, terminal: false }
+    }
+
+    fn waiting(index: u64) -> Deferred {
+        Deferred { discs: 50, index, exact_conflicts: 300_000 }
+    }
+
+    /// A sample the first round left and the second decided is kept as
+    /// decided and no longer as waiting (a file with it both ways is
+    /// refused when read, which would strand the resolve); so is one a
+    /// gathered part decided while another part left it waiting.
+    #[test]
+    fn a_sample_decided_in_the_second_round_no_longer_waits() {
+        let dir = tempfile::tempdir().unwrap();
+        let (id, listed) = (ResolveId(0x5eed), listed());
+        let keeper = ResolveKeeper::open(dir.path(), id, None, &listed, true).unwrap();
+        keeper.add(Searched::Deferred(waiting(1)));
+        keeper.add(Searched::Deferred(waiting(2)));
+        keeper.add(Searched::Decided(decided(1)));
+        keeper.flush().unwrap();
+        let p = read_progress(&id.path_in(dir.path()), id, &listed).unwrap().unwrap();
+        assert_eq!((p.done, p.deferred), (vec![decided(1)], vec![waiting(2)]));
+        drop(keeper);
+        // reopened, then two parts gathered: one decided sample 2, the
+        // other left 3 and 2 waiting
+        let mut keeper = ResolveKeeper::open(dir.path(), id, None, &listed, true).unwrap();
+        assert_eq!((keeper.before.clone(), keeper.waiting.clone()), (vec![decided(1)], vec![waiting(2)]));
+        let parts = [dir.path().join("part-1"), dir.path().join("part-2")];
+        write_progress(&parts[0], &ResolveProgress { id, done: vec![decided(2)], deferred: Vec::new() }).unwrap();
+        write_progress(&parts[1], &ResolveProgress { id, done: Vec::new(), deferred: vec![waiting(3), waiting(2)] })
+            .unwrap();
+        keeper.gather(&parts, id, None, &listed, true).unwrap();
+        assert_eq!((keeper.before.clone(), keeper.waiting.clone()), (vec![decided(1), decided(2)], vec![waiting(3)]));
+        let p = read_progress(&id.path_in(dir.path()), id, &listed).unwrap().unwrap();
+        assert_eq!((p.done, p.deferred), (vec![decided(1), decided(2)], vec![waiting(3)]));
+    }
+}

@@ -1,0 +1,170 @@
+//! What `estimate`, its resolve and `reachable` check and read before
+//! they search: the frontier and the memory it needs, the census layer
+//! they search from, the lock of a progress file, and the encoding's
+//! defects they report after.
+
+use anyhow::{Context, bail};
+
+use super::run::note;
+
+use othello_census::board::BoardSize;
+use othello_census::estimate::{CensusLayer, CensusLayerSource};
+use othello_census::key::Keyed;
+use othello_census::search::reachable::{Frontier, LayerHeld, Search, default_frontier_discs};
+use othello_census::with_geometry;
+
+/// Refuses a frontier that would not fit the memory available, before
+/// any work.
+pub(super) fn check_frontier(size: BoardSize, discs: u32) -> anyhow::Result<()> {
+    let need = with_geometry!(size, G => Frontier::<G>::bytes_needed(discs));
+    if let Some(avail) = othello_census::engine::memory::available_memory()
+        && need > avail as f64 * 0.8
+    {
+        bail!(
+            "--frontier {discs} would hold every reachable position up to {discs} discs, about {} of memory, more \
+             than this machine has free ({}); give a smaller --frontier (the default is {})",
+            othello_census::text::human_bytes(need),
+            othello_census::text::human_bytes(avail as f64),
+            default_frontier_discs(size)
+        );
+    }
+    Ok(())
+}
+
+/// Refuses a frontier, or `threads` searches of `budget` positions, that
+/// would not fit the memory available, before any work; the bytes they
+/// take at most (what a census layer must leave them).
+pub(super) fn check_memory(
+    size: BoardSize,
+    frontier_discs: u32,
+    budget: u64,
+    (beam_width, sweep_width): (usize, usize),
+    threads: usize,
+) -> anyhow::Result<u64> {
+    check_frontier(size, frontier_discs)?;
+    // the beams' memory comes first: what is left bounds the searches'
+    // (a thread's sweep runs after its beam has let its memory go)
+    let beams =
+        with_geometry!(size, G => Search::<G>::beam_bytes(beam_width).max(Search::<G>::sweep_bytes(sweep_width)))
+            .saturating_mul(threads as u64);
+    let available = othello_census::engine::memory::available_memory();
+    if let Some(free) = available
+        && beams > free / 5 * 2
+    {
+        bail!(
+            "--beam-width {beam_width} and --sweep-width {sweep_width} on {threads} thread(s): the beams may hold up \
+             to {}, more than two fifths of the memory free ({}); give a smaller --beam-width or --sweep-width, or \
+             fewer --threads",
+            othello_census::text::human_bytes(beams as f64),
+            othello_census::text::human_bytes(free as f64)
+        );
+    }
+    let searches = with_geometry!(size, G => othello_census::estimate::searches_fit::<G>(
+        frontier_discs,
+        budget,
+        threads,
+        available.map(|a| a - beams)
+    ))?;
+    Ok(searches + beams)
+}
+
+/// Says on stderr when a game read from the exact encoding's models did
+/// not replay (answered as undecided, so no count is wrong, but the
+/// encoding has a defect).
+pub(super) fn report_encoding_defects() {
+    let n = othello_census::search::game_encoding::non_replaying_games();
+    if n > 0 {
+        note(format!(
+            "warning: {n} games read from the exact encoding's models did not replay with the rules; those \
+             samples were left undecided, so no figure is wrong, but the encoding has a defect: please report it"
+        ));
+    }
+}
+
+/// Takes the lock `lock_file` of the run (`what`) whose progress file is
+/// `path` in `dir` (created if need be), and removes what a kill in the
+/// middle of a write of that file left (only the lock's holder writes
+/// it).
+pub(super) fn lock_progress(
+    dir: &std::path::Path,
+    path: &std::path::Path,
+    lock_file: &std::path::Path,
+    what: &'static str,
+) -> anyhow::Result<othello_census::formats::atomic::FileLock> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let lock = othello_census::formats::atomic::try_lock(lock_file, path, what)?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    othello_census::formats::atomic::remove_temporaries(dir, |t| t == name);
+    Ok(lock)
+}
+
+/// Removes the progress file `path` once the run's `document` is
+/// written: a failure is only said (the document holds everything).
+pub(super) fn remove_spent_progress(path: &std::path::Path, document: &str) {
+    match std::fs::remove_file(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => note(format!(
+            "warning: the {document} is written, but {} could not be removed ({e}); remove it",
+            path.display()
+        )),
+    }
+}
+
+/// The census layer of the directory `whole` (every class of its layer)
+/// or `odd` (its odd-pass positions), read with a note unless `quiet`.
+pub(super) fn read_census_layer<G: Keyed>(
+    whole: Option<&std::path::Path>,
+    odd: Option<&std::path::Path>,
+    frontier_discs: u32,
+    reserved: u64,
+    quiet: bool,
+) -> anyhow::Result<Option<CensusLayer<G>>> {
+    read_census_layer_source(census_layer_source::<G>(whole, odd, frontier_discs, reserved)?, quiet)
+}
+
+/// The census layer of `whole` or `odd` ([`read_census_layer`]), opened
+/// (its header read and checked, refused in one line when the census
+/// cannot serve or does not fit) but not read; with its flag.
+pub(super) fn census_layer_source<G: Keyed>(
+    whole: Option<&std::path::Path>,
+    odd: Option<&std::path::Path>,
+    frontier_discs: u32,
+    reserved: u64,
+) -> anyhow::Result<Option<(CensusLayerSource<G>, &'static str)>> {
+    let (dir, held, flag) = match (whole, odd) {
+        (Some(dir), _) => (dir, LayerHeld::Whole, "--census-layer"),
+        (None, Some(dir)) => (dir, LayerHeld::OddPasses, "--odd-pass-census"),
+        (None, None) => return Ok(None),
+    };
+    let memory = othello_census::estimate::census_layer_memory(reserved);
+    let source = CensusLayerSource::<G>::open(dir, frontier_discs, held, memory).context(flag)?;
+    Ok(Some((source, flag)))
+}
+
+/// Reads the census layer opened by [`census_layer_source`], with a note
+/// unless `quiet`.
+pub(super) fn read_census_layer_source<G: Keyed>(
+    source: Option<(CensusLayerSource<G>, &'static str)>,
+    quiet: bool,
+) -> anyhow::Result<Option<CensusLayer<G>>> {
+    let Some((source, flag)) = source else { return Ok(None) };
+    if !quiet {
+        let (discs, classes) = source.layer();
+        note(format!(
+            "reading the census layer of {discs} discs ({}, of its {classes} classes) from {}",
+            held_words(source.held()),
+            source.dir().display()
+        ));
+    }
+    let layer = source.read().context(flag)?;
+    Ok(Some(layer))
+}
+
+/// What a census layer holds, in words.
+pub(super) fn held_words(held: LayerHeld) -> &'static str {
+    match held {
+        LayerHeld::Whole => "positions",
+        LayerHeld::OddPasses => "positions that need an odd number of passes",
+    }
+}
