@@ -287,22 +287,27 @@ fn commands_are_quoted_for_the_shell() {
 }
 
 /// Item 14: the end of a run is noticed at once, so its wall time is its
-/// own (a 200 ms poll once made `perft --depth 1` take 0.2 s).
+/// own (a 200 ms poll once made `perft --depth 1` take 0.2 s). A poll
+/// delays every run, so the fastest of three is held to the bound: a busy
+/// machine slows some runs (a CI run beside other work once took 0.21 s
+/// for the 4x4 solve), not all three.
 #[test]
 fn short_runs_report_their_own_time() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let times: Vec<f64> = (0..3)
-        .map(|_| {
-            let o = run(d, &["perft", "--size", "8", "--depth", "1", "--json", "-q"]);
-            let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
-            doc["elapsed_seconds"].as_f64().unwrap()
-        })
-        .collect();
-    assert!(times.iter().all(|&t| t < 0.1), "{times:?}");
-    let o = run(d, &["solve", "--size", "4", "--json", "-q"]);
-    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert!(doc["elapsed_seconds"].as_f64().unwrap() < 0.15, "{doc}");
+    let fastest = |args: &[&str]| {
+        (0..3)
+            .map(|_| {
+                let o = run(d, args);
+                let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+                doc["elapsed_seconds"].as_f64().unwrap()
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    let perft = fastest(&["perft", "--size", "8", "--depth", "1", "--json", "-q"]);
+    assert!(perft < 0.1, "{perft} s");
+    let solve = fastest(&["solve", "--size", "4", "--json", "-q"]);
+    assert!(solve < 0.15, "{solve} s");
 }
 
 /// Item 16: words agree with numbers, and the table says what its columns
