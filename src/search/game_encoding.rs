@@ -446,10 +446,10 @@ fn encode<'a, G: Geometry>(target: &Position<G>, solver: Solver, passes: bool, c
         // clauses (with the run clauses below, CaDiCaL's proofs of 16 dense
         // 8x8 samples took 0.43x the conflicts, geometric mean:
         // results/benchmarks/exact-flip-lemmas-8x8-20261205.txt)
-        for q in 0..squares {
-            f.clause(&[!flipped[q], before.occupied[q]]);
-            f.clause(&[!flipped[q], !c, !before.black[q]]);
-            f.clause(&[!flipped[q], c, before.black[q]]);
+        for (q, &fl) in flipped.iter().enumerate() {
+            f.clause(&[!fl, before.occupied[q]]);
+            f.clause(&[!fl, !c, !before.black[q]]);
+            f.clause(&[!fl, c, before.black[q]]);
         }
         // the move flips a neighbour of its square (every flipped run
         // starts next to it): implied by the flips, but stated, CaDiCaL
@@ -475,8 +475,8 @@ fn encode<'a, G: Geometry>(target: &Position<G>, solver: Solver, passes: bool, c
         // past a disc flipped in direction d the run goes on or closes: the
         // next square in d was occupied and holds the mover's colour after
         // the move (implied, stated for the same reason)
-        for q in 0..squares {
-            for (d, &fb) in flipped_by[q].iter().enumerate() {
+        for (q, by) in flipped_by.iter().enumerate() {
+            for (d, &fb) in by.iter().enumerate() {
                 if let Some(r) = step(n, q as u32, d) {
                     f.clause(&[!fb, before.occupied[r as usize]]);
                     f.clause(&[!fb, !c, black[r as usize]]);
