@@ -780,12 +780,10 @@ mod cadical {
         /// one the encoding without it gave.
         #[test]
         fn the_neighbour_clause_shortens_a_dense_proof() {
-            use crate::board::{B8, Position};
-            use crate::search::game_encoding::{Exact, Solver, exact_game_counted};
-            let p = Position::<B8>::parse("XOXX-XOX -O-XXOOX OOX-OXO- XOOOXOX- OXXXXOXX OO-X-OOO -O-O-OX- XXXXXXXX X")
-                .unwrap();
-            let (verdict, spent) = exact_game_counted::<B8>(&p, 100_000, Solver::CaDiCaL);
-            assert_eq!(verdict, Exact::Unreachable, "after {spent} conflicts");
+            proves_unreachable_within(
+                "XOXX-XOX -O-XXOOX OOX-OXO- XOOOXOX- OXXXXOXX OO-X-OOO -O-O-OX- XXXXXXXX X",
+                100_000,
+            );
         }
 
         /// An undecided dense 8x8 sample (seeds 1-3, generation 8), which
@@ -796,11 +794,20 @@ mod cadical {
         /// if the lemmas are lost.
         #[test]
         fn the_flip_lemmas_shorten_a_dense_proof() {
+            proves_unreachable_within(
+                "-OXXX-OO -XXXXXOX OXOOXOOX XO-OXOOX O--XXOO- OXOOXX-- XXOXXX-- --O-XOOO O",
+                4_000,
+            );
+        }
+
+        /// CaDiCaL proves the 8x8 position `line` unreachable within
+        /// `conflicts` conflicts (the regression tests of the clauses
+        /// that shorten its proofs).
+        fn proves_unreachable_within(line: &str, conflicts: u64) {
             use crate::board::{B8, Position};
             use crate::search::game_encoding::{Exact, Solver, exact_game_counted};
-            let p = Position::<B8>::parse("-OXXX-OO -XXXXXOX OXOOXOOX XO-OXOOX O--XXOO- OXOOXX-- XXOXXX-- --O-XOOO O")
-                .unwrap();
-            let (verdict, spent) = exact_game_counted::<B8>(&p, 4_000, Solver::CaDiCaL);
+            let p = Position::<B8>::parse(line).unwrap();
+            let (verdict, spent) = exact_game_counted::<B8>(&p, conflicts, Solver::CaDiCaL);
             assert_eq!(verdict, Exact::Unreachable, "after {spent} conflicts");
         }
     }
