@@ -407,9 +407,9 @@ fn encode<'a, G: Geometry>(target: &Position<G>, solver: Solver, passes: bool, c
             f.clause(&[twice, !c, !prev]);
             for d in 0..8 {
                 let run = runs_implied(&mut f, n, d, &mine, &opp);
-                for s in 0..squares {
+                for (s, &filled) in was_occupied.iter().enumerate() {
                     if let Some(r) = step(n, s as u32, d) {
-                        f.clause(&[!twice, was_occupied[s], !run[r as usize]]);
+                        f.clause(&[!twice, filled, !run[r as usize]]);
                     }
                 }
             }
