@@ -40,8 +40,9 @@
 //! Generation 9 built both colours' runs on every board and chose between
 //! them by the move's colour, and stated "a side can move" both ways. The
 //! formula of generation 10 has about a third fewer clauses, and CaDiCaL
-//! runs 1.6x to 1.8x more conflicts a second on it, with about as many
-//! conflicts to a verdict on samples neither was chosen by
+//! runs 1.5x to 1.9x the conflicts a second on it; on samples neither
+//! formula was chosen by it took 1.19x the conflicts to a verdict
+//! (geometric mean) and 0.48x to 0.87x the time
 //! (results/benchmarks/exact-mover-runs-8x8-20261205.txt).
 //!
 //! Every game to the position satisfies it (its boards, moves and
