@@ -505,7 +505,7 @@ fn encode<'a, G: Geometry>(target: &Position<G>, solver: Solver, passes: bool, c
     if m > 0 {
         let cm = colour[m - 1];
         let to_move_black = target.side_to_move() == Color::Black;
-        let passed_last = target.legal_moves().0 != 0 && !target.opponent_can_move();
+        let passed_last = !target.legal_moves().is_empty() && !target.opponent_can_move();
         if !passed_last {
             // the last mover is not the side to move
             f.clause(&[if to_move_black { !cm } else { cm }]);
