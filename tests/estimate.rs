@@ -1176,6 +1176,93 @@ fn a_resolve_in_parts_gathers_to_the_whole_resolves_document() {
     );
 }
 
+/// `estimate --resolve --subsample D`: a resolve limited to a fixed
+/// random subsample of the undecided samples searches only its members
+/// (the others listed as before, marked untried, and counted as left
+/// out); the subsample of 4 lies inside that of 2; and a resolve of that
+/// partial document at the same settings without the limit comes to the
+/// document of the resolve run whole. A D that is not a power of two, or a
+/// subsample with nothing in it, is refused in one line.
+#[test]
+fn a_resolve_of_a_subsample_searches_its_members_and_the_rest_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = estimate_4x4(&SMALL_4X4, &dir.path().join("a"));
+    let listed = small["undecided_samples"].as_array().unwrap().clone();
+    assert!(listed.len() > 20, "{}: the test needs undecided samples", listed.len());
+    let first = std::fs::read_dir(dir.path().join("a")).unwrap().next().unwrap().unwrap().path();
+    let f = first.to_str().unwrap();
+    let whole = estimate_4x4(&["--resolve", f, "--budget", "1000000"], &dir.path().join("whole"));
+    let key = |u: &serde_json::Value| (u["discs"].as_u64().unwrap(), u["index"].as_u64().unwrap());
+    let left = |doc: &serde_json::Value| -> std::collections::HashMap<(u64, u64), bool> {
+        doc["undecided_samples"].as_array().unwrap().iter().map(|u| (key(u), u["untried"] == true)).collect()
+    };
+    let whole_left = left(&whole);
+    // the samples each subsample searched: those no longer listed, or
+    // listed as searched (not untried)
+    let mut searched_by = Vec::new();
+    for d in [4u64, 2] {
+        let doc = estimate_4x4(
+            &["--resolve", f, "--budget", "1000000", "--subsample", &d.to_string()],
+            &dir.path().join(format!("sub{d}")),
+        );
+        let now = left(&doc);
+        let searched: std::collections::HashSet<(u64, u64)> =
+            listed.iter().map(key).filter(|k| now.get(k).is_none_or(|&untried| !untried)).collect();
+        let outside = listed.len() - searched.len();
+        assert!(!searched.is_empty() && outside > 0, "1 in {d}: {} searched of {}", searched.len(), listed.len());
+        // about one in d: at most twice that, and more than none
+        assert!(
+            searched.len() <= 2 * listed.len() / d as usize + 3,
+            "1 in {d}: {} of {}",
+            searched.len(),
+            listed.len()
+        );
+        assert_eq!(doc["resolved"]["subsample"]["one_in"].as_u64(), Some(d), "{}", doc["resolved"]);
+        assert_eq!(doc["resolved"]["subsample"]["outside"].as_u64(), Some(outside as u64), "{}", doc["resolved"]);
+        assert_eq!(doc["resolved"]["retried"].as_u64(), Some(searched.len() as u64), "{}", doc["resolved"]);
+        // a searched sample has the whole resolve's verdict
+        for k in &searched {
+            assert_eq!(now.contains_key(k), whole_left.contains_key(k), "sample {k:?}");
+        }
+        // what the document decided beyond the one given is the
+        // subsample's alone: the samples it decided, and no others
+        let gone = |a: &serde_json::Value, b: &serde_json::Value| {
+            a["totals"]["undecided"].as_u64().unwrap() - b["totals"]["undecided"].as_u64().unwrap()
+        };
+        let decided = searched.iter().filter(|k| !now.contains_key(k)).count() as u64;
+        assert_eq!(gone(&small, &doc), decided);
+        assert_eq!(doc["resolved"]["decided"].as_u64(), Some(decided));
+        searched_by.push((d, doc, searched));
+    }
+    let (_, quarter, in4) = &searched_by[0];
+    let (_, _, in2) = &searched_by[1];
+    assert!(in4.is_subset(in2), "the subsample of 4 lies inside that of 2");
+    assert!(in2.len() > in4.len());
+    // the rest of the samples: the partial document of the subsample of 4
+    // resolved at its own settings, without the limit
+    let partial = dir.path().join("sub4-doc.json");
+    std::fs::write(&partial, serde_json::to_string_pretty(quarter).unwrap()).unwrap();
+    let rest = estimate_4x4(&["--resolve", partial.to_str().unwrap(), "--budget", "1000000"], &dir.path().join("rest"));
+    for field in ["layers", "totals", "undecided_samples"] {
+        assert_eq!(rest[field], whole[field], "{field}");
+    }
+    assert_eq!(rest["resolved"]["subsample"], serde_json::Value::Null);
+    // refusals
+    common::fails_with(
+        dir.path(),
+        &["estimate", "--resolve", f, "--budget", "1000000", "--subsample", "3"],
+        "power of two",
+    );
+    common::fails_with(dir.path(), &["estimate", "--size", "4", "--subsample", "4"], "--resolve");
+    // one in 2^20 of a few dozen samples: none (the subsample is fixed, so
+    // this holds for this seed for good)
+    common::fails_with(
+        dir.path(),
+        &["estimate", "--resolve", f, "--budget", "1000000", "--subsample", "1048576"],
+        "nothing to search",
+    );
+}
+
 /// `catalog add --new --dir CAT FILE`, which must succeed.
 fn catalog_add(cat: &std::path::Path, file: &std::path::Path) {
     let o = Command::new(common::bin()).args(["catalog", "add", "--new", "--dir"]).arg(cat).arg(file).output();

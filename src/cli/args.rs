@@ -347,6 +347,15 @@ pub struct EstimateArgs {
     /// first round left counts as untried until the second searches it.
     #[arg(long, value_name = "N", requires = "resolve")]
     pub exact_first: Option<u64>,
+    /// With --resolve: search only the undecided samples of a fixed
+    /// random subsample, one in D (a power of two; the subsample of 4
+    /// lies inside that of 2). Which samples are in it is a hash of the
+    /// seed, layer and index, so a later estimator can scale what the
+    /// subsample decides up to the samples it stands for (docs/estimate.md,
+    /// "Subsamples of the undecided"). The others stay as the document
+    /// has them, marked untried. Without it: every sample.
+    #[arg(long, value_name = "D", requires = "resolve", value_parser = othello_census::estimate::parse_one_in)]
+    pub subsample: Option<u64>,
     /// Threads (default: all cores).
     #[arg(short = 'j', long, value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,

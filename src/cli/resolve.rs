@@ -186,8 +186,29 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
     };
     // stronger searches try every undecided sample; a partial document's
     // own settings only those not tried yet
-    let to_try: Vec<othello_census::estimate::UndecidedSample> =
-        listed.iter().filter(|u| stronger || u.untried).cloned().collect();
+    let wanted: Vec<&othello_census::estimate::UndecidedSample> =
+        listed.iter().filter(|u| stronger || u.untried).collect();
+    // --subsample: only the fixed random subsample of them; the others
+    // are left as they are, so that what this document decided beyond
+    // the document given is the subsample's alone
+    let one_in = a.subsample.unwrap_or(1);
+    let to_try: Vec<othello_census::estimate::UndecidedSample> = wanted
+        .iter()
+        .filter(|u| othello_census::estimate::in_subsample(checked.seed, u.discs, u.index, one_in))
+        .map(|u| (*u).clone())
+        .collect();
+    let outside: std::collections::HashSet<(u32, u64)> = wanted
+        .iter()
+        .filter(|u| !othello_census::estimate::in_subsample(checked.seed, u.discs, u.index, one_in))
+        .map(|u| (u.discs, u.index))
+        .collect();
+    if to_try.is_empty() && !wanted.is_empty() {
+        bail!(
+            "--subsample {one_in}: none of the {} samples to search is in the subsample of one in {one_in}: nothing \
+             to search; a smaller D widens it (without --subsample: every sample)",
+            wanted.len()
+        );
+    }
     // a part searches only its share of the list; the others' samples are
     // other machines' (clap requires --out with --part)
     let mine: Vec<othello_census::estimate::UndecidedSample> = match a.part {
@@ -230,9 +251,19 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
         let taken: std::collections::HashSet<(u32, u64)> = before.iter().map(|d| (d.discs, d.index)).collect();
         if !a.quiet {
             note(format!(
-                "deciding again {} undecided samples of seed {}{} at a budget of {} positions{}{}",
+                "deciding again {} undecided samples of seed {}{}{} at a budget of {} positions{}{}",
                 mine.iter().filter(|u| !taken.contains(&(u.discs, u.index))).count(),
                 checked.seed,
+                if outside.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " (the subsample of one in {one_in}: {} of the {} to search; the other {} stay as they are)",
+                        to_try.len(),
+                        wanted.len(),
+                        outside.len()
+                    )
+                },
                 a.part.map_or(String::new(), |(k, n)| format!(
                     " (part {k} of {n}: {} of the {} to search{})",
                     mine.len(),
@@ -399,7 +430,16 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
         let searched: std::collections::HashSet<(u32, u64)> = to_try.iter().map(|u| (u.discs, u.index)).collect();
         let still: Vec<othello_census::estimate::UndecidedSample> = listed
             .iter()
-            .filter_map(|u| if searched.contains(&(u.discs, u.index)) { again.remove(&(u.discs, u.index)) } else { Some(u.clone()) })
+            .filter_map(|u| {
+                if searched.contains(&(u.discs, u.index)) {
+                    again.remove(&(u.discs, u.index))
+                } else if outside.contains(&(u.discs, u.index)) {
+                    // not searched at this document's limits
+                    Some(othello_census::estimate::UndecidedSample { untried: true, ..u.clone() })
+                } else {
+                    Some(u.clone())
+                }
+            })
             .collect();
         let layers = r.layers;
         let untried = r.untried as u64;
@@ -440,6 +480,8 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
                 seconds,
                 from_id: file.file_stem().map(|s| s.to_string_lossy().into_owned()),
                 from_commands: commands_before(&doc),
+                subsample: (one_in > 1)
+                    .then_some(othello_census::estimate::SubsampleSearched { one_in, outside: outside.len() as u64 }),
             }),
         }
     });
@@ -464,6 +506,15 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
     }
     if let Some(p) = progress {
         p.finish();
+    }
+    if let Some(sub) = e.resolved.as_ref().and_then(|r| r.subsample)
+        && sub.outside > 0
+    {
+        note(format!(
+            "the subsample of one in {} is searched; the {} samples outside it stay undecided, marked untried (a \
+             smaller --subsample, or none, searches them)",
+            sub.one_in, sub.outside
+        ));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -40,7 +40,8 @@
 //! decided again, [`resolve_progress`] what a resolve has decided so far,
 //! [`run_progress`] what a run has drawn so far,
 //! [`census_layer`] the layer searches stop at, [`memory`]
-//! whether the searches fit.
+//! whether the searches fit, [`subsample`] the undecided samples a
+//! resolve may be limited to.
 
 mod allocation;
 mod census_layer;
@@ -51,6 +52,7 @@ mod resolve;
 mod resolve_progress;
 mod run;
 mod run_progress;
+mod subsample;
 
 pub use census_layer::*;
 pub use draw::*;
@@ -60,6 +62,7 @@ pub use resolve::*;
 pub use resolve_progress::*;
 pub use run::*;
 pub use run_progress::*;
+pub use subsample::*;
 
 use allocation::{allocate, costs, round_size, work_done};
 use run::{FIRST_ROUND, one_sample};

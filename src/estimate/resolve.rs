@@ -35,6 +35,21 @@ pub struct Resolved {
     /// `command`). Only the last where that document predates this field
     /// (2026-11-29); empty where it records none.
     pub from_commands: Vec<String>,
+    /// Where the resolve searched only a subsample of the samples it
+    /// would have searched (`--subsample D`, D above 1): which, and how
+    /// many it left out. None where it searched them all (absent before
+    /// 2026-12-05).
+    pub subsample: Option<SubsampleSearched>,
+}
+
+/// The subsample a resolve was limited to ([`Resolved::subsample`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SubsampleSearched {
+    /// One in `one_in` of the undecided samples ([`in_subsample`]).
+    pub one_in: u64,
+    /// The samples it would have searched without the limit, left out
+    /// (listed as undecided, untried, as the document given had them).
+    pub outside: u64,
 }
 
 /// The limits of one sample's searches.
