@@ -1220,6 +1220,16 @@ fn a_resolve_of_a_subsample_searches_its_members_and_the_rest_after() {
         assert_eq!(doc["resolved"]["subsample"]["one_in"].as_u64(), Some(d), "{}", doc["resolved"]);
         assert_eq!(doc["resolved"]["subsample"]["outside"].as_u64(), Some(outside as u64), "{}", doc["resolved"]);
         assert_eq!(doc["resolved"]["retried"].as_u64(), Some(searched.len() as u64), "{}", doc["resolved"]);
+        // its first phase: the document given, its layers' tallies as they were
+        let first_phase = &doc["resolved"]["subsample"]["first_phase"];
+        assert_eq!(first_phase["from_id"].as_str(), first.file_stem().unwrap().to_str());
+        let given: Vec<serde_json::Value> = small["layers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| serde_json::json!({"discs": l["discs"], "tally": l["tally"]}))
+            .collect();
+        assert_eq!(first_phase["layers"], serde_json::Value::Array(given));
         // a searched sample has the whole resolve's verdict
         for k in &searched {
             assert_eq!(now.contains_key(k), whole_left.contains_key(k), "sample {k:?}");
@@ -1247,6 +1257,19 @@ fn a_resolve_of_a_subsample_searches_its_members_and_the_rest_after() {
         assert_eq!(rest[field], whole[field], "{field}");
     }
     assert_eq!(rest["resolved"]["subsample"], serde_json::Value::Null);
+    // widened to one in 2, the first phase stays the document before the
+    // subsample of 4, and what is searched is the subsample of 2's
+    let p = partial.to_str().unwrap();
+    let half = estimate_4x4(&["--resolve", p, "--budget", "1000000", "--subsample", "2"], &dir.path().join("half"));
+    assert_eq!(half["resolved"]["subsample"]["first_phase"], quarter["resolved"]["subsample"]["first_phase"]);
+    assert_eq!(half["undecided_samples"], searched_by[1].1["undecided_samples"]);
+    assert_eq!(half["layers"], searched_by[1].1["layers"]);
+    // narrowed to one in 8, the subsample of 4's verdicts would not be held
+    common::fails_with(
+        dir.path(),
+        &["estimate", "--resolve", p, "--budget", "1000000", "--subsample", "8"],
+        "does not hold",
+    );
     // refusals
     common::fails_with(
         dir.path(),

@@ -192,6 +192,27 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
     // are left as they are, so that what this document decided beyond
     // the document given is the subsample's alone
     let one_in = a.subsample.unwrap_or(1);
+    // a document of a subsample's resolve: its verdicts beyond its first
+    // phase are of its subsample, so a later subsample must hold that one
+    // (the same or a smaller D); without --subsample the double sampling
+    // ends, and the documents before it still serve
+    let before_sub: Option<othello_census::estimate::SubsampleSearched> = match &doc["resolved"]["subsample"] {
+        serde_json::Value::Null => None,
+        v => Some(
+            serde_json::from_value(v.clone())
+                .map_err(|e| anyhow::anyhow!("{what}: a bad record of its subsample ({e})"))?,
+        ),
+    };
+    if let Some(b) = &before_sub
+        && a.subsample.is_some_and(|d| d > b.one_in)
+    {
+        bail!(
+            "--subsample {one_in}: the document's verdicts beyond its first phase are of the subsample of one in {0}, \
+             which one in {one_in} does not hold: give --subsample {0} or a smaller power of two (or none, which \
+             ends the double sampling)",
+            b.one_in
+        );
+    }
     let to_try: Vec<othello_census::estimate::UndecidedSample> = wanted
         .iter()
         .filter(|u| othello_census::estimate::in_subsample(checked.seed, u.discs, u.index, one_in))
@@ -480,8 +501,23 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
                 seconds,
                 from_id: file.file_stem().map(|s| s.to_string_lossy().into_owned()),
                 from_commands: commands_before(&doc),
-                subsample: (one_in > 1)
-                    .then_some(othello_census::estimate::SubsampleSearched { one_in, outside: outside.len() as u64 }),
+                subsample: (one_in > 1).then(|| othello_census::estimate::SubsampleSearched {
+                    one_in,
+                    outside: outside.len() as u64,
+                    // the first phase is the document given, unless it is
+                    // itself of a subsample's resolve
+                    first_phase: before_sub.clone().map_or_else(
+                        || othello_census::estimate::FirstPhase {
+                            from_id: file.file_stem().map(|s| s.to_string_lossy().into_owned()),
+                            layers: checked
+                                .layers
+                                .iter()
+                                .map(|&(discs, tally)| othello_census::estimate::FirstPhaseLayer { discs, tally })
+                                .collect(),
+                        },
+                        |b| b.first_phase,
+                    ),
+                }),
             }),
         }
     });
@@ -507,7 +543,7 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
     if let Some(p) = progress {
         p.finish();
     }
-    if let Some(sub) = e.resolved.as_ref().and_then(|r| r.subsample)
+    if let Some(sub) = e.resolved.as_ref().and_then(|r| r.subsample.as_ref())
         && sub.outside > 0
     {
         note(format!(

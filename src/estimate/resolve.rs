@@ -1,7 +1,7 @@
 //! The undecided samples of a finished estimate decided again with
 //! stronger searches (`estimate --resolve`).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::board::Status;
 use crate::key::Keyed;
@@ -43,13 +43,39 @@ pub struct Resolved {
 }
 
 /// The subsample a resolve was limited to ([`Resolved::subsample`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SubsampleSearched {
     /// One in `one_in` of the undecided samples ([`in_subsample`]).
     pub one_in: u64,
     /// The samples it would have searched without the limit, left out
     /// (listed as undecided, untried, as the document given had them).
     pub outside: u64,
+    /// The first phase: the document whose undecided samples the
+    /// subsample is drawn from, as it was before any search limited to a
+    /// subsample. Every verdict a document adds to these tallies is of a
+    /// sample of the subsample.
+    pub first_phase: FirstPhase,
+}
+
+/// What the first phase of a double sampling decided
+/// ([`SubsampleSearched::first_phase`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FirstPhase {
+    /// That document's name without `.json` (the catalogue's ID where it
+    /// holds it).
+    pub from_id: Option<String>,
+    /// Its layers' tallies: their undecided samples are the set the
+    /// subsample is drawn from.
+    pub layers: Vec<FirstPhaseLayer>,
+}
+
+/// One layer of a [`FirstPhase`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FirstPhaseLayer {
+    /// Discs.
+    pub discs: u32,
+    /// What its samples found in the first phase.
+    pub tally: Tally,
 }
 
 /// The limits of one sample's searches.
