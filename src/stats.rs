@@ -33,6 +33,23 @@ fn ln_gamma(x: f64) -> f64 {
     0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
 }
 
+/// P(X <= k) for X binomial with `n` trials of probability `p`, summed in
+/// logarithms (no term underflows to nothing while the sum is not).
+pub fn binomial_cdf(k: u64, n: u64, p: f64) -> f64 {
+    if k >= n || p <= 0.0 {
+        return 1.0;
+    }
+    if p >= 1.0 {
+        return 0.0;
+    }
+    let (lp, lq) = (p.ln(), (-p).ln_1p());
+    let nf = n as f64;
+    let ln_choose = |j: f64| ln_gamma(nf + 1.0) - ln_gamma(j + 1.0) - ln_gamma(nf - j + 1.0);
+    let terms: Vec<f64> = (0..=k).map(|j| ln_choose(j as f64) + j as f64 * lp + (nf - j as f64) * lq).collect();
+    let top = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (top + terms.iter().map(|t| (t - top).exp()).sum::<f64>().ln()).min(0.0).exp()
+}
+
 /// The regularized upper incomplete gamma function Q(a, x): by its series
 /// below x = a + 1, by its continued fraction (Lentz) above.
 fn gamma_q(a: f64, x: f64) -> f64 {
@@ -237,6 +254,23 @@ mod tests {
         for x in [0.5, 2.0, 7.0, 30.0] {
             assert!((chi_square_tail(x, 2) - (-x / 2.0f64).exp()).abs() < 1e-12);
         }
+    }
+
+    #[test]
+    fn binomial_tails_match_known_values() {
+        // P(X <= 2), n = 10, p = 0.3: 0.3827828 (exact sum)
+        assert!((binomial_cdf(2, 10, 0.3) - 0.382_782_8).abs() < 1e-7);
+        // P(X <= 5), n = 10, p = 0.5: 638/1024
+        assert!((binomial_cdf(5, 10, 0.5) - 638.0 / 1024.0).abs() < 1e-12);
+        assert_eq!(binomial_cdf(10, 10, 0.5), 1.0);
+        assert_eq!(binomial_cdf(3, 10, 1.0), 0.0);
+        assert_eq!(binomial_cdf(0, 10, 0.0), 1.0);
+        // P(X = 0) = 0.5^1000, about 1e-301: small, still a number
+        let tiny = binomial_cdf(0, 1000, 0.5);
+        assert!(tiny > 0.0 && (tiny.ln() - 1000.0 * 0.5f64.ln()).abs() < 1e-6, "{tiny}");
+        // a large n near its mean: about a half
+        let mid = binomial_cdf(25_000, 100_000, 0.25);
+        assert!((mid - 0.5).abs() < 0.01, "{mid}");
     }
 
     #[test]

@@ -1286,6 +1286,120 @@ fn a_resolve_of_a_subsample_searches_its_members_and_the_rest_after() {
     );
 }
 
+/// The catalogue's figure by double sampling: 4x4 layers 10-16 estimated
+/// with a tiny budget (many undecided samples), layers 4-9 counted; a
+/// resolve of a subsample of one in 2 at a large budget; once its
+/// document pools, the whole-board answer gives positions by double
+/// sampling beside the usual interval, and that interval holds the exact
+/// 4x4 count of the census table in results/ (a published value, A124005
+/// summed). Before, with no subsample's document, it gives none.
+#[test]
+fn the_catalogue_gives_positions_by_double_sampling_once_a_subsample_pools() {
+    let dir = tempfile::tempdir().unwrap();
+    let (runs, sub, cat) = (dir.path().join("runs"), dir.path().join("sub"), dir.path().join("cat"));
+    let run = |args: &[&str], out: &std::path::Path| {
+        let o = Command::new(common::bin()).args(args).arg("--out").arg(out).output().unwrap();
+        assert!(o.status.success(), "{o:?}");
+    };
+    let json_in = |d: &std::path::Path| {
+        std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|e| e == "json"))
+            .unwrap()
+    };
+    run(
+        &[
+            "estimate",
+            "--size",
+            "4",
+            "--discs",
+            "10-16",
+            "--samples",
+            "4000",
+            "--seed",
+            "9",
+            "-q",
+            "--budget",
+            "3",
+            "--beam-width",
+            "0",
+            "--sweep-width",
+            "0",
+        ],
+        &runs,
+    );
+    let first = json_in(&runs);
+    let work = dir.path().join("work");
+    let counted = dir.path().join("counted");
+    run(
+        &[
+            "count",
+            "--size",
+            "4",
+            "--engine",
+            "layers",
+            "--max-discs",
+            "9",
+            "-q",
+            "--json",
+            "--work-dir",
+            work.to_str().unwrap(),
+        ],
+        &counted,
+    );
+    catalog_add(&cat, &first);
+    catalog_add(&cat, &json_in(&counted));
+    let line = || {
+        std::fs::read_to_string(cat.join("README.md"))
+            .unwrap()
+            .lines()
+            .find(|l| l.starts_with("**The whole 4x4 board**"))
+            .map(str::to_string)
+            .expect("a whole-board line")
+    };
+    let before = line();
+    assert!(!before.contains("double sampling"), "{before}");
+    run(
+        &[
+            "estimate",
+            "--resolve",
+            first.to_str().unwrap(),
+            "--budget",
+            "1000000",
+            "--beam-width",
+            "0",
+            "--sweep-width",
+            "0",
+            "--subsample",
+            "2",
+            "-q",
+        ],
+        &sub,
+    );
+    let resolved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json_in(&sub)).unwrap()).unwrap();
+    assert!(resolved["resolved"]["subsample"]["outside"].as_u64().unwrap() > 10, "{}", resolved["resolved"]);
+    catalog_add(&cat, &json_in(&sub));
+    let after = line();
+    let (_, words) = after.split_once("by double sampling").unwrap_or_else(|| panic!("{after}"));
+    // "... (...) P positions (95%: LO to HI)"
+    let numbers: Vec<f64> =
+        words.split([' ', '(', ')']).filter_map(|w| w.trim_end_matches([',', '.', ';']).parse::<f64>().ok()).collect();
+    assert!(numbers.len() >= 3, "{words}");
+    let (point, lo, hi) = (numbers[0], numbers[1], numbers[2]);
+    let table =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results/4x4-by-discs.csv"))
+            .unwrap();
+    let exact: f64 = table
+        .lines()
+        .filter(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        .map(|l| l.split(',').nth(1).unwrap().parse::<f64>().unwrap())
+        .sum();
+    eprintln!("by double sampling{words}; exact {exact}");
+    assert!(lo <= point && point <= hi, "{words}");
+    assert!(lo <= exact && exact <= hi, "the exact {exact} outside {lo} to {hi}: {words}");
+}
+
 /// `catalog add --new --dir CAT FILE`, which must succeed.
 fn catalog_add(cat: &std::path::Path, file: &std::path::Path) {
     let o = Command::new(common::bin()).args(["catalog", "add", "--new", "--dir"]).arg(cat).arg(file).output();

@@ -125,20 +125,28 @@ pub fn wilson(x: u64, n: u64) -> (f64, f64) {
 /// coverage at or above 95% where counts are small, and changes little
 /// where they are large.
 pub fn wilson_corrected(x: u64, n: u64) -> (f64, f64) {
+    wilson_corrected_at(x as f64, n)
+}
+
+/// [`wilson_corrected`] at a count that need not be whole (a count with
+/// a part scaled up from a subsample, `estimate::double_sampling`): the
+/// same formula, continuous in `x`.
+pub fn wilson_corrected_at(x: f64, n: u64) -> (f64, f64) {
     if n == 0 {
         return (0.0, 1.0);
     }
-    let (xf, nf) = (x as f64, n as f64);
+    let nf = n as f64;
+    let xf = x.clamp(0.0, nf);
     let p = xf / nf;
     let z2 = Z95 * Z95;
     let denominator = 2.0 * (nf + z2);
-    let lo = if x == 0 {
+    let lo = if xf <= 0.0 {
         0.0
     } else {
         let root = (z2 - 2.0 - 1.0 / nf + 4.0 * p * (nf * (1.0 - p) + 1.0)).max(0.0).sqrt();
         ((2.0 * nf * p + z2 - 1.0 - Z95 * root) / denominator).max(0.0)
     };
-    let hi = if x == n {
+    let hi = if xf >= nf {
         1.0
     } else {
         let root = (z2 + 2.0 - 1.0 / nf + 4.0 * p * (nf * (1.0 - p) - 1.0)).max(0.0).sqrt();

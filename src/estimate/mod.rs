@@ -41,10 +41,12 @@
 //! [`run_progress`] what a run has drawn so far,
 //! [`census_layer`] the layer searches stop at, [`memory`]
 //! whether the searches fit, [`subsample`] the undecided samples a
-//! resolve may be limited to.
+//! resolve may be limited to, [`double_sampling`] the positions they
+//! stand for.
 
 mod allocation;
 mod census_layer;
+mod double_sampling;
 mod draw;
 mod figures;
 mod memory;
@@ -55,6 +57,7 @@ mod run_progress;
 mod subsample;
 
 pub use census_layer::*;
+pub use double_sampling::*;
 pub use draw::*;
 pub use figures::*;
 pub use memory::*;

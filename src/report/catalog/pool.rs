@@ -84,14 +84,16 @@ impl Catalog {
         let checked: Vec<_> = self
             .estimates
             .iter()
-            .filter_map(|e| Some((estimate::validate_estimate(e).ok()?, e["id"].as_str().unwrap_or("?").to_string())))
+            .filter_map(|e| {
+                Some((estimate::validate_estimate(e).ok()?, e["id"].as_str().unwrap_or("?").to_string(), e))
+            })
             .collect();
         // the newest generation of the runs of every sample; runs focused
         // on terminal positions add to their terminal figure whatever their
         // generation (every verdict is exact, so any run's samples bound the
         // count; the newest runs are preferred only for narrower intervals)
         let mut newest: BTreeMap<(u32, u32), u32> = BTreeMap::new();
-        for (c, _) in checked.iter().filter(|(c, _)| c.focus == Focus::All) {
+        for (c, _, _) in checked.iter().filter(|(c, _, _)| c.focus == Focus::All) {
             for (k, _) in &c.layers {
                 let g = newest.entry((c.n, *k)).or_default();
                 *g = (*g).max(c.search_generation);
@@ -99,7 +101,7 @@ impl Catalog {
         }
         // (board, layer, seed) -> the strongest document of the newest generation
         let mut chosen: BTreeMap<(u32, u32, u64), (estimate::Strength, usize)> = BTreeMap::new();
-        for (i, (c, _)) in checked.iter().enumerate() {
+        for (i, (c, _, _)) in checked.iter().enumerate() {
             for (k, _) in &c.layers {
                 if c.focus == Focus::All && newest[&(c.n, *k)] != c.search_generation {
                     continue;
@@ -111,7 +113,7 @@ impl Catalog {
             }
         }
         let mut out = Vec::new();
-        for (i, (c, id)) in checked.iter().enumerate() {
+        for (i, (c, id, doc)) in checked.iter().enumerate() {
             for (k, t) in &c.layers {
                 if chosen.get(&(c.n, *k, c.seed)).map(|&(_, j)| j) == Some(i) {
                     out.push(ChosenLayer {
@@ -121,11 +123,39 @@ impl Catalog {
                         focus: c.focus,
                         tally: *t,
                         id: id.clone(),
+                        phased: phased_layer(doc, c.seed, *k, *t),
                     });
                 }
             }
         }
         out
+    }
+
+    /// Board `n`'s reachable positions by double sampling of the
+    /// undecided samples ([`crate::estimate::double_sampled_positions`]),
+    /// over the estimated layers `layers`, from the documents that pool:
+    /// None where none of them is of a subsample's resolve.
+    pub fn double_sampled(&self, n: u32, layers: &[u32]) -> Option<Result<crate::estimate::Interval, String>> {
+        let chosen: Vec<ChosenLayer> =
+            self.chosen_estimates().into_iter().filter(|c| c.n == n && c.focus == Focus::All).collect();
+        if !chosen.iter().any(|c| c.phased.as_ref().is_ok_and(|p| p.one_in > 1) || c.phased.is_err()) {
+            return None;
+        }
+        let mut out = Vec::new();
+        for &k in layers {
+            let mut parts = Vec::new();
+            for c in chosen.iter().filter(|c| c.discs == k) {
+                match &c.phased {
+                    Ok(p) => parts.push(*p),
+                    Err(e) => return Some(Err(format!("{}: {e}", c.id))),
+                }
+            }
+            match crate::estimate::double_sampled_positions(k, crate::estimate::candidates(n, k), &parts) {
+                Ok(d) => out.push(d),
+                Err(e) => return Some(Err(e.to_string())),
+            }
+        }
+        Some(Ok(crate::estimate::double_sampled_total(&out)))
     }
 
     /// The replication check of board `n`'s estimates (see
@@ -198,6 +228,7 @@ impl Catalog {
             replication,
             layer_q,
             layer_df,
+            double_sampled: self.double_sampled(n, &estimated),
         })
     }
 
@@ -233,6 +264,10 @@ pub(super) struct ChosenLayer {
     focus: crate::estimate::Focus,
     tally: crate::estimate::Tally,
     id: String,
+    /// The layer as double sampling sees it (`PhasedLayer::whole` where
+    /// the document is not of a subsample's resolve); an error where its
+    /// record of the subsample does not fit its tallies.
+    phased: Result<crate::estimate::PhasedLayer, String>,
 }
 
 /// The answer for a whole board from the catalogue: the exact layers'
@@ -264,6 +299,10 @@ pub struct WholeBoard {
     /// the seeds that sample them, and its degrees of freedom.
     pub layer_q: f64,
     pub layer_df: u32,
+    /// The estimated layers' positions by double sampling of the
+    /// undecided samples, where a document that pools is of a
+    /// subsample's resolve ([`Catalog::double_sampled`]).
+    pub double_sampled: Option<Result<crate::estimate::Interval, String>>,
 }
 
 impl WholeBoard {
@@ -295,6 +334,22 @@ impl WholeBoard {
         ((self.published(0).1 / 16.0).max(self.published(2).1 / 4.0), self.published(2).2)
     }
 
+    /// The positions by double sampling, exact layers added, in words
+    /// (None where no document that pools is of a subsample's resolve).
+    pub fn double_sampled_words(&self) -> Option<String> {
+        Some(match self.double_sampled.as_ref()? {
+            Ok(i) => format!(
+                "by double sampling of the undecided samples (a fixed random subsample of them decided, its \
+                 reachable share scaled up; the pooled interval, not widened by replication) {} positions (95%: {} \
+                 to {})",
+                estimate::sci(self.exact[0] + i.estimate),
+                estimate::sci(self.exact[0] + i.low),
+                estimate::sci(self.exact[0] + i.high)
+            ),
+            Err(e) => format!("no figure by double sampling: {e}"),
+        })
+    }
+
     /// The estimate table's comment line on the whole board.
     pub fn csv_note(&self) -> String {
         let (p, lo, hi) = self.published(0);
@@ -312,11 +367,12 @@ impl WholeBoard {
             None => "fewer than three seeds sample every estimated layer: their agreement is not checked".into(),
         };
         let (d4_lo, d4_hi) = self.square_classes();
+        let double = self.double_sampled_words().map_or(String::new(), |w| format!("; {w}"));
         format!(
             "# whole board: {} positions (95%: {} to {}), exact layers to {} discs added; {agreement}; classes \
              under the 8 symmetries of the square of (mover, other) pairs 95% between {} and {} (the larger of \
-             the positions' lower end / 16 and the classes' / 4, and the classes' upper end); method in README.md \
-             and docs/estimate.md\n",
+             the positions' lower end / 16 and the classes' / 4, and the classes' upper end){double}; method in \
+             README.md and docs/estimate.md\n",
             estimate::sci(p),
             estimate::sci(lo),
             estimate::sci(hi),
@@ -331,6 +387,9 @@ impl WholeBoard {
     /// replication where runs focused on them add seeds).
     pub fn method(&self) -> String {
         let mut out = self.positions_method();
+        if let Some(w) = self.double_sampled_words() {
+            out.push_str(&format!(" Beside it, {w}."));
+        }
         if let (true, Some(r)) = (self.terminal_seeds != self.replicate_seeds, &self.replication[1]) {
             out.push_str(&format!(
                 " Terminal positions also pool runs focused on them: {} seeds sample every estimated layer ({}); \
@@ -387,4 +446,40 @@ impl WholeBoard {
             ),
         }
     }
+}
+
+/// Layer `discs` of an estimate document (seed `seed`, tally `now`) as
+/// double sampling sees it: with its record of a subsample's resolve, the
+/// first phase's tally of the layer and the subsample's members still
+/// listed as undecided; without one, the layer whole.
+fn phased_layer(
+    doc: &Value,
+    seed: u64,
+    discs: u32,
+    now: crate::estimate::Tally,
+) -> Result<crate::estimate::PhasedLayer, String> {
+    let record = &doc["resolved"]["subsample"];
+    if record.is_null() {
+        return Ok(crate::estimate::PhasedLayer::whole(now));
+    }
+    let sub: crate::estimate::SubsampleSearched =
+        serde_json::from_value(record.clone()).map_err(|e| format!("a bad record of its subsample ({e})"))?;
+    if !sub.one_in.is_power_of_two() {
+        return Err(format!("a subsample of one in {}, not a power of two", sub.one_in));
+    }
+    let first = sub
+        .first_phase
+        .layers
+        .iter()
+        .find(|l| l.discs == discs)
+        .ok_or_else(|| format!("layer {discs} is not in the first phase of its subsample"))?
+        .tally;
+    let left = doc["undecided_samples"].as_array().map_or(0, |list| {
+        list.iter()
+            .filter(|u| u["discs"].as_u64() == Some(discs as u64))
+            .filter_map(|u| u["index"].as_u64())
+            .filter(|&i| crate::estimate::in_subsample(seed, discs, i, sub.one_in))
+            .count()
+    }) as u64;
+    Ok(crate::estimate::PhasedLayer { one_in: sub.one_in, first, now, left })
 }
