@@ -1208,6 +1208,13 @@ fn a_resolve_of_a_subsample_searches_its_members_and_the_rest_after() {
         let now = left(&doc);
         let searched: std::collections::HashSet<(u64, u64)> =
             listed.iter().map(key).filter(|k| now.get(k).is_none_or(|&untried| !untried)).collect();
+        // exactly the listed samples the subsample's definition holds
+        let defined: std::collections::HashSet<(u64, u64)> = listed
+            .iter()
+            .map(key)
+            .filter(|&(k, i)| othello_census::estimate::in_subsample(4, k as u32, i, d))
+            .collect();
+        assert_eq!(searched, defined, "1 in {d}");
         let outside = listed.len() - searched.len();
         assert!(!searched.is_empty() && outside > 0, "1 in {d}: {} searched of {}", searched.len(), listed.len());
         // about one in d: at most twice that, and more than none
@@ -1256,7 +1263,17 @@ fn a_resolve_of_a_subsample_searches_its_members_and_the_rest_after() {
     for field in ["layers", "totals", "undecided_samples"] {
         assert_eq!(rest[field], whole[field], "{field}");
     }
-    assert_eq!(rest["resolved"]["subsample"], serde_json::Value::Null);
+    // it ends the double sampling: one in 1 recorded, the first phase
+    // kept, and no later subsample of its document
+    assert_eq!(rest["resolved"]["subsample"]["one_in"].as_u64(), Some(1), "{}", rest["resolved"]);
+    assert_eq!(rest["resolved"]["subsample"]["first_phase"], quarter["resolved"]["subsample"]["first_phase"]);
+    let ended = dir.path().join("ended.json");
+    std::fs::write(&ended, serde_json::to_string_pretty(&rest).unwrap()).unwrap();
+    common::fails_with(
+        dir.path(),
+        &["estimate", "--resolve", ended.to_str().unwrap(), "--budget", "2000000", "--subsample", "4"],
+        "ends a double sampling",
+    );
     // widened to one in 2, the first phase stays the document before the
     // subsample of 4, and what is searched is the subsample of 2's
     let p = partial.to_str().unwrap();

@@ -206,6 +206,13 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
     if let Some(b) = &before_sub
         && a.subsample.is_some_and(|d| d > b.one_in)
     {
+        if b.one_in == 1 {
+            bail!(
+                "--subsample {one_in}: the document ends a double sampling (a resolve without --subsample searched \
+                 beyond its subsample), so its undecided samples depend on which were in it: they cannot serve as a \
+                 first phase; resolve it without --subsample"
+            );
+        }
         bail!(
             "--subsample {one_in}: the document's verdicts beyond its first phase are of the subsample of one in {0}, \
              which one in {one_in} does not hold: give --subsample {0} or a smaller power of two (or none, which \
@@ -218,11 +225,13 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
         .filter(|u| othello_census::estimate::in_subsample(checked.seed, u.discs, u.index, one_in))
         .map(|u| (*u).clone())
         .collect();
-    let outside: std::collections::HashSet<(u32, u64)> = wanted
+    let outside_set: std::collections::HashSet<(u32, u64)> = wanted
         .iter()
         .filter(|u| !othello_census::estimate::in_subsample(checked.seed, u.discs, u.index, one_in))
         .map(|u| (u.discs, u.index))
         .collect();
+    let outside = &outside_set;
+    let outside_count = outside.len();
     if to_try.is_empty() && !wanted.is_empty() {
         bail!(
             "--subsample {one_in}: none of the {} samples to search is in the subsample of one in {one_in}: nothing \
@@ -501,7 +510,12 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
                 seconds,
                 from_id: file.file_stem().map(|s| s.to_string_lossy().into_owned()),
                 from_commands: commands_before(&doc),
-                subsample: (one_in > 1).then(|| othello_census::estimate::SubsampleSearched {
+                // a chain of subsample resolves records its subsample on;
+                // one that ends it (no --subsample) records one in 1, so
+                // that its document, partial or whole, is never taken for
+                // a fresh first phase (its undecided samples would then
+                // depend on which were in the subsample)
+                subsample: (one_in > 1 || before_sub.is_some()).then(|| othello_census::estimate::SubsampleSearched {
                     one_in,
                     outside: outside.len() as u64,
                     // the first phase is the document given, unless it is
@@ -540,7 +554,12 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
         ));
         return Ok(if stopped_by_signal { ExitCode::from(130) } else { ExitCode::SUCCESS });
     }
-    if let Some(p) = progress {
+    // a subsample's resolve keeps its progress file: a resolve of the
+    // same document and limits without the limit shares it, and may hold
+    // verdicts of samples outside the subsample
+    if let Some(p) = progress
+        && outside_count == 0
+    {
         p.finish();
     }
     if let Some(sub) = e.resolved.as_ref().and_then(|r| r.subsample.as_ref())

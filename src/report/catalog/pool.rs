@@ -474,12 +474,21 @@ fn phased_layer(
         .find(|l| l.discs == discs)
         .ok_or_else(|| format!("layer {discs} is not in the first phase of its subsample"))?
         .tally;
-    let left = doc["undecided_samples"].as_array().map_or(0, |list| {
-        list.iter()
-            .filter(|u| u["discs"].as_u64() == Some(discs as u64))
-            .filter_map(|u| u["index"].as_u64())
-            .filter(|&i| crate::estimate::in_subsample(seed, discs, i, sub.one_in))
-            .count()
-    }) as u64;
+    let listed: Vec<u64> = doc["undecided_samples"]
+        .as_array()
+        .ok_or("no list of its undecided samples")?
+        .iter()
+        .filter(|u| u["discs"].as_u64() == Some(discs as u64))
+        .map(|u| u["index"].as_u64().ok_or("an undecided sample without an index"))
+        .collect::<Result<_, _>>()?;
+    // every undecided sample is listed, so the subsample's are counted whole
+    if listed.len() as u64 != now.undecided {
+        return Err(format!(
+            "layer {discs} lists {} undecided samples, its tally counts {}",
+            listed.len(),
+            now.undecided
+        ));
+    }
+    let left = listed.iter().filter(|&&i| crate::estimate::in_subsample(seed, discs, i, sub.one_in)).count() as u64;
     Ok(crate::estimate::PhasedLayer { one_in: sub.one_in, first, now, left })
 }
