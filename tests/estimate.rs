@@ -1399,11 +1399,12 @@ fn the_catalogue_gives_positions_by_double_sampling_once_a_subsample_pools() {
     catalog_add(&cat, &json_in(&sub));
     let after = line();
     let (_, words) = after.split_once("by double sampling").unwrap_or_else(|| panic!("{after}"));
-    // "... (...) P positions (95%: LO to HI)"
-    let numbers: Vec<f64> =
-        words.split([' ', '(', ')']).filter_map(|w| w.trim_end_matches([',', '.', ';']).parse::<f64>().ok()).collect();
-    assert!(numbers.len() >= 3, "{words}");
-    let (point, lo, hi) = (numbers[0], numbers[1], numbers[2]);
+    // "... (..., one in 2, ...; 0 of its M members still undecided, ...) P positions (95%: LO to HI)"
+    assert!(words.contains("one in 2") && words.contains(" 0 of its "), "the subsample was decided whole: {words}");
+    let (before_point, ends) = words.split_once(" positions (95%: ").unwrap_or_else(|| panic!("{words}"));
+    let point: f64 = before_point.rsplit(' ').next().unwrap().parse().unwrap();
+    let (lo, hi) = ends.split_once(" to ").unwrap();
+    let (lo, hi): (f64, f64) = (lo.parse().unwrap(), hi.split(')').next().unwrap().parse().unwrap());
     let table =
         std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results/4x4-by-discs.csv"))
             .unwrap();

@@ -135,18 +135,27 @@ impl Catalog {
     /// undecided samples ([`crate::estimate::double_sampled_positions`]),
     /// over the estimated layers `layers`, from the documents that pool:
     /// None where none of them is of a subsample's resolve.
-    pub fn double_sampled(&self, n: u32, layers: &[u32]) -> Option<Result<crate::estimate::Interval, String>> {
+    pub fn double_sampled(&self, n: u32, layers: &[u32]) -> Option<Result<DoubleSampledBoard, String>> {
         let chosen: Vec<ChosenLayer> =
             self.chosen_estimates().into_iter().filter(|c| c.n == n && c.focus == Focus::All).collect();
         if !chosen.iter().any(|c| c.phased.as_ref().is_ok_and(|p| p.one_in > 1) || c.phased.is_err()) {
             return None;
         }
         let mut out = Vec::new();
+        let (mut members, mut left, mut one_in) = (0, 0, std::collections::BTreeSet::new());
         for &k in layers {
             let mut parts = Vec::new();
             for c in chosen.iter().filter(|c| c.discs == k) {
                 match &c.phased {
-                    Ok(p) => parts.push(*p),
+                    Ok(p) => {
+                        if p.one_in > 1 {
+                            one_in.insert(p.one_in);
+                            // the subsample's members: decided since the first phase, and left
+                            members += p.first.undecided - p.now.undecided + p.left;
+                            left += p.left;
+                        }
+                        parts.push(*p)
+                    }
                     Err(e) => return Some(Err(format!("{}: {e}", c.id))),
                 }
             }
@@ -155,7 +164,12 @@ impl Catalog {
                 Err(e) => return Some(Err(e.to_string())),
             }
         }
-        Some(Ok(crate::estimate::double_sampled_total(&out)))
+        Some(Ok(DoubleSampledBoard {
+            positions: crate::estimate::double_sampled_total(&out),
+            one_in: one_in.into_iter().collect(),
+            members,
+            left,
+        }))
     }
 
     /// The replication check of board `n`'s estimates (see
@@ -302,7 +316,19 @@ pub struct WholeBoard {
     /// The estimated layers' positions by double sampling of the
     /// undecided samples, where a document that pools is of a
     /// subsample's resolve ([`Catalog::double_sampled`]).
-    pub double_sampled: Option<Result<crate::estimate::Interval, String>>,
+    pub double_sampled: Option<Result<DoubleSampledBoard, String>>,
+}
+
+/// A board's positions by double sampling ([`Catalog::double_sampled`]).
+#[derive(Clone, Debug)]
+pub struct DoubleSampledBoard {
+    /// The estimated layers' positions.
+    pub positions: crate::estimate::Interval,
+    /// The subsamples' `D`s (one in D).
+    pub one_in: Vec<u64>,
+    /// The subsamples' members, and of them those still undecided.
+    pub members: u64,
+    pub left: u64,
 }
 
 impl WholeBoard {
@@ -338,13 +364,16 @@ impl WholeBoard {
     /// (None where no document that pools is of a subsample's resolve).
     pub fn double_sampled_words(&self) -> Option<String> {
         Some(match self.double_sampled.as_ref()? {
-            Ok(i) => format!(
-                "by double sampling of the undecided samples (a fixed random subsample of them decided, its \
-                 reachable share scaled up; the pooled interval, not widened by replication) {} positions (95%: {} \
-                 to {})",
-                estimate::sci(self.exact[0] + i.estimate),
-                estimate::sci(self.exact[0] + i.low),
-                estimate::sci(self.exact[0] + i.high)
+            Ok(d) => format!(
+                "by double sampling of the undecided samples (a fixed random subsample of them, one in {}, decided \
+                 and its reachable share scaled up; {} of its {} members still undecided, each counted both ways for \
+                 that many samples; the pooled interval, not widened by replication) {} positions (95%: {} to {})",
+                d.one_in.iter().map(u64::to_string).collect::<Vec<_>>().join(" or "),
+                d.left,
+                d.members,
+                estimate::sci(self.exact[0] + d.positions.estimate),
+                estimate::sci(self.exact[0] + d.positions.low),
+                estimate::sci(self.exact[0] + d.positions.high)
             ),
             Err(e) => format!("no figure by double sampling: {e}"),
         })
