@@ -11,7 +11,9 @@
 //! Its rooms: [`ingest`] adds runs and estimates (and reads result
 //! documents into [`RunEntry`]), [`checks`] refuses inconsistent runs,
 //! [`pool`] pools estimates into layer figures and the whole-board answer,
-//! [`render`] writes the CSV tables and README, [`bfiles`] the OEIS b-files.
+//! [`double_sampled`] reads the pooled documents as a double sampling of
+//! their undecided samples, [`render`] writes the CSV tables and README,
+//! [`bfiles`] the OEIS b-files.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -24,12 +26,14 @@ use crate::report::estimate;
 
 mod bfiles;
 mod checks;
+mod double_sampled;
 mod ingest;
 mod pool;
 mod render;
 
 pub use bfiles::{OEIS, OeisSequence};
 pub use checks::unsealed;
+pub use double_sampled::DoubleSampledBoard;
 pub use ingest::RunEntry;
 pub use pool::{Pooled, WholeBoard};
 pub use render::portable_command;

@@ -1,0 +1,109 @@
+//! The catalogue's positions by double sampling of the undecided
+//! samples: the documents that pool, read as a first phase and the
+//! verdicts of a subsample ([`crate::estimate::double_sampled_positions`]).
+
+use serde_json::Value;
+
+use crate::estimate::Focus;
+
+use super::*;
+
+impl Catalog {
+    /// Board `n`'s reachable positions by double sampling of the
+    /// undecided samples ([`crate::estimate::double_sampled_positions`]),
+    /// over the estimated layers `layers`, from the documents that pool:
+    /// None where none of them is of a subsample's resolve.
+    pub fn double_sampled(&self, n: u32, layers: &[u32]) -> Option<Result<DoubleSampledBoard, String>> {
+        let chosen: Vec<_> =
+            self.chosen_estimates().into_iter().filter(|c| c.n == n && c.focus == Focus::All).collect();
+        if !chosen.iter().any(|c| c.phased.as_ref().is_ok_and(|p| p.one_in > 1) || c.phased.is_err()) {
+            return None;
+        }
+        let mut out = Vec::new();
+        let (mut members, mut left, mut one_in) = (0, 0, std::collections::BTreeSet::new());
+        for &k in layers {
+            let mut parts = Vec::new();
+            for c in chosen.iter().filter(|c| c.discs == k) {
+                match &c.phased {
+                    Ok(p) => {
+                        if p.one_in > 1 {
+                            one_in.insert(p.one_in);
+                            // the subsample's members: decided since the first phase, and left
+                            members += p.first.undecided - p.now.undecided + p.left;
+                            left += p.left;
+                        }
+                        parts.push(*p)
+                    }
+                    Err(e) => return Some(Err(format!("{}: {e}", c.id))),
+                }
+            }
+            match crate::estimate::double_sampled_positions(k, crate::estimate::candidates(n, k), &parts) {
+                Ok(d) => out.push(d),
+                Err(e) => return Some(Err(e.to_string())),
+            }
+        }
+        Some(Ok(DoubleSampledBoard {
+            positions: crate::estimate::double_sampled_total(&out),
+            one_in: one_in.into_iter().collect(),
+            members,
+            left,
+        }))
+    }
+}
+
+/// A board's positions by double sampling ([`Catalog::double_sampled`]).
+#[derive(Clone, Debug)]
+pub struct DoubleSampledBoard {
+    /// The estimated layers' positions.
+    pub positions: crate::estimate::Interval,
+    /// The subsamples' `D`s (one in D).
+    pub one_in: Vec<u64>,
+    /// The subsamples' members, and of them those still undecided.
+    pub members: u64,
+    pub left: u64,
+}
+
+/// Layer `discs` of an estimate document (seed `seed`, tally `now`) as
+/// double sampling sees it: with its record of a subsample's resolve, the
+/// first phase's tally of the layer and the subsample's members still
+/// listed as undecided; without one, the layer whole.
+pub(super) fn phased_layer(
+    doc: &Value,
+    seed: u64,
+    discs: u32,
+    now: crate::estimate::Tally,
+) -> Result<crate::estimate::PhasedLayer, String> {
+    let record = &doc["resolved"]["subsample"];
+    if record.is_null() {
+        return Ok(crate::estimate::PhasedLayer::whole(now));
+    }
+    let sub: crate::estimate::SubsampleSearched =
+        serde_json::from_value(record.clone()).map_err(|e| format!("a bad record of its subsample ({e})"))?;
+    if !sub.one_in.is_power_of_two() {
+        return Err(format!("a subsample of one in {}, not a power of two", sub.one_in));
+    }
+    let first = sub
+        .first_phase
+        .layers
+        .iter()
+        .find(|l| l.discs == discs)
+        .ok_or_else(|| format!("layer {discs} is not in the first phase of its subsample"))?
+        .tally;
+    let listed: Vec<u64> = doc["undecided_samples"]
+        .as_array()
+        .ok_or("no list of its undecided samples")?
+        .iter()
+        .filter(|u| u["discs"].as_u64() == Some(discs as u64))
+        .map(|u| u["index"].as_u64().ok_or("an undecided sample without an index"))
+        .collect::<Result<_, _>>()?;
+    // every undecided sample is listed, so the subsample's are counted whole
+    if listed.len() as u64 != now.undecided {
+        return Err(format!(
+            "layer {discs} lists {} undecided samples, its tally counts {}",
+            listed.len(),
+            now.undecided
+        ));
+    }
+    let left = listed.iter().filter(|&&i| crate::estimate::in_subsample(seed, discs, i, sub.one_in)).count() as u64;
+    Ok(crate::estimate::PhasedLayer { one_in: sub.one_in, first, now, left })
+}
