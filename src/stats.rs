@@ -33,19 +33,26 @@ fn ln_gamma(x: f64) -> f64 {
     0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
 }
 
-/// P(X <= k) for X binomial with `n` trials of probability `p`, summed in
-/// logarithms (no term underflows to nothing while the sum is not).
-pub fn binomial_cdf(k: u64, n: u64, p: f64) -> f64 {
-    if k >= n || p <= 0.0 {
+/// P(X <= k) for X hypergeometric: `draws` taken without replacement
+/// from `population` items of which `successes` are marked, X the marked
+/// ones drawn. Summed in logarithms: no term underflows to nothing while
+/// the sum is not.
+pub fn hypergeometric_cdf(k: u64, population: u64, successes: u64, draws: u64) -> f64 {
+    let (n, big_k) = (draws.min(population), successes.min(population));
+    // X lies between these; the sum runs over the terms below k
+    let least = (n + big_k).saturating_sub(population);
+    let most = n.min(big_k);
+    if k >= most {
         return 1.0;
     }
-    if p >= 1.0 {
+    if k < least {
         return 0.0;
     }
-    let (lp, lq) = (p.ln(), (-p).ln_1p());
-    let nf = n as f64;
-    let ln_choose = |j: f64| ln_gamma(nf + 1.0) - ln_gamma(j + 1.0) - ln_gamma(nf - j + 1.0);
-    let terms: Vec<f64> = (0..=k).map(|j| ln_choose(j as f64) + j as f64 * lp + (nf - j as f64) * lq).collect();
+    let ln_choose =
+        |a: u64, b: u64| ln_gamma(a as f64 + 1.0) - ln_gamma(b as f64 + 1.0) - ln_gamma((a - b) as f64 + 1.0);
+    let whole = ln_choose(population, n);
+    let terms: Vec<f64> =
+        (least..=k).map(|j| ln_choose(big_k, j) + ln_choose(population - big_k, n - j) - whole).collect();
     let top = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     (top + terms.iter().map(|t| (t - top).exp()).sum::<f64>().ln()).min(0.0).exp()
 }
@@ -256,21 +263,31 @@ mod tests {
         }
     }
 
+    /// Against the counts themselves: C(K, j) C(N - K, n - j) / C(N, n)
+    /// summed in integers.
     #[test]
-    fn binomial_tails_match_known_values() {
-        // P(X <= 2), n = 10, p = 0.3: 0.3827828 (exact sum)
-        assert!((binomial_cdf(2, 10, 0.3) - 0.382_782_8).abs() < 1e-7);
-        // P(X <= 5), n = 10, p = 0.5: 638/1024
-        assert!((binomial_cdf(5, 10, 0.5) - 638.0 / 1024.0).abs() < 1e-12);
-        assert_eq!(binomial_cdf(10, 10, 0.5), 1.0);
-        assert_eq!(binomial_cdf(3, 10, 1.0), 0.0);
-        assert_eq!(binomial_cdf(0, 10, 0.0), 1.0);
-        // P(X = 0) = 0.5^1000, about 1e-301: small, still a number
-        let tiny = binomial_cdf(0, 1000, 0.5);
-        assert!(tiny > 0.0 && (tiny.ln() - 1000.0 * 0.5f64.ln()).abs() < 1e-6, "{tiny}");
-        // a large n near its mean: about a half
-        let mid = binomial_cdf(25_000, 100_000, 0.25);
-        assert!((mid - 0.5).abs() < 0.01, "{mid}");
+    fn hypergeometric_tails_match_exact_sums() {
+        fn choose(a: u64, b: u64) -> u128 {
+            if b > a {
+                return 0;
+            }
+            (0..b).fold(1u128, |acc, i| acc * u128::from(a - i) / u128::from(i + 1))
+        }
+        for (population, successes, draws) in [(20u64, 7u64, 5u64), (40, 30, 10), (12, 12, 4), (30, 0, 6), (25, 10, 25)]
+        {
+            let whole = choose(population, draws) as f64;
+            let mut sum = 0u128;
+            for k in 0..=draws {
+                sum += choose(successes, k) * choose(population - successes, draws - k);
+                let exact = sum as f64 / whole;
+                let got = hypergeometric_cdf(k, population, successes, draws);
+                assert!((got - exact).abs() < 1e-10, "{population} {successes} {draws} {k}: {got} {exact}");
+            }
+        }
+        // the classic: 3 aces or fewer in 5 cards of 52 with 4 aces, all but
+        // C(4,4) C(48,1) / C(52,5) = 48 / 2,598,960 (to the sum's rounding)
+        let four = 48.0 / 2_598_960.0;
+        assert!(((1.0 - hypergeometric_cdf(3, 52, 4, 5)) / four - 1.0).abs() < 1e-8);
     }
 
     #[test]
