@@ -1311,7 +1311,7 @@ fn a_resolve_of_a_subsample_searches_its_members_and_the_rest_after() {
 /// 4x4 count of the census table in results/ (a published value, A124005
 /// summed). Before, with no subsample's document, it gives none.
 #[test]
-fn the_catalogue_gives_positions_by_double_sampling_once_a_subsample_pools() {
+fn the_catalogue_gives_positions_and_classes_by_double_sampling_once_a_subsample_pools() {
     let dir = tempfile::tempdir().unwrap();
     let (runs, sub, cat) = (dir.path().join("runs"), dir.path().join("sub"), dir.path().join("cat"));
     let run = |args: &[&str], out: &std::path::Path| {
@@ -1411,14 +1411,25 @@ fn the_catalogue_gives_positions_by_double_sampling_once_a_subsample_pools() {
     let table =
         std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results/4x4-by-discs.csv"))
             .unwrap();
-    let exact: f64 = table
-        .lines()
-        .filter(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit()))
-        .map(|l| l.split(',').nth(1).unwrap().parse::<f64>().unwrap())
-        .sum();
-    eprintln!("by double sampling{words}; exact {exact}");
+    // the table's column `col` summed over the layers: positions 1, classes 2
+    let exact = |col: usize| -> f64 {
+        table
+            .lines()
+            .filter(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit()))
+            .map(|l| l.split(',').nth(col).unwrap().parse::<f64>().unwrap())
+            .sum()
+    };
+    let (positions, classes) = (exact(1), exact(2));
+    eprintln!("by double sampling{words}; exact {positions} positions, {classes} classes");
     assert!(lo <= point && point <= hi, "{words}");
-    assert!(lo <= exact && exact <= hi, "the exact {exact} outside {lo} to {hi}: {words}");
+    assert!(lo <= positions && positions <= hi, "the exact {positions} outside {lo} to {hi}: {words}");
+    // "..., P classes (95%: LO to HI), ...": the classes follow the positions
+    let (before_point, ends) = words.split_once(" classes (95%: ").unwrap_or_else(|| panic!("{words}"));
+    let c_point: f64 = before_point.rsplit(' ').next().unwrap().parse().unwrap();
+    let (c_lo, c_hi) = ends.split_once(" to ").unwrap();
+    let (c_lo, c_hi): (f64, f64) = (c_lo.parse().unwrap(), c_hi.split(')').next().unwrap().parse().unwrap());
+    assert!(c_lo <= c_point && c_point <= c_hi && c_hi < hi, "{words}");
+    assert!(c_lo <= classes && classes <= c_hi, "the exact {classes} classes outside {c_lo} to {c_hi}: {words}");
 }
 
 /// `catalog add --new --dir CAT FILE`, which must succeed.

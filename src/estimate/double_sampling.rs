@@ -37,9 +37,11 @@
 //! ones. With `D = 1` (no subsample) `K` is known exactly and the layer's
 //! interval is the one [`LayerEstimate::new`] gives.
 //!
-//! Only positions are estimated this way so far; terminal positions and
-//! classes keep the interval that counts every undecided sample both
-//! ways.
+//! Classes follow the positions at the layer's sampled classes per
+//! position ([`DoubleSampled::scaled`]), as in [`LayerEstimate::new`].
+//! Terminal positions keep the interval that counts every undecided
+//! sample both ways (on 8x8 zero-hit bounds, not undecided samples, set
+//! their width).
 
 use crate::stats::hypergeometric_cdf;
 
@@ -115,6 +117,21 @@ pub struct DoubleSampled {
     pub hi_point: f64,
     pub low: f64,
     pub high: f64,
+}
+
+impl DoubleSampled {
+    /// The same layer counted in other units: `per` of them a position
+    /// (classes at [`LayerEstimate::classes_per_position`], as
+    /// [`LayerEstimate::new`] scales the positions' interval).
+    pub fn scaled(self, per: f64) -> DoubleSampled {
+        DoubleSampled {
+            discs: self.discs,
+            lo_point: self.lo_point * per,
+            hi_point: self.hi_point * per,
+            low: self.low * per,
+            high: self.high * per,
+        }
+    }
 }
 
 /// Layer `discs`'s reachable positions by double sampling, pooled over

@@ -209,7 +209,7 @@ impl LayerEstimate {
 
     /// Classes per reachable position among the samples (a quarter when
     /// none was reachable: most classes have four positions).
-    fn classes_per_position(t: &Tally) -> f64 {
+    pub fn classes_per_position(t: &Tally) -> f64 {
         let weight = t.by_orbit[0] as f64 + t.by_orbit[1] as f64 / 2.0 + t.by_orbit[2] as f64 / 4.0;
         if t.reachable == 0 { 0.25 } else { weight / t.reachable as f64 }
     }

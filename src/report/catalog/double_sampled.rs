@@ -1,4 +1,4 @@
-//! The catalogue's positions by double sampling of the undecided
+//! The catalogue's positions and classes by double sampling of the undecided
 //! samples: the documents that pool, read as a first phase and the
 //! verdicts of a subsample ([`crate::estimate::double_sampled_positions`]).
 
@@ -9,7 +9,7 @@ use crate::estimate::Focus;
 use super::*;
 
 impl Catalog {
-    /// Board `n`'s reachable positions by double sampling of the
+    /// Board `n`'s reachable positions and classes by double sampling of the
     /// undecided samples ([`crate::estimate::double_sampled_positions`]),
     /// over the estimated layers `layers`, from the documents that pool:
     /// None where none of them is of a subsample's resolve.
@@ -19,10 +19,10 @@ impl Catalog {
         if !chosen.iter().any(|c| c.phased.as_ref().is_ok_and(|p| p.one_in > 1) || c.phased.is_err()) {
             return None;
         }
-        let mut out = Vec::new();
+        let (mut out, mut classes) = (Vec::new(), Vec::new());
         let (mut members, mut left, mut one_in) = (0, 0, std::collections::BTreeSet::new());
         for &k in layers {
-            let mut parts = Vec::new();
+            let (mut parts, mut pooled) = (Vec::new(), crate::estimate::Tally::default());
             for c in chosen.iter().filter(|c| c.discs == k) {
                 match &c.phased {
                     Ok(p) => {
@@ -32,18 +32,23 @@ impl Catalog {
                             members += p.first.undecided - p.now.undecided + p.left;
                             left += p.left;
                         }
+                        pooled = pooled.plus(p.now);
                         parts.push(*p)
                     }
                     Err(e) => return Some(Err(format!("{}: {e}", c.id))),
                 }
             }
             match crate::estimate::double_sampled_positions(k, crate::estimate::candidates(n, k), &parts) {
-                Ok(d) => out.push(d),
+                Ok(d) => {
+                    classes.push(d.scaled(crate::estimate::LayerEstimate::classes_per_position(&pooled)));
+                    out.push(d)
+                }
                 Err(e) => return Some(Err(e.to_string())),
             }
         }
         Some(Ok(DoubleSampledBoard {
             positions: crate::estimate::double_sampled_total(&out),
+            classes: crate::estimate::double_sampled_total(&classes),
             one_in: one_in.into_iter().collect(),
             members,
             left,
@@ -54,8 +59,10 @@ impl Catalog {
 /// A board's positions by double sampling ([`Catalog::double_sampled`]).
 #[derive(Clone, Debug)]
 pub struct DoubleSampledBoard {
-    /// The estimated layers' positions.
+    /// The estimated layers' positions, and classes (under the start's
+    /// four symmetries).
     pub positions: crate::estimate::Interval,
+    pub classes: crate::estimate::Interval,
     /// The subsamples' `D`s (one in D).
     pub one_in: Vec<u64>,
     /// The subsamples' members, and of them those still undecided.

@@ -278,6 +278,12 @@ pub struct WholeBoard {
     pub double_sampled: Option<Result<super::DoubleSampledBoard, String>>,
 }
 
+/// The bounds of [`WholeBoard::square_classes`] from the positions' lower
+/// end and the classes' ends.
+fn square_bounds(positions_low: f64, classes_low: f64, classes_high: f64) -> (f64, f64) {
+    ((positions_low / 16.0).max(classes_low / 4.0), classes_high)
+}
+
 impl WholeBoard {
     /// Figure `f`'s point and published interval, exact layers added: the
     /// replication interval where there is one, else the pooled one.
@@ -304,24 +310,35 @@ impl WholeBoard {
     /// end. Each end comes from one side of a 95% interval, so each fails
     /// with at most 2.5%, and both hold together with at least 95%.
     pub fn square_classes(&self) -> (f64, f64) {
-        ((self.published(0).1 / 16.0).max(self.published(2).1 / 4.0), self.published(2).2)
+        square_bounds(self.published(0).1, self.published(2).1, self.published(2).2)
     }
 
     /// The positions by double sampling, exact layers added, in words
     /// (None where no document that pools is of a subsample's resolve).
     pub fn double_sampled_words(&self) -> Option<String> {
         Some(match self.double_sampled.as_ref()? {
-            Ok(d) => format!(
-                "by double sampling of the undecided samples (a fixed random subsample of them, one in {}, decided \
-                 and its reachable share scaled up; {} of its {} members still undecided, each counted both ways for \
-                 that many samples; the pooled interval, not widened by replication) {} positions (95%: {} to {})",
-                d.one_in.iter().map(u64::to_string).collect::<Vec<_>>().join(" or "),
-                d.left,
-                d.members,
-                estimate::sci(self.exact[0] + d.positions.estimate),
-                estimate::sci(self.exact[0] + d.positions.low),
-                estimate::sci(self.exact[0] + d.positions.high)
-            ),
+            Ok(d) => {
+                let (x, c) = (self.exact[0], self.exact[2]);
+                let (sq_lo, sq_hi) = square_bounds(x + d.positions.low, c + d.classes.low, c + d.classes.high);
+                format!(
+                    "by double sampling of the undecided samples (a fixed random subsample of them, one in {}, \
+                     decided and its reachable share scaled up; {} of its {} members still undecided, each counted \
+                     both ways for that many samples; the pooled interval, not widened by replication) {} positions \
+                     (95%: {} to {}), {} classes (95%: {} to {}), classes under the 8 symmetries of the square 95% \
+                     between {} and {}",
+                    d.one_in.iter().map(u64::to_string).collect::<Vec<_>>().join(" or "),
+                    d.left,
+                    d.members,
+                    estimate::sci(x + d.positions.estimate),
+                    estimate::sci(x + d.positions.low),
+                    estimate::sci(x + d.positions.high),
+                    estimate::sci(c + d.classes.estimate),
+                    estimate::sci(c + d.classes.low),
+                    estimate::sci(c + d.classes.high),
+                    estimate::sci(sq_lo),
+                    estimate::sci(sq_hi)
+                )
+            }
             Err(e) => format!("no figure by double sampling: {e}"),
         })
     }
