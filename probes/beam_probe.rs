@@ -4,7 +4,7 @@
 //! seconds; games found are replayed. Usage: beam_probe FRONTIER BUDGET WIDTH...
 //! (BUDGET: the depth-first search's, run first; width 0: no beam)
 use othello_census::board::{B8, Position};
-use othello_census::search::reachable::{Frontier, Search, SweepRelaxation, Verdict};
+use othello_census::search::reachable::{Frontier, Search, SweepRelaxation, Verdict, WithStages};
 use std::io::BufRead;
 
 fn main() {

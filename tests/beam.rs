@@ -17,7 +17,7 @@ mod policies;
 
 use othello_census::board::{B4, B6, B8, Bitboard, Color, Geometry, Position};
 use othello_census::search::reachable::{
-    Frontier, Search, Stage, SweepRelaxation, Verdict, cheap_conditions, joined_to_centre,
+    Frontier, Search, Stage, SweepRelaxation, Verdict, WithStages, cheap_conditions, joined_to_centre,
 };
 
 use policies::{beam_alone, sweep_alone};

@@ -26,7 +26,7 @@ use othello_census::board::{B6, B8};
 use othello_census::key::Keyed;
 use othello_census::search::flip_history::{Relaxation, flip_history};
 use othello_census::search::reachable::flip_balance::{Balance, flip_balance};
-use othello_census::search::reachable::{BEAM_WIDTH, Frontier, SWEEP_WIDTH, Search, Verdict};
+use othello_census::search::reachable::{BEAM_WIDTH, Frontier, SWEEP_WIDTH, Search, Verdict, WithStages};
 
 fn membership<G: Keyed>(discs: std::ops::RangeInclusive<u32>, games: usize, seed: u64) {
     let census = Frontier::<G>::build(*discs.end());

@@ -19,8 +19,8 @@ use othello_census::estimate::{
 };
 use othello_census::key::{Keyed, canonical_key};
 use othello_census::search::reachable::{
-    BEAM_WIDTH, Frontier, LayerHeld, RELAXATION_CONFLICTS, SEARCH_GENERATION, SWEEP_WIDTH, Search, Verdict, centre,
-    odd_passes,
+    BEAM_WIDTH, Frontier, LayerHeld, RELAXATION_CONFLICTS, SEARCH_GENERATION, SWEEP_WIDTH, Search, Verdict, WithStages,
+    centre, odd_passes,
 };
 
 /// The oracle's reachable positions as (black, white, black to move).

@@ -17,7 +17,7 @@ use std::collections::HashSet;
 
 use othello_census::board::{B4, B6, B8, Color, Geometry, Position};
 use othello_census::search::game_encoding::{Exact, Solver, exact_game_with};
-use othello_census::search::reachable::{Frontier, Search, Stage, Verdict};
+use othello_census::search::reachable::{Frontier, Search, Stage, Verdict, WithStages};
 
 const CONFLICTS: u64 = 1_000_000;
 

@@ -12,7 +12,7 @@ mod policies;
 use othello_census::board::{B4, B6, B8, Geometry, Position};
 use othello_census::search::flip_history::{Relaxation, flip_history};
 use othello_census::search::reachable::flip_balance::{Balance, flip_balance};
-use othello_census::search::reachable::{Frontier, Search, Stage, Verdict, cheap_conditions};
+use othello_census::search::reachable::{Frontier, Search, Stage, Verdict, WithStages, cheap_conditions};
 
 /// Every reachable 4x4 position balances; of the 4x4 boards of 12 discs
 /// the cheap conditions pass (every 31st colouring of each occupancy), the

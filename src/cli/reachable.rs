@@ -10,7 +10,7 @@ use super::search_setup::{check_memory, read_census_layer, report_encoding_defec
 
 use othello_census::estimate::with_census_layer;
 use othello_census::key::Keyed;
-use othello_census::search::reachable::{Frontier, Search, Stage, Verdict, default_frontier_discs};
+use othello_census::search::reachable::{Frontier, Search, Stage, Verdict, WithStages, default_frontier_discs};
 use othello_census::with_geometry;
 
 /// What the beam did with an undecided position, for `reachable`'s line.

@@ -220,16 +220,12 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
             b.one_in
         );
     }
-    let to_try: Vec<othello_census::estimate::UndecidedSample> = wanted
+    let (members, others): (Vec<&othello_census::estimate::UndecidedSample>, Vec<_>) = wanted
         .iter()
-        .filter(|u| othello_census::estimate::in_subsample(checked.seed, u.discs, u.index, one_in))
-        .map(|u| (*u).clone())
-        .collect();
-    let outside_set: std::collections::HashSet<(u32, u64)> = wanted
-        .iter()
-        .filter(|u| !othello_census::estimate::in_subsample(checked.seed, u.discs, u.index, one_in))
-        .map(|u| (u.discs, u.index))
-        .collect();
+        .copied()
+        .partition(|u| othello_census::estimate::in_subsample(checked.seed, u.discs, u.index, one_in));
+    let to_try: Vec<othello_census::estimate::UndecidedSample> = members.into_iter().cloned().collect();
+    let outside_set: std::collections::HashSet<(u32, u64)> = others.iter().map(|u| (u.discs, u.index)).collect();
     let outside = &outside_set;
     let outside_count = outside.len();
     if to_try.is_empty() && !wanted.is_empty() {

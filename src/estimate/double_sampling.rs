@@ -204,18 +204,7 @@ pub fn double_sampled_positions(
 /// the summed points, and the MOVER combination of the layers' intervals
 /// (as [`totals`]).
 pub fn double_sampled_total(layers: &[DoubleSampled]) -> Interval {
-    let (mut lo_point, mut hi_point, mut below, mut above) = (0.0, 0.0, 0.0, 0.0);
-    for l in layers {
-        lo_point += l.lo_point;
-        hi_point += l.hi_point;
-        below += (l.lo_point - l.low).max(0.0).powi(2);
-        above += (l.high - l.hi_point).max(0.0).powi(2);
-    }
-    Interval {
-        estimate: (lo_point + hi_point) / 2.0,
-        low: (lo_point - below.sqrt()).max(0.0),
-        high: hi_point + above.sqrt(),
-    }
+    mover_sum(layers.iter().map(|l| [l.lo_point, l.hi_point, l.low, l.high]))
 }
 
 #[cfg(test)]

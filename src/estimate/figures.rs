@@ -324,21 +324,29 @@ impl Focus {
 /// docs/estimate.md, "Coverage").
 pub fn totals(layers: &[LayerEstimate]) -> [Interval; 3] {
     Figure::ALL.map(|figure| {
-        let (mut lo_point, mut hi_point, mut below, mut above) = (0.0, 0.0, 0.0, 0.0);
-        for l in layers {
-            let (lo, hi) = l.points(figure);
-            let i = l.interval(figure);
-            lo_point += lo;
-            hi_point += hi;
-            below += (lo - i.low).max(0.0).powi(2);
-            above += (i.high - hi).max(0.0).powi(2);
-        }
-        Interval {
-            estimate: (lo_point + hi_point) / 2.0,
-            low: (lo_point - below.sqrt()).max(0.0),
-            high: hi_point + above.sqrt(),
-        }
+        mover_sum(layers.iter().map(|l| {
+            let ((lo, hi), i) = (l.points(figure), l.interval(figure));
+            [lo, hi, i.low, i.high]
+        }))
     })
+}
+
+/// The MOVER sum of parts, each `[lower point, upper point, low, high]`
+/// (see [`totals`]): the middle of the summed points, and below and above
+/// them the roots of the summed squares of each part's distances.
+pub fn mover_sum(parts: impl IntoIterator<Item = [f64; 4]>) -> Interval {
+    let (mut lo_point, mut hi_point, mut below, mut above) = (0.0, 0.0, 0.0, 0.0);
+    for [lo, hi, low, high] in parts {
+        lo_point += lo;
+        hi_point += hi;
+        below += (lo - low).max(0.0).powi(2);
+        above += (high - hi).max(0.0).powi(2);
+    }
+    Interval {
+        estimate: (lo_point + hi_point) / 2.0,
+        low: (lo_point - below.sqrt()).max(0.0),
+        high: hi_point + above.sqrt(),
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::board::Status;
 use crate::key::Keyed;
 use crate::search::game_encoding::Solver;
-use crate::search::reachable::{Frontier, Searches};
+use crate::search::reachable::{Frontier, Searches, WithStages};
 
 use super::*;
 

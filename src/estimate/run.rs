@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::board::Status;
 use crate::key::{Keyed, canonical_and_orbit};
 use crate::search::game_encoding::Solver;
-use crate::search::reachable::{Frontier, Search, Searches, Stage, joined_to_centre};
+use crate::search::reachable::{Frontier, Search, Searches, Stage, WithStages, joined_to_centre};
 
 use super::*;
 

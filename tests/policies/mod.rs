@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 use othello_census::board::{B8, Geometry, Position};
+use othello_census::search::reachable::WithStages;
 
 /// A generator for the tests' random choices (splitmix64).
 pub struct Rng(pub u64);

@@ -41,7 +41,9 @@
 //! [`beam`] the walks tried where it runs out (the beam, which keeps the
 //! most compact positions of each step and finds games, and the sweep,
 //! which keeps every position of each step and proves positions
-//! unreachable), [`class`] the class a position is remembered by.
+//! unreachable), [`stages`] which of the stages after the cheap
+//! conditions a search tries and their limits, [`class`] the class a
+//! position is remembered by.
 
 pub use crate::search::game::{Game, ReplayError};
 
@@ -51,10 +53,12 @@ mod conditions;
 pub mod flip_balance;
 mod frontier;
 mod search;
+mod stages;
 mod unmoves;
 
 pub use beam::{BEAM_WIDTH, SWEEP_HELD, SWEEP_WIDTH};
 pub use conditions::*;
 pub use frontier::*;
 pub use search::*;
+pub use stages::*;
 pub use unmoves::*;

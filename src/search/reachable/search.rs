@@ -10,10 +10,11 @@ use crate::board::{Geometry, Position};
 use crate::key::Keyed;
 use crate::search::class_set::ClassSet;
 use crate::search::flip_history::{Relaxation, SharedRelaxation, flip_history};
-use crate::search::game_encoding::{Exact, Solver, exact_game_until};
+use crate::search::game_encoding::{Exact, exact_game_until};
 
 use super::beam::{BeamOutcome, StepProof, Walk, beam};
 use super::class::class_of;
+use super::stages::{Stages, SweepRelaxation, WithStages};
 use super::*;
 
 /// The answer of a search.
@@ -48,28 +49,11 @@ pub struct Search<'f, G: Keyed> {
     /// Every position of at most this many discs is answered without a
     /// search (by the frontier, or its whole census layer when used).
     answered_to: u32,
-    /// The conflict budget of the flip-history relaxation tried before a
-    /// search (0: not tried).
-    relaxation_conflicts: u64,
-    /// The exact game encoding tried when the search runs out: its
-    /// conflict budget (0: not tried) and solver.
-    exact_conflicts: u64,
-    exact_solver: Solver,
+    /// The stages tried after the cheap conditions, and their limits.
+    stages: Stages,
     /// The conflicts the exact stage spent on the last position it was
     /// given.
     exact_spent: u64,
-    /// The width of the beam tried where the depth-first search runs out
-    /// (0: not tried; [`super::beam`]).
-    beam_width: usize,
-    /// The width of the sweep tried where the beam gives up: every
-    /// position of every step, up to this many a step (0, or not above
-    /// the beam's width: not tried; [`super::beam`]).
-    sweep_width: usize,
-    /// The flip-history relaxation inside the sweep (none: not tried).
-    sweep_relaxation: Option<SweepRelaxation>,
-    /// Whether the flip-count balance is tried where the depth-first
-    /// search runs out ([`crate::search::reachable::flip_balance`]).
-    balance: bool,
     /// What decided the last position asked.
     decided_by: Stage,
     /// Past this instant, once the flag is set, or once `stop` says so,
@@ -131,18 +115,6 @@ impl Stage {
     }
 }
 
-/// The flip-history relaxation inside the sweep: every position of each
-/// step of at most `step` positions is asked of one shared encoding of
-/// the walk's root ([`SharedRelaxation`]) with `conflicts` conflicts, up
-/// to `calls` questions a walk; a position it refutes leaves the step.
-/// Every limit is a count, so a verdict stays a function of the position.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SweepRelaxation {
-    pub calls: u64,
-    pub step: usize,
-    pub conflicts: u64,
-}
-
 /// The sweep's relaxation for one walk: the solver on the positions of
 /// small steps, up to `settings.calls` questions, and the refutations it
 /// kept (cores) on every position.
@@ -170,13 +142,21 @@ impl<G: Geometry> StepProof<G> for SweepProof {
     }
 }
 
-/// The flip-history relaxation's default conflict budget: enough for the
-/// dense 8x8 boards it refutes (docs/estimate.md), small beside a search.
-pub const RELAXATION_CONFLICTS: u64 = 20_000;
-
 /// The relaxation is tried on positions at least this many discs above
 /// the layer the searches answer from: below, a search is cheaper.
 pub const RELAXATION_ABOVE: u32 = 6;
+
+impl<G: Keyed> WithStages for Search<'_, G> {
+    fn stages_mut(&mut self) -> &mut Stages {
+        &mut self.stages
+    }
+}
+
+impl<G: Keyed> WithStages for Searches<'_, G> {
+    fn stages_mut(&mut self) -> &mut Stages {
+        &mut self.stages
+    }
+}
 
 impl<'f, G: Keyed> Search<'f, G> {
     /// A search down to `frontier`, giving up after `budget` positions.
@@ -190,14 +170,8 @@ impl<'f, G: Keyed> Search<'f, G> {
             line: Vec::new(),
             use_layer: false,
             answered_to: frontier.discs,
-            relaxation_conflicts: RELAXATION_CONFLICTS,
-            exact_conflicts: 0,
-            exact_solver: Solver::default(),
+            stages: Stages::default(),
             exact_spent: 0,
-            beam_width: 0,
-            sweep_width: 0,
-            sweep_relaxation: None,
-            balance: true,
             decided_by: Stage::Search,
             clock: Clock::default(),
             deferred: false,
@@ -244,58 +218,22 @@ impl<'f, G: Keyed> Search<'f, G> {
         passed
     }
 
-    /// The same search, trying the flip-count balance where the
-    /// depth-first search runs out, before the beam (true, the default of
-    /// search generation 6) or not.
-    pub fn with_balance(mut self, on: bool) -> Self {
-        self.balance = on;
-        self
-    }
-
-    /// The same search, its sweep pruned by the flip-history relaxation
-    /// ([`SweepRelaxation`]; none: never).
-    pub fn with_sweep_relaxation(mut self, relaxation: Option<SweepRelaxation>) -> Self {
-        self.sweep_relaxation = relaxation;
-        self
-    }
-
-    /// The same search, trying the beam of `width` positions a step where
-    /// the depth-first search runs out (0: never).
-    pub fn with_beam(mut self, width: usize) -> Self {
-        self.beam_width = width;
-        self
-    }
-
-    /// The same search, trying the sweep of `width` positions a step where
-    /// the beam gives up: the walk keeping every position of every step,
-    /// which gives up at the first step it would have to drop from, and
-    /// otherwise finds a game or proves the position unreachable (0, or
-    /// not above the beam's width: never).
-    pub fn with_sweep(mut self, width: usize) -> Self {
-        self.sweep_width = width;
-        self
-    }
-
-    /// The same search, handing a position it runs out on to the exact
-    /// game encoding with `conflicts` conflicts (0: never) and `solver`.
-    pub fn with_exact(mut self, conflicts: u64, solver: Solver) -> Self {
-        self.exact_conflicts = conflicts;
-        self.exact_solver = solver;
-        self
-    }
-
     /// The exact stage on `p`, where the search ran out: the verdict, and
     /// [`Search::decided_by`] set. Cut at the deadline or a stop: the
     /// position is then deferred.
     fn exact(&mut self, p: &Position<G>) -> Verdict<G> {
-        if self.exact_conflicts == 0 || self.defer_now() {
+        if self.stages.exact_conflicts == 0 || self.defer_now() {
             return Verdict::Undecided;
         }
         self.decided_by = Stage::Exact;
         let clock = self.clock;
         let cut = move || clock.past();
-        let (verdict, spent) =
-            exact_game_until::<G>(p, self.exact_conflicts, self.exact_solver, clock.set().then_some(&cut as _));
+        let (verdict, spent) = exact_game_until::<G>(
+            p,
+            self.stages.exact_conflicts,
+            self.stages.exact_solver,
+            clock.set().then_some(&cut as _),
+        );
         self.exact_spent = spent;
         match verdict {
             Exact::Reachable(game) => Verdict::Reachable(game),
@@ -308,13 +246,6 @@ impl<'f, G: Keyed> Search<'f, G> {
                 Verdict::Undecided
             }
         }
-    }
-
-    /// The same search with the flip-history relaxation given `conflicts`
-    /// conflicts (0: never tried).
-    pub fn with_relaxation(mut self, conflicts: u64) -> Self {
-        self.relaxation_conflicts = conflicts;
-        self
     }
 
     /// The conflicts the exact stage spent on the last position it was
@@ -438,9 +369,9 @@ impl<'f, G: Keyed> Search<'f, G> {
             self.decided_by = Stage::Conditions;
             return Ok(false);
         }
-        if self.relaxation_conflicts > 0
+        if self.stages.relaxation_conflicts > 0
             && p.discs() >= self.answered_to + RELAXATION_ABOVE
-            && flip_history::<G>(p.black().0, p.white().0, self.relaxation_conflicts) == Relaxation::Infeasible
+            && flip_history::<G>(p.black().0, p.white().0, self.stages.relaxation_conflicts) == Relaxation::Infeasible
         {
             self.nodes = 1;
             self.decided_by = Stage::FlipHistory;
@@ -451,11 +382,15 @@ impl<'f, G: Keyed> Search<'f, G> {
             return Err(OutOfBudget);
         }
         match self.visit(*p, 0) {
-            Err(OutOfBudget) if self.balance && flip_balance::<G>(p.black().0, p.white().0) == Balance::Infeasible => {
+            Err(OutOfBudget)
+                if self.stages.balance && flip_balance::<G>(p.black().0, p.white().0) == Balance::Infeasible =>
+            {
                 self.decided_by = Stage::FlipBalance;
                 Ok(false)
             }
-            Err(OutOfBudget) if (self.beam_width > 0 || self.sweep_width > 0) && !self.defer_now() => self.beam(p),
+            Err(OutOfBudget) if (self.stages.beam_width > 0 || self.stages.sweep_width > 0) && !self.defer_now() => {
+                self.beam(p)
+            }
             r => r,
         }
     }
@@ -464,11 +399,14 @@ impl<'f, G: Keyed> Search<'f, G> {
     /// sweep where the beam gives up.
     fn beam(&mut self, p: &Position<G>) -> Result<bool, OutOfBudget> {
         self.decided_by = Stage::Beam;
-        let mut outcome =
-            if self.beam_width > 0 { self.walk(p, Walk::Beam(self.beam_width)) } else { BeamOutcome::GaveUp };
-        if matches!(outcome, BeamOutcome::GaveUp) && self.sweep_width > self.beam_width {
+        let mut outcome = if self.stages.beam_width > 0 {
+            self.walk(p, Walk::Beam(self.stages.beam_width))
+        } else {
+            BeamOutcome::GaveUp
+        };
+        if matches!(outcome, BeamOutcome::GaveUp) && self.stages.sweep_width > self.stages.beam_width {
             self.decided_by = Stage::Sweep;
-            outcome = self.walk(p, Walk::Sweep(self.sweep_width));
+            outcome = self.walk(p, Walk::Sweep(self.stages.sweep_width));
         }
         match outcome {
             BeamOutcome::Found(line) => {
@@ -493,7 +431,7 @@ impl<'f, G: Keyed> Search<'f, G> {
         // a walk cut gives up; the exact stage after it then defers
         let clock = self.clock;
         let cut = move || clock.past();
-        match (walk, self.sweep_relaxation) {
+        match (walk, self.stages.sweep_relaxation) {
             (Walk::Sweep(_), Some(settings)) => {
                 // one encoding for the walk, asked in step order: its
                 // answers are a function of the position and the settings
@@ -630,13 +568,7 @@ impl Clock<'_> {
 pub struct Searches<'f, G: Keyed> {
     frontier: &'f Frontier<G>,
     budget: u64,
-    relaxation_conflicts: u64,
-    exact_conflicts: u64,
-    exact_solver: Solver,
-    beam_width: usize,
-    sweep_width: usize,
-    sweep_relaxation: Option<SweepRelaxation>,
-    balance: bool,
+    stages: Stages,
     clock: Clock<'f>,
     held: std::sync::Mutex<Vec<Search<'f, G>>>,
 }
@@ -647,59 +579,10 @@ impl<'f, G: Keyed> Searches<'f, G> {
         Searches {
             frontier,
             budget,
-            relaxation_conflicts: RELAXATION_CONFLICTS,
-            exact_conflicts: 0,
-            exact_solver: Solver::default(),
-            beam_width: 0,
-            sweep_width: 0,
-            sweep_relaxation: None,
-            balance: true,
+            stages: Stages::default(),
             clock: Clock::default(),
             held: std::sync::Mutex::new(Vec::new()),
         }
-    }
-
-    /// The same, with or without the flip-count balance
-    /// ([`Search::with_balance`]).
-    pub fn with_balance(mut self, on: bool) -> Self {
-        self.balance = on;
-        self
-    }
-
-    /// The same, their sweep pruned by the flip-history relaxation
-    /// ([`Search::with_sweep_relaxation`]).
-    pub fn with_sweep_relaxation(mut self, relaxation: Option<SweepRelaxation>) -> Self {
-        self.sweep_relaxation = relaxation;
-        self
-    }
-
-    /// The same, their beam `width` positions wide (0: never tried;
-    /// [`Search::with_beam`]).
-    pub fn with_beam(mut self, width: usize) -> Self {
-        self.beam_width = width;
-        self
-    }
-
-    /// The same, their sweep `width` positions wide (0: none;
-    /// [`Search::with_sweep`]).
-    pub fn with_sweep(mut self, width: usize) -> Self {
-        self.sweep_width = width;
-        self
-    }
-
-    /// The same, their exact stage given `conflicts` conflicts (0: never)
-    /// and `solver` ([`Search::with_exact`]).
-    pub fn with_exact(mut self, conflicts: u64, solver: Solver) -> Self {
-        self.exact_conflicts = conflicts;
-        self.exact_solver = solver;
-        self
-    }
-
-    /// The same, their flip-history relaxation given `conflicts`
-    /// conflicts (0: never tried).
-    pub fn with_relaxation(mut self, conflicts: u64) -> Self {
-        self.relaxation_conflicts = conflicts;
-        self
     }
 
     /// The same, their later stages left untried past `deadline` or once
@@ -720,12 +603,7 @@ impl<'f, G: Keyed> Searches<'f, G> {
         let kept = self.held.lock().expect("searches lock").pop();
         let search = kept.unwrap_or_else(|| {
             Search::new(self.frontier, self.budget)
-                .with_relaxation(self.relaxation_conflicts)
-                .with_exact(self.exact_conflicts, self.exact_solver)
-                .with_beam(self.beam_width)
-                .with_sweep(self.sweep_width)
-                .with_sweep_relaxation(self.sweep_relaxation)
-                .with_balance(self.balance)
+                .with_stages(self.stages)
                 .with_deadline(self.clock.deadline, self.clock.defer)
                 .with_stop(self.clock.stop)
         });
