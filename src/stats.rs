@@ -1,7 +1,8 @@
 //! The statistics the catalogue needs to check that independent estimates
 //! of one figure (one per seed) agree: the chi-square distribution's upper
 //! tail, Student's t quantile, and the replication interval built from
-//! them ([`Replication`]).
+//! them ([`Replication`]); and the hypergeometric distribution's tail, for
+//! the interval of double sampling (`estimate::members_interval`).
 
 /// The normal quantile of a two-sided 95% interval.
 pub const Z95: f64 = 1.959_963_984_540_054;
@@ -39,7 +40,7 @@ fn ln_gamma(x: f64) -> f64 {
 /// the sum is not.
 pub fn hypergeometric_cdf(k: u64, population: u64, successes: u64, draws: u64) -> f64 {
     let (n, big_k) = (draws.min(population), successes.min(population));
-    // X lies between these; the sum runs over the terms below k
+    // X lies between these; the sum runs over the terms up to k
     let least = (n + big_k).saturating_sub(population);
     let most = n.min(big_k);
     if k >= most {

@@ -1306,10 +1306,11 @@ fn a_resolve_of_a_subsample_searches_its_members_and_the_rest_after() {
 /// The catalogue's figure by double sampling: 4x4 layers 10-16 estimated
 /// with a tiny budget (many undecided samples), layers 4-9 counted; a
 /// resolve of a subsample of one in 2 at a large budget; once its
-/// document pools, the whole-board answer gives positions by double
-/// sampling beside the usual interval, and that interval holds the exact
-/// 4x4 count of the census table in results/ (a published value, A124005
-/// summed). Before, with no subsample's document, it gives none.
+/// document pools, the whole-board answer gives positions and classes by
+/// double sampling beside the usual intervals, and those intervals hold
+/// the exact 4x4 counts of the census table in results/ (the positions a
+/// published value, A124005 summed). Before, with no subsample's
+/// document, it gives none.
 #[test]
 fn the_catalogue_gives_positions_and_classes_by_double_sampling_once_a_subsample_pools() {
     let dir = tempfile::tempdir().unwrap();

@@ -30,7 +30,7 @@
 //! [`totals`] combines layers. The interval of `K` is skewed (few hits),
 //! a sum of many layers' much less, so its lower distance is taken as
 //! large as its upper one: without that, the total's lower end missed in
-//! 4.85% of simulated estimates of rare hits (results/benchmarks/,
+//! 4.85% of simulated estimates of rare hits at one in 2 (results/benchmarks/,
 //! "double sampling"). It stays lopsided: the lower end misses more than
 //! its 2.5%. Members of the subsample still undecided (`left`) count as
 //! unreachable for the lower point and end, as reachable for the upper
@@ -233,7 +233,7 @@ mod tests {
         assert_eq!(members_interval(0, 1, 2), (0, 1));
         // all 10 members of 40 reachable: K = 40 - j leaves the chance
         // C(40 - j, 10) / C(40, 10) that all ten are; above 2.5% for j up
-        // to 10 (3.1%), not at 11 (2.2%)
+        // to 10 (3.5%), not at 11 (2.4%)
         assert_eq!(members_interval(10, 10, 40), (30, 40));
         // every end satisfies its tail and the next K beyond does not
         for (found, members, size) in [(3u64, 50u64, 200u64), (10, 50, 100), (1, 8, 60), (25, 100, 400), (6, 9, 37)] {

@@ -323,7 +323,7 @@ impl WholeBoard {
                 format!(
                     "by double sampling of the undecided samples (a fixed random subsample of them, one in {}, \
                      decided and its reachable share scaled up; {} of its {} members still undecided, each counted \
-                     both ways for that many samples; the pooled interval, not widened by replication) {} positions \
+                     both ways for about that many samples; the pooled interval, not widened by replication) {} positions \
                      (95%: {} to {}), {} classes (95%: {} to {}), classes under the 8 symmetries of the square 95% \
                      between {} and {}",
                     d.one_in.iter().map(u64::to_string).collect::<Vec<_>>().join(" or "),
