@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+# An independent recomputation of the catalogue's positions by double
+# sampling of the undecided samples (docs/estimate.md, "The figure by
+# double sampling"), from the documents results/catalog.json stores: the
+# subsample's membership hash, the hypergeometric interval of the
+# reachable undecided samples given the subsample's size, Wilson's
+# interval with continuity correction, and MOVER, written again here
+# without the project's code; then what the figure would be once the
+# subsample is decided whole, for a few shares of its undecided members
+# found reachable (planning, not a result).
+#   pip install xxhash   # the xxh3 hash of the subsample's membership
+#   scripts/double-sampling-check.py results/catalog.json estimate-8x8-20261205T181441Z
+# The second argument is the common prefix of the pooled documents' ids
+# (one chain's seeds). The exact layers the catalogue adds (8x8: to 14
+# discs, about 1e12 positions) are left out, below the digits printed.
+import json, math, struct, collections, sys
+import xxhash
+from math import lgamma, exp, log, sqrt
+Z=1.959963984540054
+SALT=0x5ab5a3b1e0f00001
+def member(seed,discs,index,D):
+    return xxhash.xxh3_64_intdigest(struct.pack('<QIQ',seed,discs,index), seed=SALT) & (D-1) == 0
+def lchoose(a,b): return lgamma(a+1)-lgamma(b+1)-lgamma(a-b+1)
+def hcdf(k,N,K,n):
+    lo=max(0,n+K-N); hi=min(n,K)
+    if k>=hi: return 1.0
+    if k<lo: return 0.0
+    return sum(exp(lchoose(K,j)+lchoose(N-K,n-j)-lchoose(N,n)) for j in range(lo,k+1))
+def kint(found,m,N):
+    if m==0: return (0,N)
+    lo_k=None
+    for K in range(found, N-(m-found)+1):
+        at_least = 1.0 if found==0 else 1-hcdf(found-1,N,K,m)
+        if at_least>0.025: lo_k=K; break
+    hi_k=found
+    for K in range(found, N-(m-found)+1):
+        if hcdf(found,N,K,m)>0.025: hi_k=K
+    return (lo_k,hi_k)
+def wcc(x,n):
+    p=x/n; z2=Z*Z
+    lo=0.0 if x<=0 else max(0.0,(2*n*p+z2-1-Z*sqrt(max(0,z2-2-1/n+4*p*(n*(1-p)+1))))/(2*(n+z2)))
+    hi=1.0 if x>=n else min(1.0,(2*n*p+z2+1+Z*sqrt(max(0,z2+2-1/n+4*p*(n*(1-p)-1))))/(2*(n+z2)))
+    return lo,hi
+def layer(n,r,u,m,h,left,c):
+    if m==0: klo_p,khi_p=0.0,float(u)
+    else: klo_p,khi_p=u*h/m,u*(h+left)/m
+    lo_c=r+klo_p; hi_c=r+khi_p
+    klo,_=kint(h,m,u); _,khi=kint(h+left,m,u)
+    lg=max(0,klo_p-klo); hg=max(0,khi-khi_p)
+    below=max(lg,hg)**2; above=hg**2
+    wl,_=wcc(lo_c,n); _,wh=wcc(hi_c,n)
+    low=lo_c-sqrt(max(0,lo_c-n*wl)**2+below); high=hi_c+sqrt(max(0,n*wh-hi_c)**2+above)
+    f=c/n
+    return (f*lo_c,f*hi_c,f*max(low,0),f*min(high,max(n,hi_c)))
+def total(ls):
+    lp=sum(l[0] for l in ls); hp=sum(l[1] for l in ls)
+    b=sqrt(sum(max(0,l[0]-l[2])**2 for l in ls)); a=sqrt(sum(max(0,l[3]-l[1])**2 for l in ls))
+    return ((lp+hp)/2, max(0,lp-b), hp+a)
+c=json.load(open(sys.argv[1]))
+prefix=sys.argv[2]
+docs=[e for e in c['estimates'] if str(e.get('id','')).startswith(prefix)]
+L=collections.defaultdict(lambda: [0,0,0,0,0,0]); cand={}
+# per layer, the listed samples that a subsample of twice the rate adds
+wider=collections.Counter()
+for d in docs:
+    seed=d['seed']; D=d['resolved']['subsample']['one_in']
+    first={l['discs']:l['tally'] for l in d['resolved']['subsample']['first_phase']['layers']}
+    for l in d['layers']:
+        k=l['discs']; t=l['tally']; cand[k]=int(l['candidates'])
+        f=first[k]
+        left=sum(member(seed,k,u['index'],D) for u in d['undecided_samples'] if u['discs']==k)
+        wider[k]+=sum(member(seed,k,u['index'],D//2) and not member(seed,k,u['index'],D) for u in d['undecided_samples'] if u['discs']==k) if D>1 else 0
+        e=L[k]; e[0]+=t['samples']; e[1]+=f['reachable']; e[2]+=f['undecided']; e[3]+=f['undecided']-t['undecided']+left; e[4]+=t['reachable']-f['reachable']; e[5]+=left
+now=total([layer(*L[k],cand[k]) for k in sorted(L)])
+print('docs', len(docs), 'now: %.4g (%.4g to %.4g)'%now)
+# projections: every member decided, a share q of the left ones reachable;
+# then the subsample of twice the rate (one in D/2), decided whole alike
+for q in (0.5, 2/3, 0.8):
+    for widen in (False, True):
+        ls=[]
+        for k in sorted(L):
+            n,r,u,m,h,left=L[k]
+            more=wider[k] if widen else 0
+            ls.append(layer(n,r,u,m+more,h+round(q*(left+more)),0,cand[k]))
+        t=total(ls)
+        print('%s decided whole, %.2f of its undecided members reachable: %.4g (%.4g to %.4g), -%.1f%%/+%.1f%%'
+              %('twice the subsample' if widen else 'the subsample',q,*t,100*(1-t[1]/t[0]),100*(t[2]/t[0]-1)))
