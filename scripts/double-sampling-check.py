@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # An independent recomputation of the catalogue's positions by double
-# sampling of the undecided samples (docs/estimate.md, "The figure by
-# double sampling"), from the documents results/catalog.json stores: the
+# sampling of the undecided samples (docs/double-sampling.md, "The
+# figure by double sampling"), from the documents results/catalog.json stores: the
 # subsample's membership hash, the hypergeometric interval of the
 # reachable undecided samples given the subsample's size, Wilson's
 # interval with continuity correction, and MOVER, written again here

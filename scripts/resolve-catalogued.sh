@@ -15,7 +15,7 @@
 # OUT/ID/resolve-*.part-K-of-N.progress and writes no document), then on
 # one machine, per estimate:
 # IDS=ID scripts/resolve-catalogued.sh BIN SIZE OUT ARGS... --gather FILE...
-# with the parts' progress files of that estimate (docs/estimate.md).
+# with the parts' progress files of that estimate (docs/long-runs.md).
 # Time-boxed units: with `--time 50m` each estimate's resolve stops
 # starting samples after 50 minutes and writes a partial document (every
 # verdict exact, the rest marked untried; `catalog add` takes it); the

@@ -351,8 +351,8 @@ pub struct EstimateArgs {
     /// random subsample, one in D (a power of two; the subsample of 4
     /// lies inside that of 2). Which samples are in it is a hash of the
     /// seed, layer and index, so a later estimator can scale what the
-    /// subsample decides up to the samples it stands for (docs/estimate.md,
-    /// "Subsamples of the undecided"). The others stay as the document
+    /// subsample decides up to the samples it stands for
+    /// (docs/double-sampling.md). The others stay as the document
     /// has them, marked untried. Without it: every sample.
     #[arg(long, value_name = "D", requires = "resolve", value_parser = othello_census::estimate::parse_one_in)]
     pub subsample: Option<u64>,

@@ -11,7 +11,7 @@
 //! and searches only the others; one with other settings has another ID,
 //! so it never mixes verdicts of two searches. The file is rewritten
 //! atomically (`formats::framed::write_head_file`) and removed once the
-//! resolved document is written. Its layout: `docs/estimate.md`, "The
+//! resolved document is written. Its layout: `docs/long-runs.md`, "The
 //! resolve's progress file".
 
 use std::path::{Path, PathBuf};

@@ -12,7 +12,7 @@
 //! the run's `--out` directory, ID the 16 hex digits of [`EstimateId`]:
 //! every setting that decides what a sample counts as. It is rewritten
 //! atomically (`formats::framed::write_head_file`) and removed once the
-//! estimate's document is written. Its layout: `docs/estimate.md`, "An
+//! estimate's document is written. Its layout: `docs/long-runs.md`, "An
 //! estimate's progress file".
 
 use std::path::{Path, PathBuf};

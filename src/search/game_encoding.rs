@@ -646,7 +646,7 @@ pub enum Solver {
 }
 
 impl Solver {
-    /// Its number in a resolve's ID (`docs/estimate.md`, "The resolve's
+    /// Its number in a resolve's ID (`docs/long-runs.md`, "The resolve's
     /// progress file"): fixed, whatever the build has.
     pub fn number(self) -> u64 {
         match self {
