@@ -96,11 +96,13 @@ fn readme_gives_the_catalogues_6x6_figure() {
 }
 
 /// README's 8x8 answer is the catalogue's whole-board interval, its
-/// terminal positions too.
+/// terminal positions too, and its positions by double sampling of the
+/// undecided samples.
 #[test]
 fn readme_gives_the_catalogues_8x8_interval() {
     readme_row_gives_the_catalogues_whole_board(8);
     readme_terminal_cell_gives_the_catalogues(8);
+    readme_gives_the_catalogues(8, "not widened by replication)", Some(1));
 }
 
 /// README's set-up is the two commands a fresh machine with the Rust
