@@ -97,6 +97,12 @@ impl PhasedLayer {
     pub fn whole(t: Tally) -> PhasedLayer {
         PhasedLayer { one_in: 1, first: t, now: t, left: t.undecided }
     }
+
+    /// The subsample's members: those decided since the first phase (only
+    /// members are searched), and those left.
+    pub fn members(&self) -> u64 {
+        self.first.undecided.saturating_sub(self.now.undecided) + self.left
+    }
 }
 
 /// Why layers cannot be estimated by double sampling.
@@ -165,9 +171,7 @@ pub fn double_sampled_positions(
         let g = groups.entry(p.one_in.max(1)).or_default();
         g[0] += t.reachable - f.reachable;
         g[1] += p.left;
-        // the members: those decided since the first phase (only members
-        // are searched), and those left
-        g[2] += decided_since.unwrap_or(0) + p.left;
+        g[2] += p.members();
         g[3] += f.undecided;
     }
     let (mut lo_count, mut hi_count, mut below, mut above) =
@@ -175,8 +179,10 @@ pub fn double_sampled_positions(
     for &[hits, left, members, size] in groups.values() {
         // K's points: the members' reachable share scaled to the set (the
         // left ones unreachable, then reachable); no members, no knowledge
-        let scaled = |found: u64| if members == 0 { None } else { Some(size as f64 * found as f64 / members as f64) };
-        let (k_lo_point, k_hi_point) = (scaled(hits).unwrap_or(0.0), scaled(hits + left).unwrap_or(size as f64));
+        let (k_lo_point, k_hi_point) = match members {
+            0 => (0.0, size as f64),
+            m => (size as f64 * hits as f64 / m as f64, size as f64 * (hits + left) as f64 / m as f64),
+        };
         lo_count += k_lo_point;
         hi_count += k_hi_point;
         let (k_lo, _) = members_interval(hits, members, size);

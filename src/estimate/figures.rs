@@ -210,15 +210,20 @@ impl LayerEstimate {
     /// Classes per reachable position among the samples (a quarter when
     /// none was reachable: most classes have four positions).
     pub fn classes_per_position(t: &Tally) -> f64 {
-        let weight = t.by_orbit[0] as f64 + t.by_orbit[1] as f64 / 2.0 + t.by_orbit[2] as f64 / 4.0;
-        if t.reachable == 0 { 0.25 } else { weight / t.reachable as f64 }
+        if t.reachable == 0 { 0.25 } else { Self::reachable_classes(t) / t.reachable as f64 }
+    }
+
+    /// The classes the reachable samples stand for, in samples: each its
+    /// `1 / orbit`.
+    fn reachable_classes(t: &Tally) -> f64 {
+        t.by_orbit[0] as f64 + t.by_orbit[1] as f64 / 2.0 + t.by_orbit[2] as f64 / 4.0
     }
 
     /// The classes the samples stand for, in samples: the reachable ones'
     /// `1 / orbit`, and that plus the undecided ones (and those left
     /// undecided as not terminal) at the sampled classes per position.
     fn class_weights(t: &Tally) -> (f64, f64) {
-        let weight = t.by_orbit[0] as f64 + t.by_orbit[1] as f64 / 2.0 + t.by_orbit[2] as f64 / 4.0;
+        let weight = Self::reachable_classes(t);
         (weight, weight + (t.undecided + t.not_terminal) as f64 * Self::classes_per_position(t))
     }
 

@@ -28,8 +28,7 @@ impl Catalog {
                     Ok(p) => {
                         if p.one_in > 1 {
                             one_in.insert(p.one_in);
-                            // the subsample's members: decided since the first phase, and left
-                            members += p.first.undecided.saturating_sub(p.now.undecided) + p.left;
+                            members += p.members();
                             left += p.left;
                         }
                         pooled = pooled.plus(p.now);
