@@ -377,6 +377,13 @@ mod tests {
         let exact = SearchLimits { exact_conflicts: 100_000, exact_solver: Solver::BatSat, ..limits };
         assert_ne!(id, ResolveId::of(b"{\"a\": 1}", 5, &exact, 0));
         assert_eq!(ResolveId::before_20261128(b"{\"a\": 1}", 5, &exact, 0), None);
+        // the ID names the progress file a resume looks for: a build that
+        // hashed the same settings otherwise would start every resolve under
+        // way afresh
+        assert_eq!(
+            (id.0, ResolveId::of(b"{\"a\": 1}", 5, &exact, 0).0),
+            (0x9a2e_58b7_86af_056f, 0x6fed_2d33_b44c_0a8c)
+        );
         #[cfg(feature = "cadical")]
         {
             let with = |s: Solver| ResolveId::of(b"{\"a\": 1}", 5, &SearchLimits { exact_solver: s, ..exact }, 0);

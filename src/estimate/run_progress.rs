@@ -279,6 +279,17 @@ mod tests {
         );
         assert_ne!(id, EstimateId::of(8, &EstimateConfig { exact_conflicts: 10, ..cfg.clone() }, 8, 0));
         assert_eq!(id, EstimateId::of(8, &EstimateConfig { time: None, threads: 1, ..cfg.clone() }, 8, 0));
+        // the ID names the progress file a run going on looks for: a build
+        // that hashed the same settings otherwise would start every estimate
+        // under way afresh
+        let exact = EstimateConfig {
+            exact_conflicts: 5_000_000,
+            exact_solver: crate::search::game_encoding::Solver::BatSat,
+            beam_width: 7,
+            sweep_width: 9,
+            ..cfg.clone()
+        };
+        assert_eq!((id.0, EstimateId::of(8, &exact, 8, 3).0), (0x6e14_7ab8_edac_8534, 0x4d26_e225_ea23_286c));
         let path = id.path_in(dir.path());
         assert!(read_estimate_progress(&path, id, &[20, 30]).unwrap().is_none());
         let tally = |samples: u64, reachable: u64, undecided: u64| Tally {
