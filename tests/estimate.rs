@@ -15,7 +15,8 @@ use othello_census::board::{B4, B6, B8, Bitboard, Color, Geometry, Position};
 use othello_census::census::LayerBy;
 use othello_census::engine::layers::{self, LayersLive, LayersPlan, LayersSettings};
 use othello_census::estimate::{
-    CensusLayer, EstimateConfig, EstimateLive, SplitMix, candidates, census_layer, draw, estimate, sample_position,
+    CensusLayer, EstimateConfig, EstimateLive, SearchLimits, SplitMix, candidates, census_layer, draw, estimate,
+    sample_position,
 };
 use othello_census::key::{Keyed, canonical_key};
 use othello_census::search::reachable::{
@@ -310,16 +311,16 @@ fn config(layers: Vec<u32>, samples: u64, threads: usize) -> EstimateConfig {
         samples: Some(samples),
         time: None,
         seed: 7,
-        budget: 200_000,
+        limits: SearchLimits::depth_first(200_000),
         frontier_discs: 8,
         threads,
-        relaxation_conflicts: RELAXATION_CONFLICTS,
-        exact_conflicts: 0,
-        exact_solver: Default::default(),
-        beam_width: 0,
-        sweep_width: 0,
         focus: Default::default(),
     }
+}
+
+/// `cfg` with searches of `budget` positions.
+fn budgeted(budget: u64, cfg: EstimateConfig) -> EstimateConfig {
+    EstimateConfig { limits: SearchLimits { budget, ..cfg.limits }, ..cfg }
 }
 
 /// A time limit counts the reading of the census layer: a layer whose
@@ -367,12 +368,11 @@ fn estimates_are_deterministic_for_a_seed() {
 /// afresh.
 #[test]
 fn estimates_are_deterministic_where_every_limit_binds() {
-    let cfg = |threads| EstimateConfig {
-        budget: 2_000,
-        beam_width: 100,
-        sweep_width: 3_000,
-        exact_conflicts: 20_000,
-        ..config(vec![24, 26, 28], 1500, threads)
+    let cfg = |threads| {
+        let base = config(vec![24, 26, 28], 1500, threads);
+        let limits =
+            SearchLimits { budget: 2_000, beam_width: 100, sweep_width: 3_000, exact_conflicts: 20_000, ..base.limits };
+        EstimateConfig { limits, ..base }
     };
     let a = estimate::<B6>(&cfg(1), None, &EstimateLive::default());
     let b = estimate::<B6>(&cfg(3), None, &EstimateLive::default());
@@ -413,7 +413,7 @@ fn estimates_are_deterministic_where_every_limit_binds() {
 /// the same budget.
 #[test]
 fn undecided_samples_are_listed() {
-    let cfg = |threads| EstimateConfig { budget: 2_000, ..config(vec![24, 30], 600, threads) };
+    let cfg = |threads| budgeted(2_000, config(vec![24, 30], 600, threads));
     let a = estimate::<B6>(&cfg(1), None, &EstimateLive::default());
     let b = estimate::<B6>(&cfg(3), None, &EstimateLive::default());
     assert_eq!(a.undecided_samples, b.undecided_samples);
@@ -442,24 +442,13 @@ fn undecided_samples_are_listed() {
 /// then gives the whole resolve's verdicts.
 #[test]
 fn a_resumed_resolve_gives_what_a_whole_one_gives() {
-    use othello_census::estimate::{Decided, SearchLimits, Searched, resolve};
+    use othello_census::estimate::{Decided, Searched, resolve};
     use std::sync::Mutex;
-    let a = estimate::<B6>(
-        &EstimateConfig { budget: 2_000, ..config(vec![24, 30], 600, 2) },
-        None,
-        &EstimateLive::default(),
-    );
+    let a = estimate::<B6>(&budgeted(2_000, config(vec![24, 30], 600, 2)), None, &EstimateLive::default());
     assert!(a.undecided_samples.len() >= 5, "{} undecided: the test needs some", a.undecided_samples.len());
     let layers: Vec<(u32, othello_census::estimate::Tally)> = a.layers.iter().map(|l| (l.discs, l.tally)).collect();
     let frontier = Frontier::<B6>::build(8);
-    let limits = SearchLimits {
-        budget: 200_000,
-        relaxation_conflicts: RELAXATION_CONFLICTS,
-        exact_conflicts: 0,
-        exact_solver: Default::default(),
-        beam_width: 0,
-        sweep_width: 0,
-    };
+    let limits = config(vec![], 0, 1).limits;
     let go = || false;
     let seen = Mutex::new(Vec::<Decided>::new());
     let record = |d: Searched| match d {
@@ -545,12 +534,12 @@ fn a_resumed_resolve_gives_what_a_whole_one_gives() {
 /// untried then gives the whole resolve's tallies.
 #[test]
 fn a_resolve_stopped_inside_the_exact_stage_leaves_that_sample_untried() {
-    use othello_census::estimate::{Decided, SearchLimits, Searched, resolve};
+    use othello_census::estimate::{Decided, Searched, resolve};
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicU64, Ordering};
     // 4x4 samples a search of one position leaves (as in the test of two
     // rounds below): the exact stage takes 10 to 10^4 conflicts on them
-    let cfg = EstimateConfig { budget: 1, frontier_discs: 6, ..config(vec![11, 12, 13, 14, 15, 16], 600, 2) };
+    let cfg = EstimateConfig { frontier_discs: 6, ..budgeted(1, config(vec![11, 12, 13, 14, 15, 16], 600, 2)) };
     let a = estimate::<B4>(&cfg, None, &EstimateLive::default());
     let n = a.undecided_samples.len();
     assert!(n >= 20, "{n} undecided: the test needs some");
@@ -558,7 +547,7 @@ fn a_resolve_stopped_inside_the_exact_stage_leaves_that_sample_untried() {
     let frontier = Frontier::<B4>::build(6);
     // the search runs out as the estimate's did: each sample goes to the
     // exact stage
-    let limits = SearchLimits { exact_conflicts: 100_000, ..cfg.limits() };
+    let limits = SearchLimits { exact_conflicts: 100_000, ..cfg.limits };
     let seen = Mutex::new(Vec::<Decided>::new());
     let record = |d: Searched| match d {
         Searched::Decided(d) => seen.lock().unwrap().push(d),
@@ -604,11 +593,11 @@ fn a_resolve_stopped_inside_the_exact_stage_leaves_that_sample_untried() {
 fn an_estimate_stopped_inside_its_searches_goes_on_to_the_same_figures() {
     use othello_census::estimate::{EstimateId, EstimateProgress, Keeper, estimate_kept};
     // every sample past the cheap conditions goes to the exact stage
+    let base = config(vec![11, 12, 13, 14, 15, 16], 3_000, 2);
     let cfg = EstimateConfig {
-        budget: 1,
+        limits: SearchLimits { budget: 1, exact_conflicts: 100_000, ..base.limits },
         frontier_discs: 6,
-        exact_conflicts: 100_000,
-        ..config(vec![11, 12, 13, 14, 15, 16], 3_000, 2)
+        ..base
     };
     let clock = std::time::Instant::now();
     let whole = estimate::<B4>(&cfg, None, &EstimateLive::default());
@@ -654,11 +643,11 @@ fn an_estimate_stopped_inside_its_searches_goes_on_to_the_same_figures() {
 /// `waiting`, a resumed resolve searches exactly them, once.
 #[test]
 fn a_resolve_in_two_rounds_gives_what_one_round_gives() {
-    use othello_census::estimate::{Deferred, SearchLimits, Searched, resolve};
+    use othello_census::estimate::{Deferred, Searched, resolve};
     use othello_census::search::game_encoding::Solver;
     use std::sync::Mutex;
     let a = estimate::<B4>(
-        &EstimateConfig { budget: 1, frontier_discs: 6, ..config(vec![11, 12, 13, 14, 15, 16], 600, 2) },
+        &EstimateConfig { frontier_discs: 6, ..budgeted(1, config(vec![11, 12, 13, 14, 15, 16], 600, 2)) },
         None,
         &EstimateLive::default(),
     );
@@ -781,7 +770,7 @@ fn untried_resolved(
         return tallies(e);
     }
     let layers: Vec<(u32, othello_census::estimate::Tally)> = e.layers.iter().map(|l| (l.discs, l.tally)).collect();
-    let limits = cfg.limits();
+    let limits = cfg.limits;
     let frontier = Frontier::<B6>::build(cfg.frontier_discs);
     let r = resolve(
         &frontier,
@@ -1716,15 +1705,21 @@ fn resolve_decides_the_undecided_samples_again() {
         &["estimate", "--resolve", f, "--budget", "4", "--sat-conflicts", &(relaxation - 1).to_string()],
         &format!("give at least {relaxation}"),
     );
+    // a solver other than this build's default (a build with CaDiCaL
+    // defaults to it)
+    let other = match othello_census::search::game_encoding::Solver::default().name() {
+        "cadical" => "batsat",
+        _ => "cadical",
+    };
     let mut other_solver = exact.clone();
-    other_solver["exact_solver"] = serde_json::json!("cadical");
+    other_solver["exact_solver"] = serde_json::json!(other);
     othello_census::report::seal::seal(&mut other_solver);
     let other_file = dir.path().join("other-solver.json");
     std::fs::write(&other_file, serde_json::to_vec(&other_solver).unwrap()).unwrap();
     common::fails_with(
         dir.path(),
         &["estimate", "--resolve", other_file.to_str().unwrap(), "--budget", "4", "--exact-conflicts", "100000"],
-        "give --sat-solver cadical",
+        &format!("give --sat-solver {other}"),
     );
     common::fails_with(dir.path(), &["estimate", "--resolve", f, "--budget", "2"], "not larger");
     let census_dir = census::<B4>(&dir.path().join("census"), LayerBy::Discs, 9, true);
@@ -1794,7 +1789,7 @@ fn left_undecided_4x4(seed: u64, discs: u32, index: u64) -> othello_census::esti
 /// file left as it was; a finished resolve leaves no progress file.
 #[test]
 fn a_resolve_resumes_from_its_progress_file() {
-    use othello_census::estimate::{ResolveId, ResolveProgress, SearchLimits, write_progress};
+    use othello_census::estimate::{ResolveId, ResolveProgress, write_progress};
     let dir = tempfile::tempdir().unwrap();
     let settings = [
         "--budget",
@@ -1894,7 +1889,7 @@ fn a_resolve_resumes_from_its_progress_file() {
 /// --exact-conflicts, giving the document a plain resolve gives.
 #[test]
 fn a_resolve_with_a_first_round_keeps_what_the_round_left() {
-    use othello_census::estimate::{Deferred, ResolveId, ResolveProgress, SearchLimits, write_progress};
+    use othello_census::estimate::{Deferred, ResolveId, ResolveProgress, write_progress};
     let dir = tempfile::tempdir().unwrap();
     let small = estimate_4x4(
         &[

@@ -24,7 +24,7 @@ use othello_census::estimate::{
     double_sampled_positions, double_sampled_total, estimate_on, in_subsample, resolve, totals, with_census_layer,
 };
 use othello_census::key::Keyed;
-use othello_census::search::reachable::{Frontier, LayerHeld, RELAXATION_CONFLICTS};
+use othello_census::search::reachable::{Frontier, LayerHeld};
 
 /// The exact positions per layer of the catalogue's by-discs table of an
 /// `n x n` board.
@@ -145,14 +145,9 @@ fn coverage<G: Keyed>(
             samples: Some(samples),
             time: None,
             seed,
-            budget,
+            limits: SearchLimits::depth_first(budget),
             frontier_discs,
             threads: 2,
-            relaxation_conflicts: RELAXATION_CONFLICTS,
-            exact_conflicts: 0,
-            exact_solver: Default::default(),
-            beam_width: 0,
-            sweep_width: 0,
             focus: Default::default(),
         };
         let e = estimate_on(&cfg, &frontier, used.clone(), Instant::now(), &EstimateLive::default());
@@ -293,28 +288,16 @@ fn double_sampling_6x6(seeds: u64, samples: u64, budget: u64, one_in: u64) -> Do
             samples: Some(samples),
             time: None,
             seed,
-            budget,
+            limits: SearchLimits::depth_first(budget),
             frontier_discs: 14,
             threads: 2,
-            relaxation_conflicts: RELAXATION_CONFLICTS,
-            exact_conflicts: 0,
-            exact_solver: Default::default(),
-            beam_width: 0,
-            sweep_width: 0,
             focus: Default::default(),
         };
         let e = estimate_on(&cfg, &frontier, used.clone(), Instant::now(), &EstimateLive::default());
         let first: Vec<(u32, othello_census::estimate::Tally)> = e.layers.iter().map(|l| (l.discs, l.tally)).collect();
         let mine: Vec<_> =
             e.undecided_samples.iter().filter(|u| in_subsample(seed, u.discs, u.index, one_in)).cloned().collect();
-        let limits = SearchLimits {
-            budget: 1_000_000,
-            relaxation_conflicts: RELAXATION_CONFLICTS,
-            exact_conflicts: 0,
-            exact_solver: Default::default(),
-            beam_width: 0,
-            sweep_width: 0,
-        };
+        let limits = SearchLimits { budget: 1_000_000, ..cfg.limits };
         let r = resolve::<B6>(&frontier, seed, limits, 0, 2, &first, &mine, &[], &[], &|_| {}, &|| false).unwrap();
         let mut out = Vec::new();
         for (l, now) in e.layers.iter().zip(&r.layers) {

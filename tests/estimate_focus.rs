@@ -11,9 +11,9 @@ use std::process::Command;
 use std::time::Instant;
 
 use othello_census::board::{B4, B6};
-use othello_census::estimate::{EstimateConfig, EstimateLive, Focus, LayerEstimate, estimate_on};
+use othello_census::estimate::{EstimateConfig, EstimateLive, Focus, LayerEstimate, SearchLimits, estimate_on};
 use othello_census::key::Keyed;
-use othello_census::search::reachable::{Frontier, RELAXATION_CONFLICTS};
+use othello_census::search::reachable::Frontier;
 use serde_json::Value;
 
 fn config(layer: u32, samples: u64, seed: u64, budget: u64, focus: Focus) -> EstimateConfig {
@@ -22,14 +22,9 @@ fn config(layer: u32, samples: u64, seed: u64, budget: u64, focus: Focus) -> Est
         samples: Some(samples),
         time: None,
         seed,
-        budget,
+        limits: SearchLimits::depth_first(budget),
         frontier_discs: 8,
         threads: 2,
-        relaxation_conflicts: RELAXATION_CONFLICTS,
-        exact_conflicts: 0,
-        exact_solver: Default::default(),
-        beam_width: 0,
-        sweep_width: 0,
         focus,
     }
 }

@@ -132,7 +132,7 @@ fn parse_size(s: &str) -> Result<BoardSize, String> {
 /// (3.85e17 wrapped to a few bytes and was let through).
 pub const MAX_BUDGET: u64 = 1_000_000_000_000_000;
 
-/// `--budget`: a whole number of positions, 1 to [`MAX_BUDGET`].
+/// `--beam-width`: a whole number of positions, 0 to 10^6.
 fn parse_beam_width(s: &str) -> Result<usize, String> {
     let w: usize = s.trim().parse().map_err(|_| format!("{s:?} is not a whole number of positions"))?;
     if w > 1_000_000 {
@@ -161,6 +161,65 @@ fn parse_part(s: &str) -> Result<(u64, u64), String> {
     Ok((k, n))
 }
 
+/// The stages a search tries beside its budget, and their limits: the
+/// same arguments for `estimate` and `reachable` (whose budgets and exact
+/// encodings have different defaults, so those stay with each command).
+#[derive(Debug, Args)]
+pub struct StageArgs {
+    /// Conflicts the flip-history relaxation (a SAT proof that no flip
+    /// history makes the board) may spend on a position before the
+    /// backward search takes it; 0 skips it. Verdicts stay exact.
+    #[arg(long, value_name = "N", default_value_t = othello_census::search::reachable::RELAXATION_CONFLICTS)]
+    pub sat_conflicts: u64,
+    /// Positions a step the beam keeps, tried where the backward search
+    /// runs out: it walks the predecessors a step at a time keeping the
+    /// most compact ones, and finds the games of dense positions the
+    /// search drowns in (or, when it never had to drop one, proves that
+    /// none exists); 0 skips it. Verdicts stay exact. 1 to 10^6.
+    #[arg(long, value_name = "WIDTH", default_value_t = othello_census::search::reachable::BEAM_WIDTH, value_parser = parse_beam_width)]
+    pub beam_width: usize,
+    /// Positions a step the sweep may hold, tried where the beam gives
+    /// up: the same walk keeping every position of every step, which
+    /// proves a position unreachable when its steps die out within this
+    /// width (about 450 bytes a position); 0 skips it. 0 to 10^9.
+    #[arg(long, value_name = "WIDTH", default_value_t = othello_census::search::reachable::SWEEP_WIDTH, value_parser = parse_sweep_width)]
+    pub sweep_width: usize,
+    /// The SAT solver of the exact game encoding (cadical, the default
+    /// where built: `--features cadical`).
+    #[arg(long, value_name = "SOLVER", value_enum, default_value_t = SatSolver::default())]
+    pub sat_solver: SatSolver,
+}
+
+impl StageArgs {
+    /// A search's limits: these stages, with a budget of `budget`
+    /// positions and the exact encoding given `exact_conflicts`.
+    pub fn limits(&self, budget: u64, exact_conflicts: u64) -> othello_census::estimate::SearchLimits {
+        othello_census::estimate::SearchLimits {
+            budget,
+            relaxation_conflicts: self.sat_conflicts,
+            exact_conflicts,
+            exact_solver: self.sat_solver.into(),
+            beam_width: self.beam_width,
+            sweep_width: self.sweep_width,
+        }
+    }
+}
+
+impl EstimateArgs {
+    /// The limits of the estimate's searches.
+    pub fn limits(&self) -> othello_census::estimate::SearchLimits {
+        self.stages.limits(self.budget, self.exact_conflicts)
+    }
+}
+
+impl ReachableArgs {
+    /// The limits of the search.
+    pub fn limits(&self) -> othello_census::estimate::SearchLimits {
+        self.stages.limits(self.budget, self.exact_conflicts)
+    }
+}
+
+/// `--budget`: a whole number of positions, 1 to [`MAX_BUDGET`].
 fn parse_budget(s: &str) -> Result<u64, String> {
     let out_of_range = || format!("the budget is a number of positions from 1 to {MAX_BUDGET} (10^15)");
     match s.trim().parse::<u128>() {
@@ -261,34 +320,14 @@ pub struct EstimateArgs {
     /// counted undecided (it then widens the interval); 1 to 10^15.
     #[arg(long, value_name = "NODES", default_value = "1000000", value_parser = parse_budget)]
     pub budget: u64,
-    /// Conflicts the flip-history relaxation (a SAT proof that no flip
-    /// history makes the board) may spend on a position before the
-    /// backward search takes it; 0 skips it. Verdicts stay exact.
-    #[arg(long, value_name = "N", default_value_t = othello_census::search::reachable::RELAXATION_CONFLICTS)]
-    pub sat_conflicts: u64,
     /// Conflicts the exact game encoding (a SAT formula of every game of
     /// the position's length, passes included) may spend on a sample the
     /// backward search leaves; 0 skips it. Verdicts stay exact: a game
     /// that replays, or a proof that none exists.
     #[arg(long, value_name = "N", default_value = "0")]
     pub exact_conflicts: u64,
-    /// Positions a step the beam keeps, tried on a sample the backward
-    /// search leaves: it walks the predecessors a step at a time keeping
-    /// the most compact ones, and finds the games of dense positions the
-    /// search drowns in (or, when it never had to drop one, proves that
-    /// none exists); 0 skips it. Verdicts stay exact. 1 to 10^6.
-    #[arg(long, value_name = "WIDTH", default_value_t = othello_census::search::reachable::BEAM_WIDTH, value_parser = parse_beam_width)]
-    pub beam_width: usize,
-    /// Positions a step the sweep may hold, tried where the beam gives
-    /// up: the same walk keeping every position of every step, which
-    /// proves a position unreachable when its steps die out within this
-    /// width (about 450 bytes a position); 0 skips it. 0 to 10^9.
-    #[arg(long, value_name = "WIDTH", default_value_t = othello_census::search::reachable::SWEEP_WIDTH, value_parser = parse_sweep_width)]
-    pub sweep_width: usize,
-    /// The SAT solver of the exact game encoding (cadical, the default
-    /// where built: `--features cadical`).
-    #[arg(long, value_name = "SOLVER", value_enum, default_value_t = SatSolver::default())]
-    pub sat_solver: SatSolver,
+    #[command(flatten)]
+    pub stages: StageArgs,
     /// Which samples to decide: all, or only the terminal ones (neither
     /// side can move). `terminal` gives the same terminal figure as `all`
     /// for the same draws at a fraction of the searches; its positions and
@@ -388,33 +427,14 @@ pub struct ReachableArgs {
     /// "undecided" (1 to 10^15).
     #[arg(long, value_name = "NODES", default_value = "100000000", value_parser = parse_budget)]
     pub budget: u64,
-    /// Conflicts the flip-history relaxation (a SAT proof that no flip
-    /// history makes the board) may spend on a position before the
-    /// backward search takes it; 0 skips it. Verdicts stay exact.
-    #[arg(long, value_name = "N", default_value_t = othello_census::search::reachable::RELAXATION_CONFLICTS)]
-    pub sat_conflicts: u64,
     /// Conflicts the exact game encoding (a SAT formula of every game of
     /// the position's length, passes included) may spend on a sample the
     /// backward search leaves; 0 skips it. Verdicts stay exact: a game
     /// that replays, or a proof that none exists.
     #[arg(long, value_name = "N", default_value = "1000000")]
     pub exact_conflicts: u64,
-    /// Positions a step the beam keeps, tried where the backward search
-    /// runs out: it walks the predecessors a step at a time keeping the
-    /// most compact ones (a game found, or, when it never had to drop
-    /// one, a proof that none exists); 0 skips it. 1 to 10^6.
-    #[arg(long, value_name = "WIDTH", default_value_t = othello_census::search::reachable::BEAM_WIDTH, value_parser = parse_beam_width)]
-    pub beam_width: usize,
-    /// Positions a step the sweep may hold, tried where the beam gives
-    /// up: the same walk keeping every position of every step, which
-    /// proves a position unreachable when its steps die out within this
-    /// width (about 450 bytes a position); 0 skips it. 0 to 10^9.
-    #[arg(long, value_name = "WIDTH", default_value_t = othello_census::search::reachable::SWEEP_WIDTH, value_parser = parse_sweep_width)]
-    pub sweep_width: usize,
-    /// The SAT solver of the exact game encoding (cadical, the default
-    /// where built: `--features cadical`).
-    #[arg(long, value_name = "SOLVER", value_enum, default_value_t = SatSolver::default())]
-    pub sat_solver: SatSolver,
+    #[command(flatten)]
+    pub stages: StageArgs,
     /// Enumerate every reachable position up to this many discs first
     /// (default: 8 on 4x4, 14 on 6x6, 13 on 8x8).
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(4..=64))]

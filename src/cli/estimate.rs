@@ -143,7 +143,7 @@ fn config(a: &EstimateArgs) -> anyhow::Result<(EstimateConfig, u64)> {
     let layers = parse_discs(&a.discs, a.size.n())?;
     let frontier_discs = a.frontier.unwrap_or_else(|| default_frontier_discs(a.size));
     let threads = othello_census::engine::resources::threads(a.threads);
-    let reserved = check_memory(a.size, frontier_discs, a.budget, (a.beam_width, a.sweep_width), threads)?;
+    let reserved = check_memory(a.size, frontier_discs, &a.limits(), threads)?;
     let samples = match (a.samples, a.time) {
         (Some(s), _) => Some(s),
         (None, None) => Some(100_000),
@@ -160,14 +160,9 @@ fn config(a: &EstimateArgs) -> anyhow::Result<(EstimateConfig, u64)> {
             samples,
             time: a.time,
             seed: a.seed,
-            budget: a.budget,
+            limits: a.limits(),
             frontier_discs,
             threads,
-            relaxation_conflicts: a.sat_conflicts,
-            exact_conflicts: a.exact_conflicts,
-            exact_solver: a.sat_solver.into(),
-            beam_width: a.beam_width,
-            sweep_width: a.sweep_width,
             focus: a.focus.into(),
         },
         reserved,

@@ -42,7 +42,7 @@ pub(super) fn report(a: &EstimateArgs, e: &Estimate, command_line: &str, write: 
             e.seed,
             e.samples,
             e.rounds,
-            e.budget,
+            e.limits.budget,
             e.frontier_discs,
             e.frontier_classes,
             e.elapsed_seconds,

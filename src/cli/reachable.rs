@@ -89,16 +89,13 @@ fn proof_size<G: Keyed>(search: &Search<'_, G>) -> u64 {
 pub fn run(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
     let size = super::args::size_for_position(a.size, &a.position)?;
     let frontier_discs = a.frontier.unwrap_or_else(|| default_frontier_discs(size));
-    let reserved = check_memory(size, frontier_discs, a.budget, (a.beam_width, a.sweep_width), 1)?;
+    let limits = a.limits();
+    let reserved = check_memory(size, frontier_discs, &limits, 1)?;
     with_geometry!(size, G => {
         let p = othello_census::board::Position::<G>::parse(&a.position).map_err(|e| anyhow::anyhow!("--position: {e}"))?;
         let layer = read_census_layer::<G>(a.census_layer.as_deref(), None, frontier_discs, reserved, a.json)?;
         let (frontier, used) = with_census_layer(Frontier::<G>::build(frontier_discs), layer);
-        let mut search = Search::new(&frontier, a.budget)
-            .with_relaxation(a.sat_conflicts)
-            .with_exact(a.exact_conflicts, a.sat_solver.into())
-            .with_beam(a.beam_width)
-            .with_sweep(a.sweep_width);
+        let mut search = Search::new(&frontier, limits.budget).with_stages(limits.stages());
         let verdict = if used.is_some() { search.decide_with_layer(&p) } else { search.decide(&p) };
         let (word, game) = match &verdict {
             Verdict::Reachable(g) => {
@@ -122,9 +119,9 @@ pub fn run(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
                 "proof": (verdict == Verdict::Unreachable)
                     .then(|| proof_gist(&p, search.decided_by(), proof_size(&search), frontier.discs())),
                 "budget": a.budget,
-                "sat_conflicts": a.sat_conflicts,
+                "sat_conflicts": a.stages.sat_conflicts,
                 "exact_conflicts": a.exact_conflicts,
-                "exact_solver": othello_census::search::game_encoding::Solver::from(a.sat_solver).name(),
+                "exact_solver": othello_census::search::game_encoding::Solver::from(a.stages.sat_solver).name(),
                 "exact_conflicts_spent": search.exact_conflicts_spent(),
                 "frontier_discs": frontier.discs(),
                 "census_layer": used,
@@ -151,11 +148,11 @@ pub fn run(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
                 }
                 None if a.exact_conflicts > 0 => crate::outln!(
                     "undecided: the search visited its budget of {} positions{}, and the exact encoding spent its {} conflicts (raise --budget, --beam-width, --sweep-width or --exact-conflicts)",
-                    a.budget, beam_words(a.beam_width, a.sweep_width), a.exact_conflicts
+                    a.budget, beam_words(a.stages.beam_width, a.stages.sweep_width), a.exact_conflicts
                 )?,
                 None => crate::outln!(
                     "undecided: the search visited its budget of {} positions{} (raise --budget, --beam-width or --sweep-width, or give --exact-conflicts)",
-                    a.budget, beam_words(a.beam_width, a.sweep_width)
+                    a.budget, beam_words(a.stages.beam_width, a.stages.sweep_width)
                 )?,
             }
             let layer = used.as_ref().map_or(String::new(), |u| format!(", census layer of {} discs", u.discs));

@@ -64,12 +64,13 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
     // (or any stage added by a newer generation), or the same beam with a
     // wider sweep, or the same sweep with more conflicts for the exact
     // encoding (the last stage, on what the others leave)
-    let sweep = othello_census::report::estimate::effective_sweep(a.beam_width as u64, a.sweep_width as u64);
+    let sweep =
+        othello_census::report::estimate::effective_sweep(a.stages.beam_width as u64, a.stages.sweep_width as u64);
     let stronger = a.budget > checked.budget
         || (a.budget == checked.budget
             && (checked.search_generation < SEARCH_GENERATION
-                || a.beam_width as u64 > checked.beam_width
-                || (a.beam_width as u64 == checked.beam_width
+                || a.stages.beam_width as u64 > checked.beam_width
+                || (a.stages.beam_width as u64 == checked.beam_width
                     && (sweep > checked.sweep()
                         || (sweep == checked.sweep() && a.exact_conflicts > checked.exact_conflicts)))));
     // a partial document (a resolve stopped before its end) goes on at
@@ -77,7 +78,7 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
     // were searched at these very limits (searches are deterministic)
     let same = a.budget == checked.budget
         && checked.search_generation == SEARCH_GENERATION
-        && a.beam_width as u64 == checked.beam_width
+        && a.stages.beam_width as u64 == checked.beam_width
         && sweep == checked.sweep()
         && a.exact_conflicts == checked.exact_conflicts;
     if !(stronger || (same && checked.untried > 0)) {
@@ -104,7 +105,7 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
     // more conflicts decide more only with the same solver (they stop its
     // search, which is deterministic, later)
     if checked.exact_conflicts > 0 {
-        let solver = othello_census::search::game_encoding::Solver::from(a.sat_solver).name();
+        let solver = othello_census::search::game_encoding::Solver::from(a.stages.sat_solver).name();
         if a.exact_conflicts < checked.exact_conflicts {
             bail!(
                 "{what}: its exact encoding had {} conflicts, --exact-conflicts {} would give it fewer: give at \
@@ -130,10 +131,10 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
         serde_json::Value::Null => 0,
         c => c.as_u64().ok_or_else(|| anyhow::anyhow!("{what}: sat_conflicts of {c}, not a whole number"))?,
     };
-    if !stronger && a.sat_conflicts != relaxed {
+    if !stronger && a.stages.sat_conflicts != relaxed {
         bail!(
             "{what}: a partial document goes on at its own settings: give --sat-conflicts {relaxed}, not {}",
-            a.sat_conflicts
+            a.stages.sat_conflicts
         );
     }
     if a.time.is_some() && a.out.is_none() {
@@ -147,25 +148,18 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
             a.exact_conflicts
         );
     }
-    if a.sat_conflicts < relaxed {
+    if a.stages.sat_conflicts < relaxed {
         bail!(
             "{what}: its flip-history relaxation had {relaxed} conflicts, --sat-conflicts {} would give it fewer: \
              give at least {relaxed}",
-            a.sat_conflicts
+            a.stages.sat_conflicts
         );
     }
     let frontier_discs = doc["frontier_discs"].as_u64().ok_or_else(|| anyhow::anyhow!("{what}: no frontier"))? as u32;
     let size = BoardSize::from_n(checked.n)?;
     let threads = othello_census::engine::resources::threads(a.threads);
-    let reserved = check_memory(size, frontier_discs, a.budget, (a.beam_width, a.sweep_width), threads)?;
-    let limits = othello_census::estimate::SearchLimits {
-        budget: a.budget,
-        relaxation_conflicts: a.sat_conflicts,
-        exact_conflicts: a.exact_conflicts,
-        exact_solver: a.sat_solver.into(),
-        beam_width: a.beam_width,
-        sweep_width: a.sweep_width,
-    };
+    let limits = a.limits();
+    let reserved = check_memory(size, frontier_discs, &limits, threads)?;
     // what this resolve decided before it was stopped or killed, kept in
     // --out (the census layer is checked below to be the document's)
     let census_classes = doc["census_layer"]["classes"].as_u64().unwrap_or(0);
@@ -483,12 +477,7 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
             samples: doc["samples"].as_u64().unwrap_or(0),
             rounds: doc["rounds"].as_u64().unwrap_or(0) as u32,
             seed: checked.seed,
-            budget: a.budget,
-            relaxation_conflicts: a.sat_conflicts,
-            exact_conflicts: a.exact_conflicts,
-            exact_solver: a.sat_solver.into(),
-            beam_width: a.beam_width,
-            sweep_width: a.sweep_width,
+            limits: a.limits(),
             focus: checked.focus,
             frontier_discs,
             frontier_classes: frontier.classes() as u64,

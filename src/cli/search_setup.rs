@@ -31,16 +31,16 @@ pub(super) fn check_frontier(size: BoardSize, discs: u32) -> anyhow::Result<()> 
     Ok(())
 }
 
-/// Refuses a frontier, or `threads` searches of `budget` positions, that
+/// Refuses a frontier, or `threads` searches of `limits`, that
 /// would not fit the memory available, before any work; the bytes they
 /// take at most (what a census layer must leave them).
 pub(super) fn check_memory(
     size: BoardSize,
     frontier_discs: u32,
-    budget: u64,
-    (beam_width, sweep_width): (usize, usize),
+    limits: &othello_census::estimate::SearchLimits,
     threads: usize,
 ) -> anyhow::Result<u64> {
+    let othello_census::estimate::SearchLimits { budget, beam_width, sweep_width, .. } = *limits;
     check_frontier(size, frontier_discs)?;
     // the beams' memory comes first: what is left bounds the searches'
     // (a thread's sweep runs after its beam has let its memory go)

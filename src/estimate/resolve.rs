@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::board::Status;
 use crate::key::Keyed;
 use crate::search::game_encoding::Solver;
-use crate::search::reachable::{Frontier, Searches, WithStages};
+use crate::search::reachable::{Frontier, Searches, Stages, WithStages};
 
 use super::*;
 
@@ -79,7 +79,7 @@ pub struct FirstPhaseLayer {
 }
 
 /// The limits of one sample's searches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct SearchLimits {
     /// Positions a backward search may visit.
     pub budget: u64,
@@ -93,6 +93,36 @@ pub struct SearchLimits {
     pub beam_width: usize,
     /// The sweep's width where the beam gives up (0: not tried).
     pub sweep_width: usize,
+}
+
+impl SearchLimits {
+    /// The depth-first search of `budget` positions after the
+    /// flip-history relaxation at its default
+    /// ([`crate::search::reachable::RELAXATION_CONFLICTS`]); no beam,
+    /// sweep or exact stage.
+    pub fn depth_first(budget: u64) -> SearchLimits {
+        SearchLimits {
+            budget,
+            relaxation_conflicts: crate::search::reachable::RELAXATION_CONFLICTS,
+            exact_conflicts: 0,
+            exact_solver: Solver::default(),
+            beam_width: 0,
+            sweep_width: 0,
+        }
+    }
+
+    /// The stages a search of these limits tries: these limits, and the
+    /// rest as [`Stages::default`] sets them (a document records no more).
+    pub fn stages(&self) -> Stages {
+        Stages {
+            relaxation_conflicts: self.relaxation_conflicts,
+            exact_conflicts: self.exact_conflicts,
+            exact_solver: self.exact_solver,
+            beam_width: self.beam_width,
+            sweep_width: self.sweep_width,
+            ..Stages::default()
+        }
+    }
 }
 
 /// What [`resolve`] makes: the layers' estimates with the samples it
@@ -217,10 +247,8 @@ pub fn resolve<G: Keyed>(
     let order = search_order(G::N, layers, undecided);
     let round = |queue: &[usize], conflicts: u64| {
         let searches = Searches::new(frontier, limits.budget)
-            .with_relaxation(limits.relaxation_conflicts)
+            .with_stages(limits.stages())
             .with_exact(conflicts, limits.exact_solver)
-            .with_beam(limits.beam_width)
-            .with_sweep(limits.sweep_width)
             .with_stop(Some(stop));
         let last = conflicts == limits.exact_conflicts;
         let next = AtomicUsize::new(0);

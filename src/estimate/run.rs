@@ -9,7 +9,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::board::Status;
 use crate::key::{Keyed, canonical_and_orbit};
-use crate::search::game_encoding::Solver;
 use crate::search::reachable::{Frontier, Search, Searches, Stage, WithStages, joined_to_centre};
 
 use super::*;
@@ -26,43 +25,16 @@ pub struct EstimateConfig {
     pub time: Option<Duration>,
     /// The seed of every sample.
     pub seed: u64,
-    /// Positions a search may visit before it gives up (undecided).
-    pub budget: u64,
+    /// The limits of a sample's searches: the budget of positions a
+    /// search may visit before it gives up (undecided), and its stages.
+    pub limits: SearchLimits,
     /// The frontier: every reachable position of up to this many discs is
     /// enumerated first, and the backward searches stop there.
     pub frontier_discs: u32,
     /// Threads.
     pub threads: usize,
-    /// The flip-history relaxation's conflict budget (0: not tried;
-    /// [`crate::search::reachable::RELAXATION_CONFLICTS`] by default).
-    pub relaxation_conflicts: u64,
-    /// The exact game encoding's conflict budget for a sample the search
-    /// leaves (0: not tried), and its solver.
-    pub exact_conflicts: u64,
-    pub exact_solver: Solver,
-    /// The width of the beam tried where the depth-first search runs out
-    /// (0: not tried; [`crate::search::reachable::BEAM_WIDTH`] by default).
-    pub beam_width: usize,
-    /// The width of the sweep tried where the beam gives up (0: not
-    /// tried; [`crate::search::reachable::SWEEP_WIDTH`] by default).
-    pub sweep_width: usize,
     /// Which samples are decided.
     pub focus: Focus,
-}
-
-impl EstimateConfig {
-    /// The limits of its searches, as a resolve of its document at its
-    /// own settings takes them.
-    pub fn limits(&self) -> SearchLimits {
-        SearchLimits {
-            budget: self.budget,
-            relaxation_conflicts: self.relaxation_conflicts,
-            exact_conflicts: self.exact_conflicts,
-            exact_solver: self.exact_solver,
-            beam_width: self.beam_width,
-            sweep_width: self.sweep_width,
-        }
-    }
 }
 
 /// Counters a progress display may read while it runs.
@@ -112,18 +84,10 @@ pub struct Estimate {
     pub rounds: u32,
     /// The seed.
     pub seed: u64,
-    /// The search budget per sample.
-    pub budget: u64,
-    /// The flip-history relaxation's conflict budget (0: not tried).
-    pub relaxation_conflicts: u64,
-    /// The exact game encoding's conflict budget (0: not tried), and its
-    /// solver.
-    pub exact_conflicts: u64,
-    pub exact_solver: Solver,
-    /// The beam's width (0: not tried).
-    pub beam_width: usize,
-    /// The sweep's width (0: not tried).
-    pub sweep_width: usize,
+    /// The limits of each sample's searches (the budget per sample and
+    /// the stages).
+    #[serde(flatten)]
+    pub limits: SearchLimits,
     /// Which samples were decided.
     pub focus: Focus,
     /// Discs of the frontier, and the classes it held.
@@ -424,11 +388,8 @@ pub fn estimate_from<G: Keyed>(
     // a stop cuts the searches under way: their piece is not kept
     // (sample_round), so a run going on from it draws them again
     let stop = || live.stop.load(Ordering::Relaxed);
-    let searches = Searches::new(frontier, cfg.budget)
-        .with_relaxation(cfg.relaxation_conflicts)
-        .with_exact(cfg.exact_conflicts, cfg.exact_solver)
-        .with_beam(cfg.beam_width)
-        .with_sweep(cfg.sweep_width)
+    let searches = Searches::new(frontier, cfg.limits.budget)
+        .with_stages(cfg.limits.stages())
         .with_deadline(cfg.time.map(|t| started + t), Some(&live.defer))
         .with_stop(Some(&stop));
     live.samples.store(st.done(), Ordering::Relaxed);
@@ -495,12 +456,7 @@ pub fn estimate_from<G: Keyed>(
         samples: done,
         rounds,
         seed: cfg.seed,
-        budget: cfg.budget,
-        relaxation_conflicts: cfg.relaxation_conflicts,
-        exact_conflicts: cfg.exact_conflicts,
-        exact_solver: cfg.exact_solver,
-        beam_width: cfg.beam_width,
-        sweep_width: cfg.sweep_width,
+        limits: cfg.limits,
         focus: cfg.focus,
         frontier_discs: frontier.discs(),
         frontier_classes: frontier.classes() as u64,

@@ -48,20 +48,20 @@ impl EstimateId {
         let mut h = Xxh3::new();
         h.update(b"othello-census estimate 1\0");
         // the solver matters only where the exact encoding runs
-        let solver = if cfg.exact_conflicts == 0 { 0 } else { cfg.exact_solver.number() };
+        let solver = if cfg.limits.exact_conflicts == 0 { 0 } else { cfg.limits.exact_solver.number() };
         let words = [
             u64::from(n),
             u64::from(generation),
             cfg.seed,
             // 0: no sample count (a time limit); else the count plus one
             cfg.samples.map_or(0, |s| s.saturating_add(1)),
-            cfg.budget,
+            cfg.limits.budget,
             u64::from(cfg.frontier_discs),
-            cfg.relaxation_conflicts,
-            cfg.exact_conflicts,
+            cfg.limits.relaxation_conflicts,
+            cfg.limits.exact_conflicts,
             solver,
-            cfg.beam_width as u64,
-            cfg.sweep_width as u64,
+            cfg.limits.beam_width as u64,
+            cfg.limits.sweep_width as u64,
             cfg.focus.number(),
             census_classes,
             cfg.layers.len() as u64,
@@ -242,6 +242,7 @@ pub fn read_estimate_progress(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::estimate::SearchLimits;
 
     fn config() -> EstimateConfig {
         EstimateConfig {
@@ -249,14 +250,16 @@ mod tests {
             samples: None,
             time: Some(std::time::Duration::from_secs(60)),
             seed: 3,
-            budget: 1_000_000,
+            limits: SearchLimits {
+                budget: 1_000_000,
+                relaxation_conflicts: 20_000,
+                exact_conflicts: 0,
+                exact_solver: Default::default(),
+                beam_width: 0,
+                sweep_width: 0,
+            },
             frontier_discs: 13,
             threads: 2,
-            relaxation_conflicts: 20_000,
-            exact_conflicts: 0,
-            exact_solver: Default::default(),
-            beam_width: 0,
-            sweep_width: 0,
             focus: Default::default(),
         }
     }
@@ -277,16 +280,27 @@ mod tests {
             id,
             EstimateId::of(8, &EstimateConfig { focus: super::super::Focus::Terminal, ..cfg.clone() }, 8, 0)
         );
-        assert_ne!(id, EstimateId::of(8, &EstimateConfig { exact_conflicts: 10, ..cfg.clone() }, 8, 0));
+        assert_ne!(
+            id,
+            EstimateId::of(
+                8,
+                &EstimateConfig { limits: SearchLimits { exact_conflicts: 10, ..cfg.limits }, ..cfg.clone() },
+                8,
+                0
+            )
+        );
         assert_eq!(id, EstimateId::of(8, &EstimateConfig { time: None, threads: 1, ..cfg.clone() }, 8, 0));
         // the ID names the progress file a run going on looks for: a build
         // that hashed the same settings otherwise would start every estimate
         // under way afresh
         let exact = EstimateConfig {
-            exact_conflicts: 5_000_000,
-            exact_solver: crate::search::game_encoding::Solver::BatSat,
-            beam_width: 7,
-            sweep_width: 9,
+            limits: SearchLimits {
+                exact_conflicts: 5_000_000,
+                exact_solver: crate::search::game_encoding::Solver::BatSat,
+                beam_width: 7,
+                sweep_width: 9,
+                ..cfg.limits
+            },
             ..cfg.clone()
         };
         assert_eq!((id.0, EstimateId::of(8, &exact, 8, 3).0), (0x6e14_7ab8_edac_8534, 0x4d26_e225_ea23_286c));
