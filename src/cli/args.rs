@@ -175,7 +175,7 @@ pub struct StageArgs {
     /// runs out: it walks the predecessors a step at a time keeping the
     /// most compact ones, and finds the games of dense positions the
     /// search drowns in (or, when it never had to drop one, proves that
-    /// none exists); 0 skips it. Verdicts stay exact. 1 to 10^6.
+    /// none exists); 0 skips it. Verdicts stay exact. 0 to 10^6.
     #[arg(long, value_name = "WIDTH", default_value_t = othello_census::search::reachable::BEAM_WIDTH, value_parser = parse_beam_width)]
     pub beam_width: usize,
     /// Positions a step the sweep may hold, tried where the beam gives

@@ -78,37 +78,47 @@ pub struct FirstPhaseLayer {
     pub tally: Tally,
 }
 
-/// The limits of one sample's searches.
+/// The limits of a search (a sample's, or `reachable`'s): its budget,
+/// and the stages it tries with theirs, as a document records them (the
+/// stages it does not record are always [`Stages::default`]'s).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct SearchLimits {
     /// Positions a backward search may visit.
     pub budget: u64,
-    /// Conflicts the flip-history relaxation may spend (0: not tried).
+    /// Conflicts the flip-history relaxation may spend (0: not tried;
+    /// [`crate::search::reachable::RELAXATION_CONFLICTS`] by default).
     pub relaxation_conflicts: u64,
     /// Conflicts the exact game encoding may spend where the search runs
     /// out (0: not tried), and its solver.
     pub exact_conflicts: u64,
     pub exact_solver: Solver,
-    /// The beam's width where the search runs out (0: not tried).
+    /// The beam's width where the search runs out (0: not tried;
+    /// [`crate::search::reachable::BEAM_WIDTH`] from the command line).
     pub beam_width: usize,
-    /// The sweep's width where the beam gives up (0: not tried).
+    /// The sweep's width where the beam gives up (0: not tried;
+    /// [`crate::search::reachable::SWEEP_WIDTH`] from the command line).
     pub sweep_width: usize,
 }
 
 impl SearchLimits {
-    /// The depth-first search of `budget` positions after the
-    /// flip-history relaxation at its default
-    /// ([`crate::search::reachable::RELAXATION_CONFLICTS`]); no beam,
-    /// sweep or exact stage.
-    pub fn depth_first(budget: u64) -> SearchLimits {
+    /// Searches of `budget` positions trying `stages` (of which a
+    /// document records these limits).
+    pub fn new(budget: u64, stages: &Stages) -> SearchLimits {
         SearchLimits {
             budget,
-            relaxation_conflicts: crate::search::reachable::RELAXATION_CONFLICTS,
-            exact_conflicts: 0,
-            exact_solver: Solver::default(),
-            beam_width: 0,
-            sweep_width: 0,
+            relaxation_conflicts: stages.relaxation_conflicts,
+            exact_conflicts: stages.exact_conflicts,
+            exact_solver: stages.exact_solver,
+            beam_width: stages.beam_width,
+            sweep_width: stages.sweep_width,
         }
+    }
+
+    /// The depth-first search of `budget` positions with the default
+    /// stages ([`Stages::default`]: the flip-history relaxation and the
+    /// flip-count balance; no beam, sweep or exact stage).
+    pub fn depth_first(budget: u64) -> SearchLimits {
+        SearchLimits::new(budget, &Stages::default())
     }
 
     /// The stages a search of these limits tries: these limits, and the
