@@ -938,6 +938,11 @@ fn reachable_says_what_proved_it() {
     let spent = doc["exact_conflicts_spent"].as_u64().unwrap();
     assert!(spent > 0 && spent <= 100_000 + 10_000, "{doc}");
     assert!(doc["proof"].as_str().unwrap().ends_with(&format!("after {spent} conflicts")), "{doc}");
+    // the limits it was decided at, every one as given, so that the
+    // command can be rebuilt from the document
+    let limits = ["budget", "sat_conflicts", "beam_width", "sweep_width", "exact_conflicts"].map(|k| doc[k].as_u64());
+    assert_eq!(limits, [Some(1), Some(0), Some(0), Some(0), Some(100_000)], "{doc}");
+    assert!(doc["exact_solver"].is_string(), "{doc}");
     // a reachable position has no proof of unreachability
     let out = Command::new(common::bin())
         .args(["reachable", "--json", "--position", &Position::<B6>::start().play(8).line()])

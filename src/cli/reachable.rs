@@ -118,10 +118,14 @@ pub fn run(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
                 "stage": search.decided_by().name(),
                 "proof": (verdict == Verdict::Unreachable)
                     .then(|| proof_gist(&p, search.decided_by(), proof_size(&search), frontier.discs())),
-                "budget": a.budget,
-                "sat_conflicts": a.stages.sat_conflicts,
-                "exact_conflicts": a.exact_conflicts,
-                "exact_solver": othello_census::search::game_encoding::Solver::from(a.stages.sat_solver).name(),
+                // every limit the verdict was reached at, as an estimate
+                // document records them, so that the command can be rebuilt
+                "budget": limits.budget,
+                "sat_conflicts": limits.relaxation_conflicts,
+                "beam_width": limits.beam_width,
+                "sweep_width": limits.sweep_width,
+                "exact_conflicts": limits.exact_conflicts,
+                "exact_solver": limits.exact_solver.name(),
                 "exact_conflicts_spent": search.exact_conflicts_spent(),
                 "frontier_discs": frontier.discs(),
                 "census_layer": used,
@@ -146,13 +150,13 @@ pub fn run(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
                 None if word == "unreachable" => {
                     crate::outln!("unreachable (proven by the {})", proof_gist(&p, search.decided_by(), proof_size(&search), frontier.discs()))?
                 }
-                None if a.exact_conflicts > 0 => crate::outln!(
+                None if limits.exact_conflicts > 0 => crate::outln!(
                     "undecided: the search visited its budget of {} positions{}, and the exact encoding spent its {} conflicts (raise --budget, --beam-width, --sweep-width or --exact-conflicts)",
-                    a.budget, beam_words(a.stages.beam_width, a.stages.sweep_width), a.exact_conflicts
+                    limits.budget, beam_words(limits.beam_width, limits.sweep_width), limits.exact_conflicts
                 )?,
                 None => crate::outln!(
                     "undecided: the search visited its budget of {} positions{} (raise --budget, --beam-width or --sweep-width, or give --exact-conflicts)",
-                    a.budget, beam_words(a.stages.beam_width, a.stages.sweep_width)
+                    limits.budget, beam_words(limits.beam_width, limits.sweep_width)
                 )?,
             }
             let layer = used.as_ref().map_or(String::new(), |u| format!(", census layer of {} discs", u.discs));

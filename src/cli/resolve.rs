@@ -16,6 +16,7 @@ use super::search_setup::{
 
 use othello_census::board::BoardSize;
 use othello_census::estimate::{Estimate, with_census_layer};
+use othello_census::report::estimate::ResolveAt;
 use othello_census::search::reachable::{Frontier, LayerHeld};
 use othello_census::with_geometry;
 
@@ -60,33 +61,20 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
             checked.search_generation
         );
     }
-    // stronger searches: a larger budget, or the same with a wider beam
-    // (or any stage added by a newer generation), or the same beam with a
-    // wider sweep, or the same sweep with more conflicts for the exact
-    // encoding (the last stage, on what the others leave)
-    let sweep =
-        othello_census::report::estimate::effective_sweep(a.stages.beam_width as u64, a.stages.sweep_width as u64);
-    let stronger = a.budget > checked.budget
-        || (a.budget == checked.budget
-            && (checked.search_generation < SEARCH_GENERATION
-                || a.stages.beam_width as u64 > checked.beam_width
-                || (a.stages.beam_width as u64 == checked.beam_width
-                    && (sweep > checked.sweep()
-                        || (sweep == checked.sweep() && a.exact_conflicts > checked.exact_conflicts)))));
-    // a partial document (a resolve stopped before its end) goes on at
-    // its own settings: only its untried samples are searched, the others
-    // were searched at these very limits (searches are deterministic)
-    let same = a.budget == checked.budget
-        && checked.search_generation == SEARCH_GENERATION
-        && a.stages.beam_width as u64 == checked.beam_width
-        && sweep == checked.sweep()
-        && a.exact_conflicts == checked.exact_conflicts;
-    if !(stronger || (same && checked.untried > 0)) {
+    // stronger searches: a larger budget, or the same with a newer
+    // generation or a wider beam, or the same beam with a wider sweep, or
+    // the same sweep with more conflicts for the exact encoding (the last
+    // stage, on what the others leave); a partial document (a resolve
+    // stopped before its end) goes on at its own settings
+    let limits = a.limits();
+    let at = checked.resolve_at(&limits, SEARCH_GENERATION);
+    let stronger = at == ResolveAt::Stronger;
+    if !(stronger || (at == ResolveAt::Same && checked.untried > 0)) {
         bail!(
             "--budget {} is not larger than the document's {}: give a larger --budget, or the same with a \
              --beam-width wider than its {}, or the same beam with a --sweep-width wider than its {} (and than \
              the beam: a narrower sweep is never tried), or the same sweep with --exact-conflicts above its {}{}",
-            a.budget,
+            limits.budget,
             checked.budget,
             checked.beam_width,
             checked.sweep(),
@@ -105,13 +93,13 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
     // more conflicts decide more only with the same solver (they stop its
     // search, which is deterministic, later)
     if checked.exact_conflicts > 0 {
-        let solver = othello_census::search::game_encoding::Solver::from(a.stages.sat_solver).name();
-        if a.exact_conflicts < checked.exact_conflicts {
+        let solver = limits.exact_solver.name();
+        if limits.exact_conflicts < checked.exact_conflicts {
             bail!(
                 "{what}: its exact encoding had {} conflicts, --exact-conflicts {} would give it fewer: give at \
                  least {}",
                 checked.exact_conflicts,
-                a.exact_conflicts,
+                limits.exact_conflicts,
                 checked.exact_conflicts
             );
         }
@@ -127,38 +115,34 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
     // for every sample, so the resolve must decide its samples at least as
     // strongly as the run did (documents without the field predate the
     // relaxation)
-    let relaxed = match &doc["sat_conflicts"] {
-        serde_json::Value::Null => 0,
-        c => c.as_u64().ok_or_else(|| anyhow::anyhow!("{what}: sat_conflicts of {c}, not a whole number"))?,
-    };
-    if !stronger && a.stages.sat_conflicts != relaxed {
+    let relaxed = checked.relaxation_conflicts;
+    if !stronger && limits.relaxation_conflicts != relaxed {
         bail!(
             "{what}: a partial document goes on at its own settings: give --sat-conflicts {relaxed}, not {}",
-            a.stages.sat_conflicts
+            limits.relaxation_conflicts
         );
     }
     if a.time.is_some() && a.out.is_none() {
         bail!("--time with --resolve needs --out DIR: the partial document and the progress are kept there");
     }
     if let Some(first) = a.exact_first
-        && (first == 0 || first >= a.exact_conflicts)
+        && (first == 0 || first >= limits.exact_conflicts)
     {
         bail!(
             "--exact-first {first}: a first round needs fewer conflicts than --exact-conflicts {} and more than 0",
-            a.exact_conflicts
+            limits.exact_conflicts
         );
     }
-    if a.stages.sat_conflicts < relaxed {
+    if limits.relaxation_conflicts < relaxed {
         bail!(
             "{what}: its flip-history relaxation had {relaxed} conflicts, --sat-conflicts {} would give it fewer: \
              give at least {relaxed}",
-            a.stages.sat_conflicts
+            limits.relaxation_conflicts
         );
     }
     let frontier_discs = doc["frontier_discs"].as_u64().ok_or_else(|| anyhow::anyhow!("{what}: no frontier"))? as u32;
     let size = BoardSize::from_n(checked.n)?;
     let threads = othello_census::engine::resources::threads(a.threads);
-    let limits = a.limits();
     let reserved = check_memory(size, frontier_discs, &limits, threads)?;
     // what this resolve decided before it was stopped or killed, kept in
     // --out (the census layer is checked below to be the document's)
@@ -290,11 +274,11 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
                     to_try.len(),
                     if to_try.len() < listed.len() { format!(", of {} listed", listed.len()) } else { String::new() }
                 )),
-                a.budget,
+                limits.budget,
                 match a.exact_first {
                     Some(first) => format!(
                         ", first with the exact encoding at {first} conflicts, then those left at {}{}",
-                        a.exact_conflicts,
+                        limits.exact_conflicts,
                         if waiting.is_empty() {
                             String::new()
                         } else {
@@ -477,7 +461,7 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
             samples: doc["samples"].as_u64().unwrap_or(0),
             rounds: doc["rounds"].as_u64().unwrap_or(0) as u32,
             seed: checked.seed,
-            limits: a.limits(),
+            limits,
             focus: checked.focus,
             frontier_discs,
             frontier_classes: frontier.classes() as u64,

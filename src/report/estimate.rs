@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::Table;
-use crate::estimate::{Estimate, Focus, Interval, LayerEstimate, Tally, candidates};
+use crate::estimate::{Estimate, Focus, Interval, LayerEstimate, SearchLimits, Tally, candidates};
 use crate::search::reachable::LayerHeld;
 
 /// The schema name of an estimate's JSON document.
@@ -262,6 +262,11 @@ fn check_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
         Value::Null => 0,
         c => c.as_u64().ok_or_else(|| format!("exact conflicts of {c}, not a whole number"))?,
     };
+    // documents before the flip-history relaxation had none
+    let relaxation_conflicts = match &doc["sat_conflicts"] {
+        Value::Null => 0,
+        c => c.as_u64().ok_or_else(|| format!("sat_conflicts of {c}, not a whole number"))?,
+    };
     // the solver's name, as written (documents before it had no exact
     // encoding: BatSat, the one always built)
     let exact_solver = match &doc["exact_solver"] {
@@ -369,6 +374,7 @@ fn check_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
         sweep_width,
         exact_conflicts,
         exact_solver,
+        relaxation_conflicts,
         census_layer,
         focus,
         layers: out,
@@ -447,6 +453,22 @@ pub fn census_layer_of(doc: &Value, n: u32) -> Result<Option<(u32, LayerHeld)>, 
     }
 }
 
+/// How a resolve's limits stand to those a document's searches had
+/// ([`CheckedEstimate::resolve_at`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResolveAt {
+    /// Stronger searches: every undecided sample is searched again.
+    Stronger,
+    /// The document's own limits: only the samples a partial resolve
+    /// left untried are searched (the others were searched at these very
+    /// limits, and searches are deterministic).
+    Same,
+    /// Weaker searches (a smaller budget, first of all): refused, as the
+    /// document a resolve writes records its limits, and a sample the
+    /// document decided might not be decided at them.
+    Weaker,
+}
+
 /// How strong an estimate's searches were ([`CheckedEstimate::strength`]):
 /// the generation of their conditions, the budget, the beam's width, the
 /// sweep's width, the census layer (disc count, what it held), the
@@ -478,6 +500,34 @@ impl CheckedEstimate {
             self.exact_conflicts,
             std::cmp::Reverse(self.untried),
         )
+    }
+
+    /// How searches of `limits`, by a build of search generation
+    /// `generation` (at least the document's), stand to the document's: in
+    /// order the budget, the generation (a newer one's stages come after
+    /// the older ones'), the beam's width, the sweep's (as tried: none
+    /// where it is no wider than the beam), and last the exact encoding's
+    /// conflicts, the stage that runs on what the others leave.
+    ///
+    /// Unlike [`CheckedEstimate::strength`], the catalogue's order, the
+    /// budget comes before the generation: a newer build with a smaller
+    /// budget could leave undecided what the document decided. The
+    /// solver and the relaxation's conflicts are not in the order; a
+    /// resolve checks them apart.
+    pub fn resolve_at(&self, limits: &SearchLimits, generation: u32) -> ResolveAt {
+        let mine = (
+            limits.budget,
+            generation,
+            limits.beam_width as u64,
+            effective_sweep(limits.beam_width as u64, limits.sweep_width as u64),
+            limits.exact_conflicts,
+        );
+        let theirs = (self.budget, self.search_generation, self.beam_width, self.sweep(), self.exact_conflicts);
+        match mine.cmp(&theirs) {
+            std::cmp::Ordering::Greater => ResolveAt::Stronger,
+            std::cmp::Ordering::Equal => ResolveAt::Same,
+            std::cmp::Ordering::Less => ResolveAt::Weaker,
+        }
     }
 
     /// The width of the sweep its searches tried: 0 where none was (a
@@ -518,6 +568,9 @@ pub struct CheckedEstimate {
     /// The SAT solver of its exact encoding (`exact_solver`: "batsat",
     /// "cadical" or "cadical-unsat"; "batsat" for documents without it).
     pub exact_solver: String,
+    /// The conflicts of its flip-history relaxation (`sat_conflicts`; 0
+    /// for documents without it, which predate the relaxation).
+    pub relaxation_conflicts: u64,
     /// The census layer its searches also stopped at, if any: its disc
     /// count and what it held.
     pub census_layer: Option<(u32, LayerHeld)>,
@@ -584,4 +637,72 @@ pub fn estimate_csv(
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A document searched at `budget`, generation 10, a beam of 100, a
+    /// sweep of 3000 and 10^6 conflicts for the exact encoding.
+    fn document(budget: u64) -> CheckedEstimate {
+        CheckedEstimate {
+            n: 8,
+            seed: 1,
+            budget,
+            search_generation: 10,
+            beam_width: 100,
+            sweep_width: 3000,
+            exact_conflicts: 1_000_000,
+            exact_solver: "batsat".into(),
+            relaxation_conflicts: 0,
+            census_layer: None,
+            focus: Focus::default(),
+            layers: Vec::new(),
+            untried: 0,
+        }
+    }
+
+    #[test]
+    fn a_resolve_is_stronger_by_the_first_limit_that_differs() {
+        let doc = document(1_000_000);
+        let same = SearchLimits {
+            budget: 1_000_000,
+            relaxation_conflicts: 0,
+            exact_conflicts: 1_000_000,
+            exact_solver: Default::default(),
+            beam_width: 100,
+            sweep_width: 3000,
+        };
+        assert_eq!(doc.resolve_at(&same, 10), ResolveAt::Same);
+        // not in the order: the solver and the relaxation (checked apart)
+        assert_eq!(doc.resolve_at(&SearchLimits { relaxation_conflicts: 5, ..same }, 10), ResolveAt::Same);
+        let at = |l: SearchLimits, generation| doc.resolve_at(&l, generation);
+        // each limit alone, up and down
+        assert_eq!(at(SearchLimits { budget: 1_000_001, ..same }, 10), ResolveAt::Stronger);
+        assert_eq!(at(SearchLimits { budget: 999_999, ..same }, 10), ResolveAt::Weaker);
+        assert_eq!(at(same, 11), ResolveAt::Stronger);
+        assert_eq!(at(SearchLimits { beam_width: 101, ..same }, 10), ResolveAt::Stronger);
+        assert_eq!(at(SearchLimits { beam_width: 99, ..same }, 10), ResolveAt::Weaker);
+        assert_eq!(at(SearchLimits { sweep_width: 3001, ..same }, 10), ResolveAt::Stronger);
+        assert_eq!(at(SearchLimits { sweep_width: 2999, ..same }, 10), ResolveAt::Weaker);
+        assert_eq!(at(SearchLimits { exact_conflicts: 1_000_001, ..same }, 10), ResolveAt::Stronger);
+        assert_eq!(at(SearchLimits { exact_conflicts: 999_999, ..same }, 10), ResolveAt::Weaker);
+        // the budget comes first, then the generation, the beam, the sweep
+        assert_eq!(
+            at(SearchLimits { budget: 2_000_000, beam_width: 0, exact_conflicts: 0, ..same }, 10),
+            ResolveAt::Stronger
+        );
+        assert_eq!(at(SearchLimits { budget: 999_999, ..same }, 11), ResolveAt::Weaker);
+        assert_eq!(at(SearchLimits { beam_width: 0, exact_conflicts: 9_000_000, ..same }, 11), ResolveAt::Stronger);
+        assert_eq!(at(SearchLimits { beam_width: 101, sweep_width: 0, ..same }, 10), ResolveAt::Stronger);
+        assert_eq!(at(SearchLimits { sweep_width: 4000, exact_conflicts: 0, ..same }, 10), ResolveAt::Stronger);
+        // a sweep no wider than the beam is never tried: as none
+        let tried = document(1_000_000);
+        let no_sweep = CheckedEstimate { sweep_width: 50, ..tried.clone() };
+        assert_eq!(no_sweep.sweep(), 0);
+        assert_eq!(no_sweep.resolve_at(&SearchLimits { sweep_width: 0, ..same }, 10), ResolveAt::Same);
+        assert_eq!(no_sweep.resolve_at(&SearchLimits { sweep_width: 100, ..same }, 10), ResolveAt::Same);
+        assert_eq!(no_sweep.resolve_at(&SearchLimits { sweep_width: 101, ..same }, 10), ResolveAt::Stronger);
+    }
 }
