@@ -938,10 +938,18 @@ fn reachable_says_what_proved_it() {
     let spent = doc["exact_conflicts_spent"].as_u64().unwrap();
     assert!(spent > 0 && spent <= 100_000 + 10_000, "{doc}");
     assert!(doc["proof"].as_str().unwrap().ends_with(&format!("after {spent} conflicts")), "{doc}");
-    // the limits it was decided at, every one as given, so that the
-    // command can be rebuilt from the document
+    // the limits a verdict was reached at, every one as given (each a
+    // value of its own, so that none is written from another's), so that
+    // the command can be rebuilt from the document
+    let out = Command::new(common::bin())
+        .args(["reachable", "--json", "--position", "XOX- XXXO XXX- -OX- O", "--frontier", "4"])
+        .args(["--budget", "5", "--sat-conflicts", "3", "--beam-width", "7", "--sweep-width", "9"])
+        .args(["--exact-conflicts", "11"])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let limits = ["budget", "sat_conflicts", "beam_width", "sweep_width", "exact_conflicts"].map(|k| doc[k].as_u64());
-    assert_eq!(limits, [Some(1), Some(0), Some(0), Some(0), Some(100_000)], "{doc}");
+    assert_eq!(limits, [Some(5), Some(3), Some(7), Some(9), Some(11)], "{doc}");
     assert!(doc["exact_solver"].is_string(), "{doc}");
     // a reachable position has no proof of unreachability
     let out = Command::new(common::bin())
@@ -1527,6 +1535,13 @@ fn a_resolve_stopped_by_its_time_writes_a_partial_document_that_goes_on() {
         doc
     };
     let p = partial_file.to_str().unwrap();
+    // at its own settings only: another relaxation is refused in one line
+    let relaxed = partial["sat_conflicts"].as_u64().unwrap();
+    common::fails_with(
+        dir.path(),
+        &["estimate", "--resolve", p, "--budget", "1000000", "--sat-conflicts", &(relaxed + 1).to_string()],
+        &format!("a partial document goes on at its own settings: give --sat-conflicts {relaxed}"),
+    );
     let finished = goes_on(p, &dir.path().join("finished"));
     // its chain of commands: the run's, then the stopped resolve's
     let partial: serde_json::Value = serde_json::from_slice(&std::fs::read(&partial_file).unwrap()).unwrap();
