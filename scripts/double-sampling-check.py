@@ -7,7 +7,8 @@
 # interval with continuity correction, and MOVER, written again here
 # without the project's code; then what the figure would be once the
 # subsample is decided whole, for a few shares of its undecided members
-# found reachable (planning, not a result).
+# found reachable, with every undecided sample decided, and with more
+# seeds like these (planning, not a result).
 #   pip install xxhash   # the xxh3 hash of the subsample's membership
 #   scripts/double-sampling-check.py results/catalog.json estimate-8x8-20261205T181441Z
 # The second argument is the common prefix of the pooled documents' ids
@@ -85,3 +86,34 @@ for q in (0.5, 2/3, 0.8):
         t=total(ls)
         print('%s decided whole, %.2f of its undecided members reachable: %.4g (%.4g to %.4g), -%.1f%%/+%.1f%%'
               %('twice the subsample' if widen else 'the subsample',q,*t,100*(1-t[1]/t[0]),100*(t[2]/t[0]-1)))
+# and the floor of this first phase: every undecided sample decided (a
+# share q of them reachable), so that only the first phase's sampling
+# is left in the interval
+for q in (0.5, 2/3, 0.8):
+    ls=[]
+    for k in sorted(L):
+        n,r,u,m,h,left=L[k]
+        ls.append(layer(n,r+round(q*u),0,0,0,0,cand[k]))
+    t=total(ls)
+    print('every undecided sample decided, %.2f of them reachable: %.4g (%.4g to %.4g), -%.1f%%/+%.1f%%'
+          %(q,*t,100*(1-t[1]/t[0]),100*(t[2]/t[0]-1)))
+# and more seeds like these (f times the first phase: its samples,
+# reachable and undecided samples scaled alike), with a subsample of one
+# in D decided whole, half of its members reachable: the members to
+# decide in all, and the figure. A new seed's undecided samples are as
+# few as these seeds' only after the resolves these had (the exact
+# encoding on every one); after its first run alone they are about three
+# times as many (8x8: 1,285 left by generation 7 for three seeds, 427
+# after the exact encoding), and its subsample needs to be as much
+# denser for the same width
+for f in (1, 4/3, 5/3, 2):
+    for D in (4, 2, 1):
+        ls=[]; members=0
+        for k in sorted(L):
+            n,r,u,m,h,left=L[k]
+            n2,r2,u2=round(n*f),round(r*f),round(u*f)
+            m2=round(u2/D); members+=m2
+            ls.append(layer(n2,r2,u2,m2,round(0.5*m2),0,cand[k]))
+        t=total(ls)
+        print('%.2fx the first phase, one in %d decided whole (%d members): %.4g (%.4g to %.4g), -%.1f%%/+%.1f%%'
+              %(f,D,members,*t,100*(1-t[1]/t[0]),100*(t[2]/t[0]-1)))
