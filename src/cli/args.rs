@@ -942,9 +942,9 @@ pub enum SatSolver {
     #[cfg_attr(feature = "cadical", default)]
     Cadical,
     /// CaDiCaL in its configuration for unsatisfiable formulas (only in a
-    /// build with `--features cadical`): faster on 3 of the 4 unreachable
-    /// dense 8x8 samples measured, 1.3x over the four
-    /// (results/benchmarks/cadical-config-8x8-20261128.txt).
+    /// build with `--features cadical`): not faster than the default since
+    /// search generation 8 (1.13x its conflicts on 8 dense 8x8 samples;
+    /// results/benchmarks/README.md, CaDiCaL's options).
     #[cfg(feature = "cadical")]
     CadicalUnsat,
 }
