@@ -214,6 +214,16 @@ pub fn validate_estimate(doc: &Value) -> Result<CheckedEstimate, InvalidEstimate
     check_estimate(doc).map_err(InvalidEstimate)
 }
 
+/// A document's count `key`, 0 where it is absent (documents from before
+/// the field); refused, as `what` "of" its value, where it is not a whole
+/// number.
+fn count_or_zero(doc: &Value, key: &str, what: &str) -> Result<u64, String> {
+    match &doc[key] {
+        Value::Null => Ok(0),
+        c => c.as_u64().ok_or_else(|| format!("{what} of {c}, not a whole number")),
+    }
+}
+
 fn check_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
     let version = match doc["schema_version"].as_u64() {
         Some(v) if doc["schema"] == ESTIMATE_SCHEMA && (1..=u64::from(ESTIMATE_SCHEMA_VERSION)).contains(&v) => v,
@@ -247,26 +257,13 @@ fn check_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
         Value::Null => 1,
         g => g.as_u64().filter(|&g| g >= 1).ok_or("a bad search generation")? as u32,
     };
-    // documents before generation 4 had no beam
-    let beam_width = match &doc["beam_width"] {
-        Value::Null => 0,
-        w => w.as_u64().ok_or_else(|| format!("a beam width of {w}, not a whole number"))?,
-    };
-    // documents before generation 5 had no sweep
-    let sweep_width = match &doc["sweep_width"] {
-        Value::Null => 0,
-        w => w.as_u64().ok_or_else(|| format!("a sweep width of {w}, not a whole number"))?,
-    };
-    // documents before the exact encoding (2026-11-26) had none
-    let exact_conflicts = match &doc["exact_conflicts"] {
-        Value::Null => 0,
-        c => c.as_u64().ok_or_else(|| format!("exact conflicts of {c}, not a whole number"))?,
-    };
-    // documents before the flip-history relaxation had none
-    let relaxation_conflicts = match &doc["sat_conflicts"] {
-        Value::Null => 0,
-        c => c.as_u64().ok_or_else(|| format!("sat_conflicts of {c}, not a whole number"))?,
-    };
+    // documents before generation 4 had no beam, before 5 no sweep,
+    // before the exact encoding (2026-11-26) no exact conflicts, before
+    // the flip-history relaxation no relaxation conflicts
+    let beam_width = count_or_zero(doc, "beam_width", "a beam width")?;
+    let sweep_width = count_or_zero(doc, "sweep_width", "a sweep width")?;
+    let exact_conflicts = count_or_zero(doc, "exact_conflicts", "exact conflicts")?;
+    let relaxation_conflicts = count_or_zero(doc, "sat_conflicts", "sat_conflicts")?;
     // the solver's name, as written (documents before it had no exact
     // encoding: BatSat, the one always built)
     let exact_solver = match &doc["exact_solver"] {
@@ -643,13 +640,13 @@ pub fn estimate_csv(
 mod tests {
     use super::*;
 
-    /// A document searched at `budget`, generation 10, a beam of 100, a
-    /// sweep of 3000 and 10^6 conflicts for the exact encoding.
-    fn document(budget: u64) -> CheckedEstimate {
+    /// A document searched at a budget of 10^6, generation 10, a beam of
+    /// 100, a sweep of 3000 and 10^6 conflicts for the exact encoding.
+    fn document() -> CheckedEstimate {
         CheckedEstimate {
             n: 8,
             seed: 1,
-            budget,
+            budget: 1_000_000,
             search_generation: 10,
             beam_width: 100,
             sweep_width: 3000,
@@ -665,7 +662,7 @@ mod tests {
 
     #[test]
     fn a_resolve_is_stronger_by_the_first_limit_that_differs() {
-        let doc = document(1_000_000);
+        let doc = document();
         let same = SearchLimits {
             budget: 1_000_000,
             relaxation_conflicts: 0,
@@ -698,8 +695,7 @@ mod tests {
         assert_eq!(at(SearchLimits { beam_width: 101, sweep_width: 0, ..same }, 10), ResolveAt::Stronger);
         assert_eq!(at(SearchLimits { sweep_width: 4000, exact_conflicts: 0, ..same }, 10), ResolveAt::Stronger);
         // a sweep no wider than the beam is never tried: as none
-        let tried = document(1_000_000);
-        let no_sweep = CheckedEstimate { sweep_width: 50, ..tried.clone() };
+        let no_sweep = CheckedEstimate { sweep_width: 50, ..document() };
         assert_eq!(no_sweep.sweep(), 0);
         assert_eq!(no_sweep.resolve_at(&SearchLimits { sweep_width: 0, ..same }, 10), ResolveAt::Same);
         assert_eq!(no_sweep.resolve_at(&SearchLimits { sweep_width: 100, ..same }, 10), ResolveAt::Same);
