@@ -346,14 +346,6 @@ fn runs_implied(f: &mut Formula, n: u32, d: usize, runs: &[L], closers: &[L]) ->
     })
 }
 
-/// Where passes may lie in a formula: the first move whose colour is free
-/// (a pass can come before it), or no pass inside the line at all.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum FreeFrom {
-    Never,
-    Move(usize),
-}
-
 /// The encoding of one position, built.
 struct Encoding<'a> {
     formula: Formula<'a>,
@@ -363,53 +355,15 @@ struct Encoding<'a> {
     colour: Vec<L>,
 }
 
-impl Encoding<'_> {
-    /// The line of the model found, from `start` to `target`: a pass
-    /// wherever a side moves twice running, and one at the end where the
-    /// target's side to move made the last move.
-    fn plies<G: Geometry>(&self, start: &Position<G>, target: &Position<G>) -> Vec<Option<u32>> {
-        let f = &self.formula;
-        let mut plies = Vec::with_capacity(self.placed.len() + 2);
-        let mut black_to_move = start.side_to_move() == Color::Black;
-        for (x, &c) in self.placed.iter().zip(&self.colour) {
-            let square = x.iter().position(|&l| f.value(l)).expect("a model places one square a move") as u32;
-            let black = f.value(c);
-            if black != black_to_move {
-                plies.push(None);
-            }
-            plies.push(Some(square));
-            black_to_move = !black;
-        }
-        if black_to_move != (target.side_to_move() == Color::Black) {
-            plies.push(None);
-        }
-        plies
-    }
-}
-
-/// The formula of the lines from `start` (the game's start, or any
-/// position: [`exact_line`]) to `target`; `start`'s discs must lie inside
-/// the target's (the caller checks).
-fn encode<'a, G: Geometry>(
-    start: &Position<G>,
-    target: &Position<G>,
-    solver: Solver,
-    free_from: FreeFrom,
-    cut: Option<Cut<'a>>,
-) -> Encoding<'a> {
-    let first_free = match free_from {
-        FreeFrom::Never => usize::MAX,
-        FreeFrom::Move(t) => t.max(2),
-    };
+fn encode<'a, G: Geometry>(target: &Position<G>, solver: Solver, passes: bool, cut: Option<Cut<'a>>) -> Encoding<'a> {
     let n = G::N;
     let squares = G::SQUARES as usize;
     let mut f = Formula { backend: solver.make(cut), vars: 0, clauses: 0, empty: false };
-    // `centre`: the start's discs (the four centre squares for a game)
+    let start = Position::<G>::start();
     let centre = start.black().0 | start.white().0;
-    let first_black = start.side_to_move() == Color::Black;
     let tb = target.black().0;
     let occ = tb | target.white().0;
-    let m = (occ.count_ones() - centre.count_ones()) as usize;
+    let m = (occ.count_ones() - 4) as usize;
     let bit = |b: u64, q: usize| b >> q & 1 == 1;
 
     // the board before the move: occupied, black and white squares
@@ -438,8 +392,8 @@ fn encode<'a, G: Geometry>(
         let x: Vec<L> = (0..squares).map(|q| f.and(occupied[q], !was_occupied[q])).collect();
         f.clause(&x);
         f.at_most_one(&x);
-        // the mover: the start's side to move first (Black for a game)
-        let c = if t < first_free { L::from((t % 2 == 1) == first_black) } else { f.var() };
+        // the mover: Black first
+        let c = if t == 1 || !passes { L::from(t % 2 == 1) } else { f.var() };
         // the mover's discs and the opponent's before the move (constants
         // where the colour is known)
         let mine: Vec<L> = (0..squares).map(|q| f.mux(c, was_black[q], was_white[q])).collect();
@@ -447,7 +401,7 @@ fn encode<'a, G: Geometry>(
         // a side moves twice running only after the other passed: then the
         // side that did not move had no legal move on the board before (no
         // run of the mover's discs from an empty square, closed by its own)
-        if t >= first_free {
+        if t >= 2 && passes {
             let prev = colour[t - 2];
             let twice = f.var();
             f.clause(&[twice, c, prev]);
@@ -603,7 +557,7 @@ pub fn exact_game_until<G: Geometry>(
     // move's colour is known); where it finds no game, with them (most
     // positions asked are unreachable: the full budget goes to the formula
     // that can prove it)
-    let mut enc = encode::<G>(&start, p, solver, FreeFrom::Never, cut);
+    let mut enc = encode::<G>(p, solver, false, cut);
     let first = if enc.formula.empty { Some(false) } else { enc.formula.backend.solve(conflicts.div_ceil(10)) };
     let mut spent = enc.formula.backend.conflicts();
     let mut found = first == Some(true);
@@ -611,7 +565,7 @@ pub fn exact_game_until<G: Geometry>(
         return (Exact::Unknown, spent);
     }
     if !found {
-        enc = encode::<G>(&start, p, solver, FreeFrom::Move(2), cut);
+        enc = encode::<G>(p, solver, true, cut);
         if enc.formula.empty {
             return (Exact::Unreachable, spent);
         }
@@ -624,7 +578,22 @@ pub fn exact_game_until<G: Geometry>(
         }
     }
     debug_assert!(found);
-    let plies = enc.plies(&start, p);
+    // the game of the model: a pass wherever a side moves twice running
+    let f = &enc.formula;
+    let mut plies = Vec::with_capacity(enc.placed.len() + 2);
+    let mut black_to_move = true;
+    for (x, &c) in enc.placed.iter().zip(&enc.colour) {
+        let square = x.iter().position(|&l| f.value(l)).expect("a model places one square a move") as u32;
+        let black = f.value(c);
+        if black != black_to_move {
+            plies.push(None);
+        }
+        plies.push(Some(square));
+        black_to_move = !black;
+    }
+    if black_to_move != (p.side_to_move() == Color::Black) {
+        plies.push(None);
+    }
     enc.placed.clear();
     let game = Game { plies, end: *p };
     match game.replay() {
@@ -650,103 +619,9 @@ pub fn non_replaying_games() -> u64 {
     NON_REPLAYING.load(std::sync::atomic::Ordering::Relaxed)
 }
 
-/// What the exact encoding says of the lines from one position to
-/// another ([`exact_line`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Line {
-    /// A line (a move or a pass per ply), replayed from the first position
-    /// to the second with the rules.
-    Found(Vec<Option<u32>>),
-    /// No line: the formula is unsatisfiable.
-    None,
-    /// The solver reached its conflict limit first.
-    Unknown,
-}
-
-/// Whether some sequence of legal moves and passes leads from `from` to
-/// `to`, by the exact encoding started at `from` instead of the game's
-/// start (passes allowed inside the line; the solver stopped after
-/// `conflicts` conflicts); and the conflicts spent. A game to `from`
-/// followed by the line is a game to `to`, so a line found from a
-/// reachable position proves `to` reachable; "no line" says nothing of
-/// `to` alone.
-pub fn exact_line<G: Geometry>(from: &Position<G>, to: &Position<G>, conflicts: u64, solver: Solver) -> (Line, u64) {
-    let (fo, to_occ) = (from.black().0 | from.white().0, to.black().0 | to.white().0);
-    if fo & !to_occ != 0 {
-        return (Line::None, 0);
-    }
-    if fo == to_occ {
-        // no move adds no disc: the same board, and a pass at most
-        let found = (from.black() == to.black() && from.white() == to.white())
-            .then(|| if from == to { Vec::new() } else { vec![None] })
-            .filter(|l| l.is_empty() || (from.legal_moves().is_empty() && from.opponent_can_move()));
-        return (found.map_or(Line::None, Line::Found), 0);
-    }
-    let enc = encode::<G>(from, to, solver, FreeFrom::Move(2), None);
-    if enc.formula.empty {
-        return (Line::None, 0);
-    }
-    let mut enc = enc;
-    let r = enc.formula.backend.solve(conflicts);
-    let spent = enc.formula.backend.conflicts();
-    match r {
-        Some(false) => (Line::None, spent),
-        None => (Line::Unknown, spent),
-        Some(true) => {
-            let plies = enc.plies(from, to);
-            let mut p = *from;
-            for ply in &plies {
-                p = match (p.status(), ply) {
-                    (crate::board::Status::Moves(ms), Some(sq)) if ms.contains(*sq) => p.play(*sq),
-                    (crate::board::Status::Pass, None) => p.pass(),
-                    _ => {
-                        NON_REPLAYING.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        return (Line::Unknown, spent);
-                    }
-                };
-            }
-            if p == *to {
-                (Line::Found(plies), spent)
-            } else {
-                NON_REPLAYING.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                (Line::Unknown, spent)
-            }
-        }
-    }
-}
-
-/// The exact encoding of the games to `p` that pass only on boards of
-/// more than `discs` discs (every move's colour before that fixed): the
-/// other half of [`exact_line`]'s cover of the games with an early pass.
-/// Returns the verdict on those games alone, and the conflicts spent.
-pub fn exact_late_passes<G: Geometry>(p: &Position<G>, discs: u32, conflicts: u64, solver: Solver) -> (Line, u64) {
-    let start = Position::<G>::start();
-    // the board before move t has t + 3 discs
-    let first_free = (discs.saturating_sub(2) as usize).max(2);
-    let mut enc = encode::<G>(&start, p, solver, FreeFrom::Move(first_free), None);
-    if enc.formula.empty {
-        return (Line::None, 0);
-    }
-    let r = enc.formula.backend.solve(conflicts);
-    let spent = enc.formula.backend.conflicts();
-    match r {
-        Some(false) => (Line::None, spent),
-        None => (Line::Unknown, spent),
-        Some(true) => {
-            let game = Game { plies: enc.plies(&start, p), end: *p };
-            if game.replay().is_ok() {
-                (Line::Found(game.plies), spent)
-            } else {
-                NON_REPLAYING.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                (Line::Unknown, spent)
-            }
-        }
-    }
-}
-
 /// The size of the encoding of `p`: variables and clauses.
 pub fn encoding_size<G: Geometry>(p: &Position<G>) -> (u32, u64) {
-    let enc = encode::<G>(&Position::start(), p, Solver::BatSat, FreeFrom::Move(2), None);
+    let enc = encode::<G>(p, Solver::BatSat, true, None);
     (enc.formula.vars, enc.formula.clauses)
 }
 
