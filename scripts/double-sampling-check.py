@@ -108,6 +108,8 @@ for q in (0.5, 2/3, 0.8):
 # denser for the same width
 for f in (1, 4/3, 5/3, 2):
     for D in (4, 2, 1):
+        if f==1 and D==1:
+            continue  # the floor above, at 0.50
         ls=[]; members=0
         for k in sorted(L):
             n,r,u,m,h,left=L[k]
