@@ -16,7 +16,7 @@ use super::search_setup::{
 
 use othello_census::board::BoardSize;
 use othello_census::estimate::{Estimate, with_census_layer};
-use othello_census::report::estimate::ResolveAt;
+use othello_census::report::estimate::{ResolveAt, ResolveRefusal};
 use othello_census::search::reachable::{Frontier, LayerHeld};
 use othello_census::with_geometry;
 
@@ -50,27 +50,17 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
         ),
         v => serde_json::from_value(v.clone()).map_err(|e| anyhow::anyhow!("{what}: bad undecided samples ({e})"))?,
     };
-    // a newer generation's stages come after the older ones' (the beam
-    // after the depth-first search): what the document decided, this
-    // build decides alike at its budget, and its undecided samples meet
-    // the stronger search
-    if checked.search_generation > SEARCH_GENERATION {
-        bail!(
+    // the rules of a resolve (stronger limits, or a partial document's
+    // own; never a weaker last stage) are the library's; their words here
+    let limits = a.limits();
+    let relaxed = checked.relaxation_conflicts;
+    let at = checked.check_resolve(&limits, SEARCH_GENERATION).map_err(|refusal| match refusal {
+        ResolveRefusal::NewerGeneration => anyhow::anyhow!(
             "{what}: its searches are of generation {}, newer than this build's ({SEARCH_GENERATION}): decide it \
              again with the build that wrote it or a newer one",
             checked.search_generation
-        );
-    }
-    // stronger searches: a larger budget, or the same with a newer
-    // generation or a wider beam, or the same beam with a wider sweep, or
-    // the same sweep with more conflicts for the exact encoding (the last
-    // stage, on what the others leave); a partial document (a resolve
-    // stopped before its end) goes on at its own settings
-    let limits = a.limits();
-    let at = checked.resolve_at(&limits, SEARCH_GENERATION);
-    let stronger = at == ResolveAt::Stronger;
-    if !(stronger || (at == ResolveAt::Same && checked.untried > 0)) {
-        bail!(
+        ),
+        ResolveRefusal::NotStronger => anyhow::anyhow!(
             "--budget {} is not larger than the document's {}: give a larger --budget, or the same with a \
              --beam-width wider than its {}, or the same beam with a --sweep-width wider than its {} (and than \
              the beam: a narrower sweep is never tried), or the same sweep with --exact-conflicts above its {}{}",
@@ -87,41 +77,30 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
             } else {
                 String::new()
             }
-        );
-    }
-    // the exact encoding is the last stage: a resolve never weakens it, and
-    // more conflicts decide more only with the same solver (they stop its
-    // search, which is deterministic, later)
-    if checked.exact_conflicts > 0 {
-        let solver = limits.exact_solver.name();
-        if limits.exact_conflicts < checked.exact_conflicts {
-            bail!(
-                "{what}: its exact encoding had {} conflicts, --exact-conflicts {} would give it fewer: give at \
-                 least {}",
-                checked.exact_conflicts,
-                limits.exact_conflicts,
-                checked.exact_conflicts
-            );
-        }
-        if solver != checked.exact_solver {
-            bail!(
-                "{what}: its exact encoding was solved by {0}, this would use {solver}: give --sat-solver {0} (a \
-                 build with --features cadical for the CaDiCaL ones)",
-                checked.exact_solver
-            );
-        }
-    }
-    // nor the flip-history relaxation: the document records one setting
-    // for every sample, so the resolve must decide its samples at least as
-    // strongly as the run did (documents without the field predate the
-    // relaxation)
-    let relaxed = checked.relaxation_conflicts;
-    if !stronger && limits.relaxation_conflicts != relaxed {
-        bail!(
+        ),
+        ResolveRefusal::FewerExactConflicts => anyhow::anyhow!(
+            "{what}: its exact encoding had {} conflicts, --exact-conflicts {} would give it fewer: give at least {}",
+            checked.exact_conflicts,
+            limits.exact_conflicts,
+            checked.exact_conflicts
+        ),
+        ResolveRefusal::OtherExactSolver => anyhow::anyhow!(
+            "{what}: its exact encoding was solved by {0}, this would use {1}: give --sat-solver {0} (a build with \
+             --features cadical for the CaDiCaL ones)",
+            checked.exact_solver,
+            limits.exact_solver.name()
+        ),
+        ResolveRefusal::OtherRelaxation => anyhow::anyhow!(
             "{what}: a partial document goes on at its own settings: give --sat-conflicts {relaxed}, not {}",
             limits.relaxation_conflicts
-        );
-    }
+        ),
+        ResolveRefusal::FewerRelaxationConflicts => anyhow::anyhow!(
+            "{what}: its flip-history relaxation had {relaxed} conflicts, --sat-conflicts {} would give it fewer: \
+             give at least {relaxed}",
+            limits.relaxation_conflicts
+        ),
+    })?;
+    let stronger = at == ResolveAt::Stronger;
     if a.time.is_some() && a.out.is_none() {
         bail!("--time with --resolve needs --out DIR: the partial document and the progress are kept there");
     }
@@ -131,13 +110,6 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
         bail!(
             "--exact-first {first}: a first round needs fewer conflicts than --exact-conflicts {} and more than 0",
             limits.exact_conflicts
-        );
-    }
-    if limits.relaxation_conflicts < relaxed {
-        bail!(
-            "{what}: its flip-history relaxation had {relaxed} conflicts, --sat-conflicts {} would give it fewer: \
-             give at least {relaxed}",
-            limits.relaxation_conflicts
         );
     }
     let frontier_discs = doc["frontier_discs"].as_u64().ok_or_else(|| anyhow::anyhow!("{what}: no frontier"))? as u32;

@@ -509,8 +509,8 @@ impl CheckedEstimate {
     /// Unlike [`CheckedEstimate::strength`], the catalogue's order, the
     /// budget comes before the generation: a newer build with a smaller
     /// budget could leave undecided what the document decided. The
-    /// solver and the relaxation's conflicts are not in the order; a
-    /// resolve checks them apart.
+    /// solver and the relaxation's conflicts are not in the order;
+    /// [`CheckedEstimate::check_resolve`] checks them apart.
     pub fn resolve_at(&self, limits: &SearchLimits, generation: u32) -> ResolveAt {
         let mine = (
             limits.budget,
@@ -527,6 +527,41 @@ impl CheckedEstimate {
         }
     }
 
+    /// Whether a resolve of this document with searches of `limits`, by a
+    /// build of search generation `generation`, may go on, and how its
+    /// limits stand ([`CheckedEstimate::resolve_at`]: stronger, or the
+    /// same for a partial document's untried samples); else the first
+    /// rule it breaks, in the order of [`ResolveRefusal`].
+    pub fn check_resolve(&self, limits: &SearchLimits, generation: u32) -> Result<ResolveAt, ResolveRefusal> {
+        // a newer generation's stages come after the older ones' (the beam
+        // after the depth-first search): what the document decided, a
+        // build of its generation or a newer one decides alike at its
+        // budget
+        if self.search_generation > generation {
+            return Err(ResolveRefusal::NewerGeneration);
+        }
+        let at = self.resolve_at(limits, generation);
+        let stronger = at == ResolveAt::Stronger;
+        if !(stronger || (at == ResolveAt::Same && self.untried > 0)) {
+            return Err(ResolveRefusal::NotStronger);
+        }
+        if self.exact_conflicts > 0 {
+            if limits.exact_conflicts < self.exact_conflicts {
+                return Err(ResolveRefusal::FewerExactConflicts);
+            }
+            if limits.exact_solver.name() != self.exact_solver {
+                return Err(ResolveRefusal::OtherExactSolver);
+            }
+        }
+        if !stronger && limits.relaxation_conflicts != self.relaxation_conflicts {
+            return Err(ResolveRefusal::OtherRelaxation);
+        }
+        if limits.relaxation_conflicts < self.relaxation_conflicts {
+            return Err(ResolveRefusal::FewerRelaxationConflicts);
+        }
+        Ok(at)
+    }
+
     /// The width of the sweep its searches tried: 0 where none was (a
     /// sweep no wider than the beam is never tried).
     pub fn sweep(&self) -> u64 {
@@ -538,6 +573,31 @@ impl CheckedEstimate {
 /// it is wider than the beam, else 0 (none is tried).
 pub fn effective_sweep(beam_width: u64, sweep_width: u64) -> u64 {
     if sweep_width > beam_width { sweep_width } else { 0 }
+}
+
+/// Why a resolve of a document at some limits is refused
+/// ([`CheckedEstimate::check_resolve`]): the rules that keep a resolve's
+/// document true to the limits it records. The caller words them in its
+/// own terms (the CLI names its flags).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResolveRefusal {
+    /// The document's searches are of a newer generation than the build's.
+    NewerGeneration,
+    /// The limits are not stronger than the document's, and not its own
+    /// with samples left untried (a partial document).
+    NotStronger,
+    /// Fewer conflicts for the exact encoding than the document's had:
+    /// the last stage is never weakened.
+    FewerExactConflicts,
+    /// Another SAT solver for the exact encoding than the document's: more
+    /// conflicts decide more only with the same solver.
+    OtherExactSolver,
+    /// A partial document goes on at its own settings, and these give its
+    /// flip-history relaxation other conflicts.
+    OtherRelaxation,
+    /// Fewer conflicts for the flip-history relaxation than the document's
+    /// had: the document records one setting for every sample.
+    FewerRelaxationConflicts,
 }
 
 /// What [`validate_estimate`] read from a document.
@@ -660,17 +720,22 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_resolve_is_stronger_by_the_first_limit_that_differs() {
-        let doc = document();
-        let same = SearchLimits {
+    /// [`document`]'s own limits, its solver BatSat.
+    fn own_limits() -> SearchLimits {
+        SearchLimits {
             budget: 1_000_000,
             relaxation_conflicts: 0,
             exact_conflicts: 1_000_000,
-            exact_solver: Default::default(),
+            exact_solver: crate::search::game_encoding::Solver::BatSat,
             beam_width: 100,
             sweep_width: 3000,
-        };
+        }
+    }
+
+    #[test]
+    fn a_resolve_is_stronger_by_the_first_limit_that_differs() {
+        let doc = document();
+        let same = own_limits();
         assert_eq!(doc.resolve_at(&same, 10), ResolveAt::Same);
         // not in the order: the solver and the relaxation (checked apart)
         assert_eq!(doc.resolve_at(&SearchLimits { relaxation_conflicts: 5, ..same }, 10), ResolveAt::Same);
@@ -700,5 +765,50 @@ mod tests {
         assert_eq!(no_sweep.resolve_at(&SearchLimits { sweep_width: 0, ..same }, 10), ResolveAt::Same);
         assert_eq!(no_sweep.resolve_at(&SearchLimits { sweep_width: 100, ..same }, 10), ResolveAt::Same);
         assert_eq!(no_sweep.resolve_at(&SearchLimits { sweep_width: 101, ..same }, 10), ResolveAt::Stronger);
+    }
+
+    #[test]
+    fn a_resolve_is_refused_by_the_first_rule_it_breaks() {
+        let doc = document();
+        let same = own_limits();
+        let larger = SearchLimits { budget: 2_000_000, ..same };
+        assert_eq!(doc.check_resolve(&larger, 10), Ok(ResolveAt::Stronger));
+        // its own limits: only for a partial document's untried samples
+        assert_eq!(doc.check_resolve(&same, 10), Err(ResolveRefusal::NotStronger));
+        let partial = CheckedEstimate { untried: 3, ..document() };
+        assert_eq!(partial.check_resolve(&same, 10), Ok(ResolveAt::Same));
+        assert_eq!(
+            partial.check_resolve(&SearchLimits { budget: 999_999, ..same }, 10),
+            Err(ResolveRefusal::NotStronger)
+        );
+        // a newer document first of all, even against larger limits
+        let newer = CheckedEstimate { search_generation: 11, ..document() };
+        assert_eq!(newer.check_resolve(&larger, 10), Err(ResolveRefusal::NewerGeneration));
+        assert_eq!(newer.check_resolve(&larger, 11), Ok(ResolveAt::Stronger));
+        // the exact encoding: never fewer conflicts, never another solver,
+        // even where an earlier limit makes the searches stronger
+        assert_eq!(
+            doc.check_resolve(&SearchLimits { exact_conflicts: 999_999, ..larger }, 10),
+            Err(ResolveRefusal::FewerExactConflicts)
+        );
+        let cadical = CheckedEstimate { exact_solver: "cadical".into(), ..document() };
+        assert_eq!(cadical.check_resolve(&larger, 10), Err(ResolveRefusal::OtherExactSolver));
+        // a document without the exact stage takes any solver
+        let no_exact = CheckedEstimate { exact_conflicts: 0, ..cadical };
+        assert_eq!(no_exact.check_resolve(&SearchLimits { exact_conflicts: 0, ..larger }, 10), Ok(ResolveAt::Stronger));
+        // the relaxation: a partial document's own, else at least the document's
+        assert_eq!(
+            partial.check_resolve(&SearchLimits { relaxation_conflicts: 5, ..same }, 10),
+            Err(ResolveRefusal::OtherRelaxation)
+        );
+        let relaxed = CheckedEstimate { relaxation_conflicts: 20_000, ..document() };
+        assert_eq!(
+            relaxed.check_resolve(&SearchLimits { relaxation_conflicts: 10_000, ..larger }, 10),
+            Err(ResolveRefusal::FewerRelaxationConflicts)
+        );
+        assert_eq!(
+            relaxed.check_resolve(&SearchLimits { relaxation_conflicts: 30_000, ..larger }, 10),
+            Ok(ResolveAt::Stronger)
+        );
     }
 }
