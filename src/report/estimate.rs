@@ -794,7 +794,7 @@ mod tests {
         let cadical = CheckedEstimate { exact_solver: "cadical".into(), ..document() };
         assert_eq!(cadical.check_resolve(&larger, 10), Err(ResolveRefusal::OtherExactSolver));
         // a document without the exact stage takes any solver
-        let no_exact = CheckedEstimate { exact_conflicts: 0, ..cadical };
+        let no_exact = CheckedEstimate { exact_conflicts: 0, ..cadical.clone() };
         assert_eq!(no_exact.check_resolve(&SearchLimits { exact_conflicts: 0, ..larger }, 10), Ok(ResolveAt::Stronger));
         // the relaxation: a partial document's own, else at least the document's
         assert_eq!(
@@ -809,6 +809,23 @@ mod tests {
         assert_eq!(
             relaxed.check_resolve(&SearchLimits { relaxation_conflicts: 30_000, ..larger }, 10),
             Ok(ResolveAt::Stronger)
+        );
+        // two rules broken at once: the first in the order is reported
+        assert_eq!(newer.check_resolve(&same, 10), Err(ResolveRefusal::NewerGeneration));
+        let fewer_exact = SearchLimits { exact_conflicts: 999_999, ..same };
+        assert_eq!(doc.check_resolve(&fewer_exact, 10), Err(ResolveRefusal::NotStronger));
+        assert_eq!(
+            cadical.check_resolve(&SearchLimits { exact_conflicts: 999_999, ..larger }, 10),
+            Err(ResolveRefusal::FewerExactConflicts)
+        );
+        let partial_cadical = CheckedEstimate { exact_solver: "cadical".into(), untried: 3, ..document() };
+        let other_relaxation = SearchLimits { relaxation_conflicts: 5, ..same };
+        assert_eq!(partial_cadical.check_resolve(&other_relaxation, 10), Err(ResolveRefusal::OtherExactSolver));
+        assert_eq!(doc.check_resolve(&other_relaxation, 10), Err(ResolveRefusal::NotStronger));
+        let partial_relaxed = CheckedEstimate { untried: 3, relaxation_conflicts: 20_000, ..document() };
+        assert_eq!(
+            partial_relaxed.check_resolve(&SearchLimits { relaxation_conflicts: 10_000, ..same }, 10),
+            Err(ResolveRefusal::OtherRelaxation)
         );
     }
 }
