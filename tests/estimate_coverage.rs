@@ -192,12 +192,19 @@ fn check(c: &Coverage, what: &str) {
     );
 }
 
-/// 6x6 layers 17-20, the searches stopping at a census layer of 16 discs,
-/// with the budget small enough that many seeds leave samples undecided.
-fn coverage_6x6(seeds: u64, samples: u64, budget: u64) -> Coverage {
+/// Runs `f` with a stored 6x6 census by discs to 16 (53 M classes, the
+/// longest part of a quick test here: built once for each test), removed
+/// afterwards.
+fn with_census_6x6<T>(f: impl FnOnce(&Path) -> T) -> T {
     let dir = tempfile::tempdir().unwrap();
-    let census_dir = census::<B6>(dir.path(), 16);
-    let c = coverage::<B6>(&[17, 18, 19, 20], 14, Some(&census_dir), 1..seeds + 1, samples, budget);
+    f(&census::<B6>(dir.path(), 16))
+}
+
+/// 6x6 layers 17-20, the searches stopping at a census layer of 16 discs
+/// (`census_dir`, as [`with_census_6x6`] gives), with the budget small
+/// enough that many seeds leave samples undecided.
+fn coverage_6x6(census_dir: &Path, seeds: u64, samples: u64, budget: u64) -> Coverage {
+    let c = coverage::<B6>(&[17, 18, 19, 20], 14, Some(census_dir), 1..seeds + 1, samples, budget);
     assert!(c.reachable >= seeds, "too few reachable samples to measure anything: {c:?}");
     c
 }
@@ -211,11 +218,15 @@ fn coverage_8x8(seeds: u64) -> Coverage {
     c
 }
 
+/// The plain intervals, then those by double sampling, over one census.
 #[test]
 fn the_6x6_intervals_hold_the_exact_counts() {
-    let c = coverage_6x6(60, 1_000_000, 1_000);
-    assert!(c.with_undecided >= 30, "the budget left too few seeds with undecided samples: {c:?}");
-    check(&c, "6x6 layers 17-20, census layer 16, budget 1000");
+    with_census_6x6(|census_dir| {
+        let c = coverage_6x6(census_dir, 60, 1_000_000, 1_000);
+        assert!(c.with_undecided >= 30, "the budget left too few seeds with undecided samples: {c:?}");
+        check(&c, "6x6 layers 17-20, census layer 16, budget 1000");
+        double_sampling_6x6(census_dir, 60, 1_000_000, 30, 4);
+    });
 }
 
 #[test]
@@ -226,7 +237,7 @@ fn the_8x8_intervals_hold_the_exact_counts() {
 #[test]
 #[ignore = "about 4 minutes on 2 cores; a figure docs/estimate.md gives"]
 fn many_seeds_of_6x6_every_sample_decided() {
-    let c = coverage_6x6(400, 1_000_000, 1_000_000);
+    let c = with_census_6x6(|dir| coverage_6x6(dir, 400, 1_000_000, 1_000_000));
     check(&c, "6x6 layers 17-20, census layer 16, every sample decided");
 }
 
@@ -235,14 +246,14 @@ fn many_seeds_of_6x6_every_sample_decided() {
 #[test]
 #[ignore = "about 4 minutes on 2 cores; a figure docs/estimate.md gives"]
 fn many_seeds_of_6x6_with_few_reachable_samples() {
-    let c = coverage_6x6(1_000, 100_000, 1_000_000);
+    let c = with_census_6x6(|dir| coverage_6x6(dir, 1_000, 100_000, 1_000_000));
     check(&c, "6x6 layers 17-20, census layer 16, 100,000 samples a seed, every sample decided");
 }
 
 #[test]
 #[ignore = "about 4 minutes on 2 cores; a figure docs/estimate.md gives"]
 fn many_seeds_of_6x6_with_undecided_samples() {
-    let c = coverage_6x6(400, 1_000_000, 1_000);
+    let c = with_census_6x6(|dir| coverage_6x6(dir, 400, 1_000_000, 1_000));
     check(&c, "6x6 layers 17-20, census layer 16, budget 1000");
 }
 
@@ -273,12 +284,10 @@ struct DoubleCoverage {
 /// the subsample of one in `one_in` of its undecided samples decided at a
 /// budget of 10^6 (every sample decided, as the series above shows): the
 /// positions by double sampling against the exact sum.
-fn double_sampling_6x6(seeds: u64, samples: u64, budget: u64, one_in: u64) -> DoubleCoverage {
-    let dir = tempfile::tempdir().unwrap();
-    let census_dir = census::<B6>(dir.path(), 16);
+fn double_sampling_6x6(census_dir: &Path, seeds: u64, samples: u64, budget: u64, one_in: u64) -> DoubleCoverage {
     let exact = exact_positions(6);
     let layers = [17u32, 18, 19, 20];
-    let layer = census_layer::<B6>(&census_dir, 14, LayerHeld::Whole, 4 << 30).expect("a census layer");
+    let layer = census_layer::<B6>(census_dir, 14, LayerHeld::Whole, 4 << 30).expect("a census layer");
     let (frontier, used) = with_census_layer(Frontier::<B6>::build(14), Some(layer));
     let sum: f64 = layers.iter().map(|k| exact[k]).sum();
     let mut c = DoubleCoverage::default();
@@ -340,12 +349,7 @@ fn double_sampling_6x6(seeds: u64, samples: u64, budget: u64, one_in: u64) -> Do
 }
 
 #[test]
-fn double_sampled_intervals_hold_the_exact_counts() {
-    double_sampling_6x6(60, 1_000_000, 30, 4);
-}
-
-#[test]
 #[ignore = "minutes on 2 cores; a figure docs/estimate.md gives"]
 fn many_seeds_of_6x6_by_double_sampling() {
-    double_sampling_6x6(400, 1_000_000, 30, 4);
+    with_census_6x6(|dir| double_sampling_6x6(dir, 400, 1_000_000, 30, 4));
 }
