@@ -15,8 +15,9 @@ use super::search_setup::{
 };
 
 use othello_census::board::BoardSize;
+use othello_census::estimate::SelectionRefusal;
 use othello_census::estimate::{Estimate, with_census_layer};
-use othello_census::report::estimate::{ResolveAt, ResolveRefusal};
+use othello_census::report::estimate::{CensusLayerRefusal, ResolveAt, ResolveRefusal};
 use othello_census::search::reachable::{Frontier, LayerHeld};
 use othello_census::with_geometry;
 
@@ -105,7 +106,7 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
         bail!("--time with --resolve needs --out DIR: the partial document and the progress are kept there");
     }
     if let Some(first) = a.exact_first
-        && (first == 0 || first >= limits.exact_conflicts)
+        && !othello_census::estimate::first_round_fits(first, limits.exact_conflicts)
     {
         bail!(
             "--exact-first {first}: a first round needs fewer conflicts than --exact-conflicts {} and more than 0",
@@ -118,7 +119,7 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
     let reserved = check_memory(size, frontier_discs, &limits, threads)?;
     // what this resolve decided before it was stopped or killed, kept in
     // --out (the census layer is checked below to be the document's)
-    let census_classes = doc["census_layer"]["classes"].as_u64().unwrap_or(0);
+    let census_classes = checked.census_classes.unwrap_or(0);
     let id = othello_census::estimate::ResolveId::of(text.as_bytes(), SEARCH_GENERATION, &limits, census_classes);
     let older = othello_census::estimate::ResolveId::before_20261128(
         text.as_bytes(),
@@ -134,18 +135,12 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
         }
         None => None,
     };
-    // stronger searches try every undecided sample; a partial document's
-    // own settings only those not tried yet
-    let wanted: Vec<&othello_census::estimate::UndecidedSample> =
-        listed.iter().filter(|u| stronger || u.untried).collect();
-    // --subsample: only the fixed random subsample of them; the others
-    // are left as they are, so that what this document decided beyond
-    // the document given is the subsample's alone
+    // which samples: every undecided one at stronger limits, a partial
+    // document's untried ones at its own; of them, --subsample's members
+    // (the others stay as they are, so that what this document decides
+    // beyond the document given is the subsample's alone); of those, this
+    // --part's share. A later subsample must hold the document's own.
     let one_in = a.subsample.unwrap_or(1);
-    // a document of a subsample's resolve: its verdicts beyond its first
-    // phase are of its subsample, so a later subsample must hold that one
-    // (the same or a smaller D); without --subsample the double sampling
-    // ends, and the documents before it still serve
     let before_sub: Option<othello_census::estimate::SubsampleSearched> = match &doc["resolved"]["subsample"] {
         serde_json::Value::Null => None,
         v => Some(
@@ -153,44 +148,26 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
                 .map_err(|e| anyhow::anyhow!("{what}: a bad record of its subsample ({e})"))?,
         ),
     };
-    if let Some(b) = &before_sub
-        && a.subsample.is_some_and(|d| d > b.one_in)
-    {
-        if b.one_in == 1 {
-            bail!(
-                "--subsample {one_in}: the document ends a double sampling (a resolve without --subsample searched \
-                 beyond its subsample), so its undecided samples depend on which were in it: they cannot serve as a \
-                 first phase; resolve it without --subsample"
-            );
-        }
-        bail!(
-            "--subsample {one_in}: the document's verdicts beyond its first phase are of the subsample of one in {0}, \
-             which one in {one_in} does not hold: give --subsample {0} or a smaller power of two (or none, which \
-             ends the double sampling)",
-            b.one_in
-        );
-    }
-    let (members, others): (Vec<&othello_census::estimate::UndecidedSample>, Vec<_>) = wanted
-        .iter()
-        .copied()
-        .partition(|u| othello_census::estimate::in_subsample(checked.seed, u.discs, u.index, one_in));
-    let to_try: Vec<othello_census::estimate::UndecidedSample> = members.into_iter().cloned().collect();
-    let outside_set: std::collections::HashSet<(u32, u64)> = others.iter().map(|u| (u.discs, u.index)).collect();
-    let outside = &outside_set;
+    let selection =
+        othello_census::estimate::select(checked.seed, &listed, stronger, one_in, before_sub.as_ref(), a.part)
+            .map_err(|refusal| match refusal {
+                SelectionRefusal::EndsDoubleSampling => anyhow::anyhow!(
+                    "--subsample {one_in}: the document ends a double sampling (a resolve without --subsample \
+                     searched beyond its subsample), so its undecided samples depend on which were in it: they \
+                     cannot serve as a first phase; resolve it without --subsample"
+                ),
+                SelectionRefusal::NotHeld { held } => anyhow::anyhow!(
+                    "--subsample {one_in}: the document's verdicts beyond its first phase are of the subsample of \
+                     one in {held}, which one in {one_in} does not hold: give --subsample {held} or a smaller power \
+                     of two (or none, which ends the double sampling)"
+                ),
+                SelectionRefusal::NoneInSubsample { wanted } => anyhow::anyhow!(
+                    "--subsample {one_in}: none of the {wanted} samples to search is in the subsample of one in \
+                     {one_in}: nothing to search; a smaller D widens it (without --subsample: every sample)"
+                ),
+            })?;
+    let (wanted, to_try, outside, mine) = (selection.wanted, &selection.to_try, &selection.outside, &selection.mine);
     let outside_count = outside.len();
-    if to_try.is_empty() && !wanted.is_empty() {
-        bail!(
-            "--subsample {one_in}: none of the {} samples to search is in the subsample of one in {one_in}: nothing \
-             to search; a smaller D widens it (without --subsample: every sample)",
-            wanted.len()
-        );
-    }
-    // a part searches only its share of the list; the others' samples are
-    // other machines' (clap requires --out with --part)
-    let mine: Vec<othello_census::estimate::UndecidedSample> = match a.part {
-        Some((k, n)) => to_try.iter().skip((k - 1) as usize).step_by(n as usize).cloned().collect(),
-        None => to_try.clone(),
-    };
     let started = std::time::Instant::now();
     let deferred_total;
     let e = with_geometry!(size, G => {
@@ -198,28 +175,28 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
             .map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
         let layer = read_census_layer::<G>(a.census_layer.as_deref(), None, frontier_discs, reserved, a.quiet)?;
         let given = layer.as_ref().map(|l| (l.discs, l.held));
-        if given != checked.census_layer {
-            let name = |l: Option<(u32, LayerHeld)>| {
-                l.map_or("no census layer".to_string(), |(k, h)| {
-                    format!("a census layer of {k} discs ({})", held_words(h))
-                })
-            };
-            bail!(
-                "{what}: its searches used {}, these would use {}: give --census-layer with the census it used, or \
-                 none",
-                name(checked.census_layer),
-                name(given)
-            );
-        }
-        if let Some(l) = &layer
-            && doc["census_layer"]["classes"].as_u64().is_some_and(|c| c != l.keys.len() as u64)
-        {
-            bail!(
-                "{what}: its census layer held {} classes, this one {}: give --census-layer with the census it used",
-                doc["census_layer"]["classes"],
-                l.keys.len()
-            );
-        }
+        checked.check_census_layer(given, layer.as_ref().map_or(0, |l| l.keys.len() as u64)).map_err(|refusal| {
+            match refusal {
+                CensusLayerRefusal::Other => {
+                    let name = |l: Option<(u32, LayerHeld)>| {
+                        l.map_or("no census layer".to_string(), |(k, h)| {
+                            format!("a census layer of {k} discs ({})", held_words(h))
+                        })
+                    };
+                    anyhow::anyhow!(
+                        "{what}: its searches used {}, these would use {}: give --census-layer with the census it \
+                         used, or none",
+                        name(checked.census_layer),
+                        name(given)
+                    )
+                }
+                CensusLayerRefusal::OtherClasses { held } => anyhow::anyhow!(
+                    "{what}: its census layer held {held} classes, this one {}: give --census-layer with the census \
+                     it used",
+                    layer.as_ref().map_or(0, |l| l.keys.len())
+                ),
+            }
+        })?;
         let (frontier, used) = with_census_layer(Frontier::<G>::build(frontier_discs), layer);
         let frontier_seconds = started.elapsed().as_secs_f64();
         let before = progress.as_ref().map_or(Vec::new(), |p| p.before.clone());
@@ -236,7 +213,7 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
                     format!(
                         " (the subsample of one in {one_in}: {} of the {} to search; the other {} stay as they are)",
                         to_try.len(),
-                        wanted.len(),
+                        wanted,
                         outside.len()
                     )
                 },
@@ -296,7 +273,7 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
                 a.exact_first.unwrap_or(0),
                 threads,
                 &checked.layers,
-                &mine,
+                mine,
                 &before,
                 &waiting,
                 &keep,
@@ -399,24 +376,8 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
         }
         let seconds = searching.elapsed().as_secs_f64();
         let decided = (to_try.len() - r.still.len()) as u64;
-        // the list in the document's order: the samples searched here as
-        // the resolve left them (gone where decided), the others as given
-        let mut again: std::collections::HashMap<(u32, u64), othello_census::estimate::UndecidedSample> =
-            r.still.into_iter().map(|u| ((u.discs, u.index), u)).collect();
-        let searched: std::collections::HashSet<(u32, u64)> = to_try.iter().map(|u| (u.discs, u.index)).collect();
-        let still: Vec<othello_census::estimate::UndecidedSample> = listed
-            .iter()
-            .filter_map(|u| {
-                if searched.contains(&(u.discs, u.index)) {
-                    again.remove(&(u.discs, u.index))
-                } else if outside.contains(&(u.discs, u.index)) {
-                    // not searched at this document's limits
-                    Some(othello_census::estimate::UndecidedSample { untried: true, ..u.clone() })
-                } else {
-                    Some(u.clone())
-                }
-            })
-            .collect();
+        // the list in the document's order
+        let still = selection.undecided_after(&listed, r.still);
         let layers = r.layers;
         let untried = r.untried as u64;
         deferred_total = r.deferred;
@@ -451,28 +412,11 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
                 seconds,
                 from_id: file.file_stem().map(|s| s.to_string_lossy().into_owned()),
                 from_commands: commands_before(&doc),
-                // a chain of subsample resolves records its subsample on;
-                // one that ends it (no --subsample) records one in 1, so
-                // that its document, partial or whole, is never taken for
-                // a fresh first phase (its undecided samples would then
-                // depend on which were in the subsample)
-                subsample: (one_in > 1 || before_sub.is_some()).then(|| othello_census::estimate::SubsampleSearched {
-                    one_in,
-                    outside: outside.len() as u64,
-                    // the first phase is the document given, unless it is
-                    // itself of a subsample's resolve
-                    first_phase: before_sub.clone().map_or_else(
-                        || othello_census::estimate::FirstPhase {
-                            from_id: file.file_stem().map(|s| s.to_string_lossy().into_owned()),
-                            layers: checked
-                                .layers
-                                .iter()
-                                .map(|&(discs, tally)| othello_census::estimate::FirstPhaseLayer { discs, tally })
-                                .collect(),
-                        },
-                        |b| b.first_phase,
-                    ),
-                }),
+                subsample: selection.subsample_record(
+                    before_sub.as_ref(),
+                    file.file_stem().map(|s| s.to_string_lossy().into_owned()),
+                    &checked.layers,
+                ),
             }),
         }
     });

@@ -41,8 +41,8 @@
 //! [`run_progress`] what a run has drawn so far,
 //! [`census_layer`] the layer searches stop at, [`memory`]
 //! whether the searches fit, [`subsample`] the undecided samples a
-//! resolve may be limited to, [`double_sampling`] the positions they
-//! stand for.
+//! resolve may be limited to, [`selection`] the samples a resolve
+//! searches, [`double_sampling`] the positions they stand for.
 
 mod allocation;
 mod census_layer;
@@ -54,6 +54,7 @@ mod resolve;
 mod resolve_progress;
 mod run;
 mod run_progress;
+mod selection;
 mod subsample;
 
 pub use census_layer::*;
@@ -65,6 +66,7 @@ pub use resolve::*;
 pub use resolve_progress::*;
 pub use run::*;
 pub use run_progress::*;
+pub use selection::*;
 pub use subsample::*;
 
 use allocation::{allocate, costs, round_size, work_done};

@@ -245,6 +245,7 @@ fn check_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
             .into());
     }
     let census_layer = census_layer_of(doc, n)?;
+    let census_classes = doc["census_layer"]["classes"].as_u64();
     // documents before version 4 decided every sample
     let focus = match (&doc["focus"], version) {
         (Value::Null, 1..=3) => Focus::All,
@@ -373,6 +374,7 @@ fn check_estimate(doc: &Value) -> Result<CheckedEstimate, String> {
         exact_solver,
         relaxation_conflicts,
         census_layer,
+        census_classes,
         focus,
         layers: out,
         untried,
@@ -562,6 +564,23 @@ impl CheckedEstimate {
         Ok(at)
     }
 
+    /// Whether a resolve may search with `given`, the census layer it
+    /// would stop at (disc count and what it held) and the classes it
+    /// holds: the document's own layer, or none where it had none. A
+    /// search stops at the census layer too, so with another one (or none
+    /// in place of one) a sample could be decided otherwise than the
+    /// document's searches decided it, and the document written would
+    /// record a layer its verdicts were not all found with.
+    pub fn check_census_layer(&self, given: Option<(u32, LayerHeld)>, classes: u64) -> Result<(), CensusLayerRefusal> {
+        if given != self.census_layer {
+            return Err(CensusLayerRefusal::Other);
+        }
+        match self.census_classes {
+            Some(held) if given.is_some() && held != classes => Err(CensusLayerRefusal::OtherClasses { held }),
+            _ => Ok(()),
+        }
+    }
+
     /// The width of the sweep its searches tried: 0 where none was (a
     /// sweep no wider than the beam is never tried).
     pub fn sweep(&self) -> u64 {
@@ -600,6 +619,21 @@ pub enum ResolveRefusal {
     FewerRelaxationConflicts,
 }
 
+/// Why a resolve's census layer is refused
+/// ([`CheckedEstimate::check_census_layer`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CensusLayerRefusal {
+    /// Another disc count or another kind of layer than the document's,
+    /// or a layer where it had none, or none where it had one.
+    Other,
+    /// The same kind of layer, with other classes than the `held` the
+    /// document records (another census, or a damaged one).
+    OtherClasses {
+        /// The classes the document's layer held.
+        held: u64,
+    },
+}
+
 /// What [`validate_estimate`] read from a document.
 #[derive(Clone, Debug)]
 pub struct CheckedEstimate {
@@ -631,6 +665,10 @@ pub struct CheckedEstimate {
     /// The census layer its searches also stopped at, if any: its disc
     /// count and what it held.
     pub census_layer: Option<(u32, LayerHeld)>,
+    /// The classes its census layer held, where the document says
+    /// (`census_layer.classes`; absent before the field, and without a
+    /// layer).
+    pub census_classes: Option<u64>,
     /// Which samples it decided.
     pub focus: Focus,
     /// Per layer, the tally of its samples.
@@ -714,6 +752,7 @@ mod tests {
             exact_solver: "batsat".into(),
             relaxation_conflicts: 0,
             census_layer: None,
+            census_classes: None,
             focus: Focus::default(),
             layers: Vec::new(),
             untried: 0,
@@ -827,5 +866,24 @@ mod tests {
             partial_relaxed.check_resolve(&SearchLimits { relaxation_conflicts: 10_000, ..same }, 10),
             Err(ResolveRefusal::OtherRelaxation)
         );
+    }
+
+    #[test]
+    fn a_resolve_searches_with_the_documents_census_layer_or_none() {
+        let none = document();
+        assert_eq!(none.check_census_layer(None, 0), Ok(()));
+        let whole = Some((14, LayerHeld::Whole));
+        let odd = Some((14, LayerHeld::OddPasses));
+        assert_eq!(none.check_census_layer(whole, 7), Err(CensusLayerRefusal::Other));
+        let with = CheckedEstimate { census_layer: whole, census_classes: Some(1_000), ..document() };
+        assert_eq!(with.check_census_layer(whole, 1_000), Ok(()));
+        assert_eq!(with.check_census_layer(None, 0), Err(CensusLayerRefusal::Other));
+        assert_eq!(with.check_census_layer(odd, 1_000), Err(CensusLayerRefusal::Other));
+        assert_eq!(with.check_census_layer(Some((13, LayerHeld::Whole)), 1_000), Err(CensusLayerRefusal::Other));
+        assert_eq!(with.check_census_layer(whole, 999), Err(CensusLayerRefusal::OtherClasses { held: 1_000 }));
+        // a document that does not say how many classes: the layer's kind
+        // and disc count are all there is to check
+        let unsaid = CheckedEstimate { census_classes: None, ..with };
+        assert_eq!(unsaid.check_census_layer(whole, 999), Ok(()));
     }
 }
