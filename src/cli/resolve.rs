@@ -151,6 +151,12 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
     let selection =
         othello_census::estimate::select(checked.seed, &listed, stronger, one_in, before_sub.as_ref(), a.part)
             .map_err(|refusal| match refusal {
+                SelectionRefusal::BadRecord { one_in: bad } => {
+                    anyhow::anyhow!(
+                        "{what}: a bad record of its subsample (one in {bad}, not a power of two from 1 to {})",
+                        othello_census::estimate::MAX_ONE_IN
+                    )
+                }
                 SelectionRefusal::EndsDoubleSampling => anyhow::anyhow!(
                     "--subsample {one_in}: the document ends a double sampling (a resolve without --subsample \
                      searched beyond its subsample), so its undecided samples depend on which were in it: they \

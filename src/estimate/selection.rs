@@ -36,6 +36,13 @@ pub struct Selection {
 /// words it (the CLI names its flags).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SelectionRefusal {
+    /// The document's own subsample record names no subsample: its `D`
+    /// is not a power of two from 1 to [`super::MAX_ONE_IN`] (a damaged
+    /// or hand-made document).
+    BadRecord {
+        /// The record's `D`.
+        one_in: u64,
+    },
     /// The document ends a double sampling (a resolve without a subsample
     /// searched beyond the subsample of an earlier one), so its undecided
     /// samples depend on which were in that subsample: they cannot be a
@@ -60,10 +67,11 @@ pub enum SelectionRefusal {
 /// that a resolve searches: all wanted ones where `stronger`, else the
 /// untried ones; of those the subsample of one in `one_in` (1: every
 /// sample); of those part `part = (K, N)`'s share. `before` is the
-/// document's own subsample record, if a resolve limited to a subsample
-/// wrote it: a later subsample must hold that one (the same `D` or a
-/// smaller one), or the verdicts beyond the first phase would not all be
-/// of one subsample.
+/// document's own subsample record, if it has one (a resolve limited to
+/// a subsample wrote it, or one that ended such a chain, with one in 1):
+/// a later subsample must hold that one (the same `D` or a smaller one),
+/// or the verdicts beyond the first phase would not all be of one
+/// subsample.
 pub fn select(
     seed: u64,
     listed: &[UndecidedSample],
@@ -72,6 +80,11 @@ pub fn select(
     before: Option<&SubsampleSearched>,
     part: Option<(u64, u64)>,
 ) -> Result<Selection, SelectionRefusal> {
+    if let Some(b) = before
+        && !(b.one_in.is_power_of_two() && b.one_in <= super::MAX_ONE_IN)
+    {
+        return Err(SelectionRefusal::BadRecord { one_in: b.one_in });
+    }
     if let Some(b) = before
         && one_in > b.one_in
     {
@@ -173,7 +186,8 @@ mod tests {
         UndecidedSample { discs, index, position: String::new(), untried }
     }
 
-    /// 400 samples of seed 5, every third one untried.
+    /// 400 samples (drawn, in the tests, with seed 5), every third one
+    /// untried.
     fn listed() -> Vec<UndecidedSample> {
         (0..400).map(|i| sample(44 + (i % 20) as u32, i, i % 3 == 0)).collect()
     }
@@ -248,6 +262,17 @@ mod tests {
         assert_eq!(select(5, &all, true, 8, Some(&record(4)), None), Err(SelectionRefusal::NotHeld { held: 4 }));
         assert_eq!(select(5, &all, true, 2, Some(&record(1)), None), Err(SelectionRefusal::EndsDoubleSampling));
         assert!(select(5, &all, true, 1, Some(&record(1)), None).is_ok());
+        // a record of no subsample at all
+        for bad in [0, 3, 1 << 21] {
+            assert_eq!(
+                select(5, &all, true, 1, Some(&record(bad)), None),
+                Err(SelectionRefusal::BadRecord { one_in: bad })
+            );
+        }
+        // both a record's rule and an empty subsample: the record's first
+        let index = (0..).find(|&i| !in_subsample(5, 50, i, 1 << 20)).unwrap();
+        let one = [sample(50, index, false)];
+        assert_eq!(select(5, &one, true, 1 << 20, Some(&record(4)), None), Err(SelectionRefusal::NotHeld { held: 4 }));
     }
 
     #[test]
@@ -269,7 +294,9 @@ mod tests {
         let s = select(5, &all, true, 4, None, None).unwrap();
         // of the searched, every other one left undecided (its search
         // may have changed nothing else of it)
-        let still: Vec<UndecidedSample> = s.to_try.iter().step_by(2).cloned().collect();
+        // undecided and untried (a search cut at its time)
+        let still: Vec<UndecidedSample> =
+            s.to_try.iter().step_by(2).map(|u| UndecidedSample { untried: true, ..u.clone() }).collect();
         let after = s.undecided_after(&all, still.clone());
         let expected: Vec<UndecidedSample> = all
             .iter()

@@ -666,8 +666,8 @@ pub struct CheckedEstimate {
     /// count and what it held.
     pub census_layer: Option<(u32, LayerHeld)>,
     /// The classes its census layer held, where the document says
-    /// (`census_layer.classes`; absent before the field, and without a
-    /// layer).
+    /// (`census_layer.classes` as a whole number; None before the field,
+    /// and without a layer).
     pub census_classes: Option<u64>,
     /// Which samples it decided.
     pub focus: Focus,
@@ -879,6 +879,8 @@ mod tests {
         assert_eq!(with.check_census_layer(whole, 1_000), Ok(()));
         assert_eq!(with.check_census_layer(None, 0), Err(CensusLayerRefusal::Other));
         assert_eq!(with.check_census_layer(odd, 1_000), Err(CensusLayerRefusal::Other));
+        // another kind and other classes: the kind is named first
+        assert_eq!(with.check_census_layer(odd, 999), Err(CensusLayerRefusal::Other));
         assert_eq!(with.check_census_layer(Some((13, LayerHeld::Whole)), 1_000), Err(CensusLayerRefusal::Other));
         assert_eq!(with.check_census_layer(whole, 999), Err(CensusLayerRefusal::OtherClasses { held: 1_000 }));
         // a document that does not say how many classes: the layer's kind
