@@ -12,7 +12,7 @@
 #   pip install xxhash   # the xxh3 hash of the subsample's membership
 #   scripts/double-sampling-check.py results/catalog.json estimate-8x8-20261205T181441Z
 # The second argument is the common prefix of the pooled documents' ids
-# (one chain's seeds). The exact layers the catalogue adds (8x8: to 14
+# (one chain's seeds), or their ids separated by commas. The exact layers the catalogue adds (8x8: to 14
 # discs, about 1e12 positions) are left out, below the digits printed.
 import json, math, struct, collections, sys
 import xxhash
@@ -58,8 +58,9 @@ def total(ls):
     b=sqrt(sum(max(0,l[0]-l[2])**2 for l in ls)); a=sqrt(sum(max(0,l[3]-l[1])**2 for l in ls))
     return ((lp+hp)/2, max(0,lp-b), hp+a)
 c=json.load(open(sys.argv[1]))
-prefix=sys.argv[2]
-docs=[e for e in c['estimates'] if str(e.get('id','')).startswith(prefix)]
+# a prefix of the ids, or the ids themselves separated by commas
+wanted=sys.argv[2].split(',')
+docs=[e for e in c['estimates'] if any(str(e.get('id','')).startswith(w) for w in wanted)]
 L=collections.defaultdict(lambda: [0,0,0,0,0,0]); cand={}
 # per layer, the listed samples that a subsample of twice the rate adds
 wider=collections.Counter()
