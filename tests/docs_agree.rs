@@ -87,6 +87,9 @@ fn readme_gives_the_catalogues(n: u32, what: &str, cell: Option<usize>) {
 /// the value's are 4.65e26). So either rounding of a value within half a
 /// unit of the fourth digit is taken.
 fn three_digits_of(x: f64) -> Vec<String> {
+    if x == 0.0 {
+        return vec![format!("{x:.2e}")];
+    }
     let half_unit = 0.5 * 10f64.powi(x.abs().log10().floor() as i32 - 3);
     let mut v: Vec<String> =
         [x - 0.999 * half_unit, x, x + 0.999 * half_unit].iter().map(|y| format!("{y:.2e}")).collect();
