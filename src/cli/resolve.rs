@@ -181,7 +181,8 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
             .map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
         let layer = read_census_layer::<G>(a.census_layer.as_deref(), None, frontier_discs, reserved, a.quiet)?;
         let given = layer.as_ref().map(|l| (l.discs, l.held));
-        checked.check_census_layer(given, layer.as_ref().map_or(0, |l| l.keys.len() as u64)).map_err(|refusal| {
+        let classes = layer.as_ref().map_or(0, |l| l.keys.len() as u64);
+        checked.check_census_layer(given, classes).map_err(|refusal| {
             match refusal {
                 CensusLayerRefusal::Other => {
                     let name = |l: Option<(u32, LayerHeld)>| {
@@ -197,9 +198,8 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
                     )
                 }
                 CensusLayerRefusal::OtherClasses { held } => anyhow::anyhow!(
-                    "{what}: its census layer held {held} classes, this one {}: give --census-layer with the census \
-                     it used",
-                    layer.as_ref().map_or(0, |l| l.keys.len())
+                    "{what}: its census layer held {held} classes, this one {classes}: give --census-layer with the \
+                     census it used"
                 ),
             }
         })?;

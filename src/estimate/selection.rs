@@ -11,7 +11,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{FirstPhase, FirstPhaseLayer, SubsampleSearched, Tally, UndecidedSample, in_subsample};
+use super::{FirstPhase, FirstPhaseLayer, SubsampleSearched, Tally, UndecidedSample, in_subsample, is_one_in};
 
 /// The samples a resolve searches ([`select`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -80,19 +80,17 @@ pub fn select(
     before: Option<&SubsampleSearched>,
     part: Option<(u64, u64)>,
 ) -> Result<Selection, SelectionRefusal> {
-    if let Some(b) = before
-        && !(b.one_in.is_power_of_two() && b.one_in <= super::MAX_ONE_IN)
-    {
-        return Err(SelectionRefusal::BadRecord { one_in: b.one_in });
-    }
-    if let Some(b) = before
-        && one_in > b.one_in
-    {
-        return Err(if b.one_in == 1 {
-            SelectionRefusal::EndsDoubleSampling
-        } else {
-            SelectionRefusal::NotHeld { held: b.one_in }
-        });
+    if let Some(b) = before {
+        if !is_one_in(b.one_in) {
+            return Err(SelectionRefusal::BadRecord { one_in: b.one_in });
+        }
+        if one_in > b.one_in {
+            return Err(if b.one_in == 1 {
+                SelectionRefusal::EndsDoubleSampling
+            } else {
+                SelectionRefusal::NotHeld { held: b.one_in }
+            });
+        }
     }
     let wanted: Vec<&UndecidedSample> = listed.iter().filter(|u| stronger || u.untried).collect();
     let (members, others): (Vec<&UndecidedSample>, Vec<&UndecidedSample>) =

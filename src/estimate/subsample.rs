@@ -37,10 +37,16 @@ pub fn in_subsample(seed: u64, discs: u32, index: u64, one_in: u64) -> bool {
     xxh3_64_with_seed(&bytes, SUBSAMPLE_SALT) & (one_in - 1) == 0
 }
 
+/// Whether `d` names a subsample: a power of two from 1 to
+/// [`MAX_ONE_IN`].
+pub fn is_one_in(d: u64) -> bool {
+    d.is_power_of_two() && d <= MAX_ONE_IN
+}
+
 /// `D` of `--subsample D`: a power of two from 1 to [`MAX_ONE_IN`].
 pub fn parse_one_in(s: &str) -> Result<u64, String> {
     match s.trim().parse::<u64>() {
-        Ok(d) if d.is_power_of_two() && d <= MAX_ONE_IN => Ok(d),
+        Ok(d) if is_one_in(d) => Ok(d),
         _ => Err(format!(
             "{s:?} is not a power of two from 1 to {MAX_ONE_IN} (the subsamples are nested: one in 4 lies inside one \
              in 2)"
