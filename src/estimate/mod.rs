@@ -38,6 +38,7 @@
 //! Its rooms: [`draw`] the candidates, [`figures`] tallies and intervals,
 //! [`allocation`] the rounds' shares, [`run`] a run, [`resolve`] samples
 //! decided again, [`resolve_progress`] what a resolve has decided so far,
+//! [`resolve_keeper`] that progress kept while a resolve runs,
 //! [`run_progress`] what a run has drawn so far,
 //! [`census_layer`] the layer searches stop at, [`memory`]
 //! whether the searches fit, [`subsample`] the undecided samples a
@@ -51,6 +52,7 @@ mod draw;
 mod figures;
 mod memory;
 mod resolve;
+mod resolve_keeper;
 mod resolve_progress;
 mod run;
 mod run_progress;
@@ -63,6 +65,7 @@ pub use draw::*;
 pub use figures::*;
 pub use memory::*;
 pub use resolve::*;
+pub use resolve_keeper::*;
 pub use resolve_progress::*;
 pub use run::*;
 pub use run_progress::*;
