@@ -68,7 +68,7 @@ pub struct Opened {
     pub others: Vec<String>,
 }
 
-/// A resolve's progress kept in its `--out` directory, under its lock.
+/// A resolve's progress kept in its output directory, under its lock.
 #[derive(Debug)]
 pub struct ResolveKeeper {
     path: PathBuf,
@@ -158,8 +158,8 @@ impl ResolveKeeper {
     }
 
     /// Takes the samples the progress files `files` of this resolve's
-    /// parts decided (`--gather`), and writes them into this one's at
-    /// once; returns how many samples were new. Refused when a file is
+    /// parts decided, and writes them into this one's at once; returns
+    /// how many samples were new. Refused when a file is
     /// missing, damaged, of another resolve, or gives a sample another
     /// verdict than one already held.
     pub fn gather(
@@ -173,8 +173,10 @@ impl ResolveKeeper {
             return Ok(0);
         }
         let mut held: HashMap<(u32, u64), Decided> = self.before.iter().map(|d| ((d.discs, d.index), *d)).collect();
-        let mut added = 0;
-        let mut waiting = std::mem::take(&mut self.waiting);
+        // built apart and taken only once written: a refused gather
+        // leaves the keeper and its file as they were
+        let mut before = self.before.clone();
+        let mut waiting = self.waiting.clone();
         for f in files {
             let p = read_progress_of(f, id, older, listed)
                 .map_err(KeeperError::GatherUnreadable)?
@@ -187,23 +189,23 @@ impl ResolveKeeper {
                     }
                     None => {
                         held.insert((d.discs, d.index), d);
-                        self.before.push(d);
-                        added += 1;
+                        before.push(d);
                     }
                 }
             }
             waiting.extend(p.deferred);
         }
+        let added = before.len() - self.before.len();
         // what a part's first round left waits here too, unless another
         // file decided it
         let mut seen = HashSet::new();
         waiting.retain(|d| !held.contains_key(&(d.discs, d.index)) && seen.insert((d.discs, d.index)));
-        self.waiting = waiting;
         // kept at once: what was gathered stands even if this run is stopped
         let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
-        state.0.done = self.before.clone();
-        state.0.deferred = self.waiting.clone();
-        write_progress(&self.path, &state.0).map_err(KeeperError::Write)?;
+        let progress = ResolveProgress { id: state.0.id, done: before.clone(), deferred: waiting.clone() };
+        write_progress(&self.path, &progress).map_err(KeeperError::Write)?;
+        state.0 = progress;
+        (self.before, self.waiting) = (before, waiting);
         Ok(added)
     }
 
@@ -261,11 +263,15 @@ impl ResolveKeeper {
         Ok(s.0.done.len())
     }
 
-    /// The resolved document is written: the lock is released and the
-    /// path of the progress file, no longer needed, returned for the
-    /// caller to remove (and say so if it cannot).
-    pub fn finish(self) -> PathBuf {
-        self.path
+    /// The resolved document is written: the progress file, no longer
+    /// needed, is removed (still under the lock, so that a second run of
+    /// the same resolve never resumes from a file about to go), then the
+    /// lock is released. A file already gone is no error.
+    pub fn finish(self) -> std::io::Result<()> {
+        match std::fs::remove_file(&self.path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -326,9 +332,13 @@ mod tests {
         other.tally.undecided = 1;
         write_progress(&parts[0], &ResolveProgress { id, done: vec![other], deferred: Vec::new() }).unwrap();
         assert!(matches!(
-            keeper.gather(&parts[..1], id, None, &listed),
+            keeper.gather(&parts, id, None, &listed),
             Err(KeeperError::GatherConflict { discs: 50, index: 2, .. })
         ));
+        // a refused gather leaves the keeper and its file as they were
+        assert_eq!((keeper.before(), keeper.waiting()), (&[decided(1), decided(2)][..], &[waiting(3)][..]));
+        let p = read_progress(&id.path_in(dir.path()), id, &listed).unwrap().unwrap();
+        assert_eq!((p.done, p.deferred), (vec![decided(1), decided(2)], vec![waiting(3)]));
         assert!(matches!(
             keeper.gather(&[dir.path().join("none.progress")], id, None, &listed),
             Err(KeeperError::GatherMissing(_))
@@ -353,8 +363,8 @@ mod tests {
         assert!(!old.path_in(dir.path()).exists());
         let p = read_progress(&id.path_in(dir.path()), id, &listed).unwrap().unwrap();
         assert_eq!(p.done, vec![decided(3)]);
-        let path = opened.keeper.finish();
-        std::fs::remove_file(path).unwrap();
+        opened.keeper.finish().unwrap();
+        assert!(!id.path_in(dir.path()).exists() && !id.lock_in(dir.path()).exists());
 
         let fresh = ResolveKeeper::open(dir.path(), ResolveId(9), None, &listed).unwrap();
         assert!(fresh.others.is_empty());

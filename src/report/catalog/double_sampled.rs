@@ -85,8 +85,12 @@ pub(super) fn phased_layer(
     }
     let sub: crate::estimate::SubsampleSearched =
         serde_json::from_value(record.clone()).map_err(|e| format!("a bad record of its subsample ({e})"))?;
-    if !sub.one_in.is_power_of_two() {
-        return Err(format!("a subsample of one in {}, not a power of two", sub.one_in));
+    if !crate::estimate::is_one_in(sub.one_in) {
+        return Err(format!(
+            "a subsample of one in {}, not a power of two from 1 to {}",
+            sub.one_in,
+            crate::estimate::MAX_ONE_IN
+        ));
     }
     let first = sub
         .first_phase
@@ -112,4 +116,40 @@ pub(super) fn phased_layer(
     }
     let left = listed.iter().filter(|&&i| crate::estimate::in_subsample(seed, discs, i, sub.one_in)).count() as u64;
     Ok(crate::estimate::PhasedLayer { one_in: sub.one_in, first, now, left })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::estimate::{FirstPhase, FirstPhaseLayer, SubsampleSearched, Tally};
+
+    fn document(one_in: u64, first: Tally) -> Value {
+        let sub = SubsampleSearched {
+            one_in,
+            outside: 0,
+            first_phase: FirstPhase { from_id: None, layers: vec![FirstPhaseLayer { discs: 50, tally: first }] },
+        };
+        serde_json::json!({
+            "resolved": { "subsample": serde_json::to_value(sub).unwrap() },
+            "undecided_samples": [ { "discs": 50, "index": 3 }, { "discs": 50, "index": 8 } ],
+        })
+    }
+
+    /// A record's subsample is one a resolve can take (a power of two up
+    /// to MAX_ONE_IN); the layer's undecided samples left in it are
+    /// counted from the list, which must agree with the tally.
+    #[test]
+    fn a_phased_layer_takes_only_a_subsample_a_resolve_can_take() {
+        let first = Tally { samples: 10, joined: 10, undecided: 4, unreachable: 6, ..Tally::default() };
+        let now = Tally { samples: 10, joined: 10, undecided: 2, unreachable: 7, reachable: 1, ..Tally::default() };
+        let left = [3u64, 8].iter().filter(|&&i| crate::estimate::in_subsample(5, 50, i, 4)).count() as u64;
+        let p = phased_layer(&document(4, first), 5, 50, now).unwrap();
+        assert_eq!((p.one_in, p.first, p.now, p.left), (4, first, now, left));
+        for bad in [3, 0, crate::estimate::MAX_ONE_IN * 2] {
+            let e = phased_layer(&document(bad, first), 5, 50, now).unwrap_err();
+            assert!(e.contains("not a power of two from 1 to"), "{e}");
+        }
+        let fewer = Tally { undecided: 1, ..now };
+        assert!(phased_layer(&document(4, first), 5, 50, fewer).unwrap_err().contains("lists 2 undecided"));
+    }
 }
