@@ -10,7 +10,7 @@ use serde_json::json;
 use super::args::EstimateArgs;
 use super::estimate_doc::report;
 use super::run::note;
-use super::search_setup::{check_memory, held_words, read_census_layer, report_encoding_defects};
+use super::search_setup::{check_memory, held_words, note_unremoved, read_census_layer, report_encoding_defects};
 
 use othello_census::board::BoardSize;
 use othello_census::estimate::{Estimate, with_census_layer};
@@ -451,10 +451,7 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
     {
         let path = p.path().to_path_buf();
         if let Err(e) = p.finish() {
-            note(format!(
-                "warning: the resolved document is written, but {} could not be removed ({e}); remove it",
-                path.display()
-            ));
+            note_unremoved(&path, "resolved document", &e);
         }
     }
     if let Some(sub) = e.resolved.as_ref().and_then(|r| r.subsample.as_ref())

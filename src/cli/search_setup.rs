@@ -92,10 +92,7 @@ pub(super) fn lock_progress(
     what: &'static str,
 ) -> anyhow::Result<othello_census::formats::atomic::FileLock> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let lock = othello_census::formats::atomic::try_lock(lock_file, path, what)?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    othello_census::formats::atomic::remove_temporaries(dir, |t| t == name);
-    Ok(lock)
+    Ok(othello_census::formats::atomic::lock_writer(path, lock_file, what)?)
 }
 
 /// Removes the progress file `path` once the run's `document` is
@@ -104,11 +101,14 @@ pub(super) fn remove_spent_progress(path: &std::path::Path, document: &str) {
     match std::fs::remove_file(path) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => note(format!(
-            "warning: the {document} is written, but {} could not be removed ({e}); remove it",
-            path.display()
-        )),
+        Err(e) => note_unremoved(path, document, &e),
     }
+}
+
+/// Says that the progress file `path` outlived the run's `document`
+/// (written) because it could not be removed.
+pub(super) fn note_unremoved(path: &std::path::Path, document: &str, e: &std::io::Error) {
+    note(format!("warning: the {document} is written, but {} could not be removed ({e}); remove it", path.display()));
 }
 
 /// The census layer of the directory `whole` (every class of its layer)

@@ -16,7 +16,7 @@ use super::{
     Decided, Deferred, ResolveId, ResolveProgress, Searched, UndecidedSample, read_progress, read_progress_of,
     write_progress,
 };
-use crate::formats::atomic::{FileLock, LockError, remove_temporaries, try_lock};
+use crate::formats::atomic::{FileLock, LockError, lock_writer, try_lock};
 use crate::formats::framed::FrameError;
 
 /// How often a resolve's progress file is rewritten while samples finish.
@@ -96,10 +96,7 @@ impl ResolveKeeper {
     ) -> Result<Opened, KeeperError> {
         let path = id.path_in(dir);
         std::fs::create_dir_all(dir).map_err(|error| KeeperError::CreateDir { path: dir.to_path_buf(), error })?;
-        let lock = try_lock(&id.lock_in(dir), &path, "resolve")?;
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        // only the lock's holder writes the file
-        remove_temporaries(dir, |t| t == name);
+        let lock = lock_writer(&path, &id.lock_in(dir), "resolve")?;
         let mut found = read_progress(&path, id, listed).map_err(KeeperError::Unreadable)?;
         // the file an older build kept under the ID it gave this resolve:
         // taken (under its lock, so not while that build still runs),
@@ -120,6 +117,7 @@ impl ResolveKeeper {
         }
         let (before, waiting) = found.map_or((Vec::new(), Vec::new()), |p| (p.done, p.deferred));
         let others = if before.is_empty() && waiting.is_empty() {
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             let own = name.trim_end_matches(".progress");
             let mut others: Vec<String> = std::fs::read_dir(dir)
                 .map(|entries| {

@@ -278,6 +278,19 @@ pub fn try_lock(lock_file: &Path, run: &Path, what: &'static str) -> Result<File
     }
 }
 
+/// Takes the lock `lock_file` under which the file `path` is written
+/// (as [`try_lock`], `what` naming the run), then removes from the
+/// file's directory the temporaries that writes of it by killed
+/// processes left: only the lock's holder writes the file, so none of
+/// them can still be written.
+pub fn lock_writer(path: &Path, lock_file: &Path, what: &'static str) -> Result<FileLock, LockError> {
+    let lock = try_lock(lock_file, path, what)?;
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    remove_temporaries(dir, |t| t == name);
+    Ok(lock)
+}
+
 /// Takes the lock of directory `dir` itself (`flock` on the directory,
 /// so that no lock file is left in it), waiting while another process
 /// holds it; `waiting` is called once first when it must wait. For a

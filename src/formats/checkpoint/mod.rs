@@ -29,7 +29,5 @@ pub fn lock(
         return Ok(None);
     }
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let lock = crate::formats::atomic::try_lock(&dir.join(format!(".{name}.lock")), path, "checkpoint")?;
-    crate::formats::atomic::remove_temporaries(dir, |t| t == name);
-    Ok(Some(lock))
+    crate::formats::atomic::lock_writer(path, &dir.join(format!(".{name}.lock")), "checkpoint").map(Some)
 }
