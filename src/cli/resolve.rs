@@ -199,8 +199,8 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
         })?;
         let (frontier, used) = with_census_layer(Frontier::<G>::build(frontier_discs), layer);
         let frontier_seconds = started.elapsed().as_secs_f64();
-        let before = progress.as_ref().map_or(Vec::new(), |p| p.before().to_vec());
-        let waiting = progress.as_ref().map_or(Vec::new(), |p| p.waiting().to_vec());
+        let before = progress.as_ref().map_or(&[][..], |p| p.before());
+        let waiting = progress.as_ref().map_or(&[][..], |p| p.waiting());
         let taken: std::collections::HashSet<(u32, u64)> = before.iter().map(|d| (d.discs, d.index)).collect();
         if !a.quiet {
             note(format!(
@@ -278,8 +278,8 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
                 threads,
                 &checked.layers,
                 mine,
-                &before,
-                &waiting,
+                before,
+                waiting,
                 &keep,
                 &stop,
             );
