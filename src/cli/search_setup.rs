@@ -64,7 +64,21 @@ pub(super) fn check_memory(
         budget,
         threads,
         available.map(|a| a - beams)
-    ))?;
+    ))
+    .map_err(|e| {
+        anyhow::anyhow!(
+            "--budget {} on {} thread(s): each search may hold up to {} (a class for each position it refutes), {} \
+             with the frontier, more than this machine has free ({}); give {}a --budget of at most {} on {} thread(s)",
+            e.budget,
+            e.threads,
+            othello_census::text::human_bytes(e.one as f64),
+            othello_census::text::human_bytes(e.need as f64),
+            othello_census::text::human_bytes(e.available as f64),
+            if e.threads > 1 { "fewer --threads or " } else { "" },
+            e.fits,
+            e.threads
+        )
+    })?;
     Ok(searches + beams)
 }
 

@@ -295,9 +295,9 @@ pub fn read_progress_of(
         |detail: String| FrameError::Corrupt { path: path.to_path_buf(), kind: RESOLVE_PROGRESS_KIND.name, detail };
     if p.id != id && Some(p.id) != also {
         return Err(corrupt(format!(
-            "it belongs to resolve {:016x}, not {:016x} (another document, or other settings: --budget, \
-             --sat-conflicts, --exact-conflicts, --sat-solver, --beam-width, --sweep-width, census layer, or another \
-             search generation)",
+            "it belongs to resolve {:016x}, not {:016x} (another document, or other settings: the budget, \
+             the relaxation's or the exact encoding's conflict limit, the SAT solver, the beam's or the sweep's width, \
+             the census layer, or another search generation)",
             p.id.0, id.0
         )));
     }

@@ -212,9 +212,9 @@ pub fn read_estimate_progress(
         |detail: String| FrameError::Corrupt { path: path.to_path_buf(), kind: ESTIMATE_PROGRESS_KIND.name, detail };
     if p.id != id {
         return Err(corrupt(format!(
-            "it belongs to estimate {:016x}, not {:016x} (other settings: --size, --discs, --seed, --samples, \
-             --budget, --frontier, --sat-conflicts, --exact-conflicts, --sat-solver, --beam-width, --sweep-width, \
-             --focus, census layer, or another search generation)",
+            "it belongs to estimate {:016x}, not {:016x} (other settings: the board, the layers, the seed, \
+             the samples, the budget, the frontier, the relaxation's or the exact encoding's conflict limit, the SAT \
+             solver, the beam's or the sweep's width, the focus, the census layer, or another search generation)",
             p.id.0, id.0
         )));
     }
