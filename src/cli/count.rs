@@ -218,6 +218,11 @@ fn drive<G: Keyed>(
             ));
             return Ok(ExitCode::from(EXIT_INTERRUPTED));
         }
+        Err(DfsError::MemoryLimit { classes, limit }) => bail!(
+            "the DFS cache reached the memory limit ({}) after {classes} classes; lower --max-discs, raise \
+             --memory, or use the out-of-core layered engine (--engine layers)",
+            human_bytes(limit as f64)
+        ),
         Err(e) => return Err(e.into()),
     };
     let run = RunInfo {

@@ -194,8 +194,8 @@ pub enum SaveError {
 #[derive(Debug, thiserror::Error)]
 pub enum DfsError {
     #[error(
-        "the DFS cache reached the memory limit ({}) after {classes} classes; \
-         lower --max-discs, raise --memory, or use the out-of-core layered engine (--engine layers)",
+        "the DFS cache reached the memory limit ({}) after {classes} classes; count fewer discs, give it \
+         more memory, or use the out-of-core layered engine",
         crate::text::human_bytes(*limit as f64)
     )]
     MemoryLimit { classes: u64, limit: u64 },
