@@ -705,3 +705,124 @@ fn the_room_check_measures_impl_blocks_and_long_files() {
     );
     assert_eq!(rooms_report(&src, &["src/a/big.rs", "src/long.rs"]), "");
 }
+
+/// Library files that build command lines themselves (a resume command,
+/// the catalogue's portable commands and its refusals of recorded ones, a
+/// build instruction, the quoting helpers' tests): flags are their matter.
+const COMMAND_LINE_FILES: [&str; 5] = [
+    "engine/layers/inspect.rs",
+    "engine/layers/ranks.rs",
+    "report/catalog/ingest.rs",
+    "report/catalog/render.rs",
+    "text.rs",
+];
+
+/// The string literals of a Rust file that name a flag (`--word` after a
+/// space, a bracket, a quote or the literal's start), with
+/// their first lines: comments skipped, char literals and lifetimes told
+/// apart, escapes and raw strings read as such.
+fn flags_in_literals(text: &str) -> Vec<(usize, String)> {
+    let b = text.as_bytes();
+    let (mut i, mut line, mut out) = (0, 1, Vec::new());
+    let flag = |s: &str| {
+        s.match_indices("--").any(|(k, _)| {
+            (k == 0 || matches!(s.as_bytes()[k - 1], b' ' | b'\n' | b'(' | b'`' | b'\'' | b'"' | b'['))
+                && s.as_bytes().get(k + 2).is_some_and(u8::is_ascii_lowercase)
+        })
+    };
+    while i < b.len() {
+        match b[i] {
+            b'\n' => line += 1,
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let end = text[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 2);
+                line += text[i..end].matches('\n').count();
+                i = end;
+                continue;
+            }
+            b'\'' => {
+                // '\n', '\'' or 'x' (a char), else a lifetime
+                if b.get(i + 1) == Some(&b'\\') {
+                    i += text[i + 3..].find('\'').map_or(b.len(), |e| e + 4);
+                    continue;
+                } else if b.get(i + 2) == Some(&b'\'') {
+                    i += 3;
+                    continue;
+                }
+            }
+            b'r' if matches!(b.get(i + 1), Some(b'"' | b'#')) && (i == 0 || !b[i - 1].is_ascii_alphanumeric()) => {
+                let hashes = b[i + 1..].iter().take_while(|&&c| c == b'#').count();
+                if b.get(i + 1 + hashes) == Some(&b'"') {
+                    let start = i + 2 + hashes;
+                    let close = format!("\"{}", "#".repeat(hashes));
+                    let end = text[start..].find(&close).map_or(b.len(), |e| start + e);
+                    if flag(&text[start..end]) {
+                        out.push((line, text[start..end].to_string()));
+                    }
+                    line += text[i..end].matches('\n').count();
+                    i = end + close.len();
+                    continue;
+                }
+            }
+            b'"' => {
+                let mut j = i + 1;
+                while j < b.len() && b[j] != b'"' {
+                    j += if b[j] == b'\\' { 2 } else { 1 };
+                }
+                let literal = &text[i + 1..j.min(b.len())];
+                if flag(literal) {
+                    out.push((line, literal.to_string()));
+                }
+                line += literal.matches('\n').count();
+                i = j + 1;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The library names settings, not the command line's flags: a message
+/// with a flag in it is worded by `src/cli/`, which knows them (the
+/// library's errors are for any caller).
+#[test]
+fn the_library_names_no_flag() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found = String::new();
+    for (file, module) in modules(&src) {
+        let rel = file.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+        if module.first().is_some_and(|m| m == "cli") || COMMAND_LINE_FILES.contains(&rel.as_str()) {
+            continue;
+        }
+        for (line, literal) in flags_in_literals(&std::fs::read_to_string(&file).unwrap()) {
+            writeln!(found, "src/{rel}:{line}: {literal:?}").unwrap();
+        }
+    }
+    assert!(found.is_empty(), "library strings that name flags (word them in src/cli/):\n{found}");
+}
+
+#[test]
+fn the_flag_check_reads_literals_only() {
+    let text = "// --budget in a comment\n\
+                /* --threads\n in a block */\n\
+                let c = '\"'; let l: &'a str = \"give a smaller --budget\";\n\
+                let r = r#\"raw \"--memory\" here\"#;\n\
+                let e = \"escaped \\\" quote\"; let d = \"a -- dash, x--y, ---z\";\n\
+                let two = \"first line\n and --max-discs on the next\";\n";
+    let found = flags_in_literals(text);
+    assert_eq!(
+        found,
+        vec![
+            (4, "give a smaller --budget".to_string()),
+            (5, "raw \"--memory\" here".to_string()),
+            (7, "first line\n and --max-discs on the next".to_string()),
+        ]
+    );
+}

@@ -152,8 +152,26 @@ pub(super) fn census_layer_source<G: Keyed>(
         (None, None) => return Ok(None),
     };
     let memory = othello_census::estimate::census_layer_memory(reserved);
-    let source = CensusLayerSource::<G>::open(dir, frontier_discs, held, memory).context(flag)?;
+    let source = CensusLayerSource::<G>::open(dir, frontier_discs, held, memory).map_err(|e| layer_error(e, flag))?;
     Ok(Some((source, flag)))
+}
+
+/// A census layer's error, under the flag (`flag`) that gave it, with the
+/// flags that make a layer too large for the memory fit.
+fn layer_error(e: othello_census::estimate::CensusLayerError, flag: &str) -> anyhow::Error {
+    match e {
+        othello_census::estimate::CensusLayerError::TooLarge { path, classes, discs, need, memory } => {
+            anyhow::anyhow!(
+                "{flag}: {}: {classes} classes of {discs} discs need {} in memory, more than the {} left for them \
+                 beside the searches; use --odd-pass-census (its odd-pass positions only), a census to fewer discs, \
+                 or fewer --threads or a smaller --budget where the searches take much",
+                path.display(),
+                othello_census::text::human_bytes(need as f64),
+                othello_census::text::human_bytes(memory as f64)
+            )
+        }
+        e => anyhow::Error::new(e).context(flag.to_string()),
+    }
 }
 
 /// Reads the census layer opened by [`census_layer_source`], with a note
@@ -171,7 +189,7 @@ pub(super) fn read_census_layer_source<G: Keyed>(
             source.dir().display()
         ));
     }
-    let layer = source.read().context(flag)?;
+    let layer = source.read().map_err(|e| layer_error(e, flag))?;
     Ok(Some(layer))
 }
 

@@ -36,6 +36,16 @@ pub enum CensusLayerError {
     Layers(#[from] crate::engine::layers::LayersError),
     #[error("{}: {detail}", path.display())]
     Unsuitable { path: std::path::PathBuf, detail: String },
+    /// The layer's keys do not fit in the memory left beside the searches.
+    #[error(
+        "{}: {classes} classes of {discs} discs need {} in memory, more than the {} left for them beside the \
+         searches; use a census of the layer's odd-pass positions only, a census to fewer discs, or searches that \
+         take less (fewer threads, a smaller budget)",
+        path.display(),
+        crate::text::human_bytes(*need as f64),
+        crate::text::human_bytes(*memory as f64)
+    )]
+    TooLarge { path: std::path::PathBuf, classes: u64, discs: u32, need: u64, memory: u64 },
 }
 
 /// Reads the positions of the layer that a finished layered census by
@@ -120,15 +130,13 @@ impl<G: Keyed> CensusLayerSource<G> {
     }
 
     fn too_large(&self, classes: u64) -> CensusLayerError {
-        let key_bytes = SortedKeys::<G::Key>::bytes_per_key();
-        self.unsuitable(format!(
-            "{classes} classes of {} discs need {} in memory ({key_bytes} bytes a class), more than the {} \
-             left for them beside the searches; use --odd-pass-census (its odd-pass positions only), a census to \
-             fewer discs, or fewer --threads or a smaller --budget where the searches take much",
-            self.stored.layer,
-            crate::text::human_bytes(classes as f64 * key_bytes),
-            crate::text::human_bytes(self.memory as f64),
-        ))
+        CensusLayerError::TooLarge {
+            path: self.dir.clone(),
+            classes,
+            discs: self.stored.layer,
+            need: (classes as f64 * SortedKeys::<G::Key>::bytes_per_key()) as u64,
+            memory: self.memory,
+        }
     }
 
     /// Reads the positions `held` says, each part checked (identity,
