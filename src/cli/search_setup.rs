@@ -200,3 +200,27 @@ pub(super) fn held_words(held: LayerHeld) -> &'static str {
         LayerHeld::OddPasses => "positions that need an odd number of passes",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use othello_census::estimate::CensusLayerError;
+
+    /// A census layer too large for the memory is said with the flags
+    /// that make one fit; any other refusal keeps the flag that gave the
+    /// census as its context, once.
+    #[test]
+    fn census_layer_errors_name_the_flag() {
+        let too_large = CensusLayerError::TooLarge { path: "/c".into(), classes: 32, discs: 8, need: 136, memory: 131 };
+        let m = format!("{:#}", super::layer_error(too_large, "--census-layer"));
+        assert!(
+            m.starts_with("--census-layer: /c: 32 classes of 8 discs need 136 B in memory, more than the 131 B"),
+            "{m}"
+        );
+        assert!(m.contains("use --odd-pass-census") && m.contains("fewer --threads or a smaller --budget"), "{m}");
+        let other = CensusLayerError::Unsuitable { path: "/c".into(), detail: "a census by ply".into() };
+        assert_eq!(
+            format!("{:#}", super::layer_error(other, "--odd-pass-census")),
+            "--odd-pass-census: /c: a census by ply"
+        );
+    }
+}

@@ -134,7 +134,7 @@ impl<G: Keyed> CensusLayerSource<G> {
             path: self.dir.clone(),
             classes,
             discs: self.stored.layer,
-            need: (classes as f64 * SortedKeys::<G::Key>::bytes_per_key()) as u64,
+            need: (classes as f64 * SortedKeys::<G::Key>::bytes_per_key()).ceil() as u64,
             memory: self.memory,
         }
     }

@@ -285,9 +285,8 @@ pub fn try_lock(lock_file: &Path, run: &Path, what: &'static str) -> Result<File
 /// them can still be written.
 pub fn lock_writer(path: &Path, lock_file: &Path, what: &'static str) -> Result<FileLock, LockError> {
     let lock = try_lock(lock_file, path, what)?;
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    remove_temporaries(dir, |t| t == name);
+    remove_temporaries(&parent_dir(path), |t| t == name);
     Ok(lock)
 }
 

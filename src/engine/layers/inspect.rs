@@ -78,16 +78,16 @@ impl InspectedSettings {
     pub fn as_options(&self) -> String {
         let mut v = Vec::new();
         if let Some(k) = self.slices {
-            v.push(format!("--slices {k}"));
+            v.push(format!("--slices {k}")); // command line
         }
         if self.compact_buckets {
-            v.push("--compact-buckets".to_string());
+            v.push("--compact-buckets".to_string()); // command line
         }
         if let Some(d) = self.disk_limit {
-            v.push(format!("--disk {d}"));
+            v.push(format!("--disk {d}")); // command line
         }
         if let Some(o) = &self.out {
-            v.push(format!("--out {}", crate::text::shell_path(Path::new(o))));
+            v.push(format!("--out {}", crate::text::shell_path(Path::new(o)))); // command line
         }
         if v.is_empty() { "none given".to_string() } else { v.join(" ") }
     }
@@ -123,8 +123,8 @@ fn stored(dir: &Path) -> Result<(StoredLayer, super::store::Manifest), LayersErr
         Phase::Complete | Phase::Slicing => {}
         Phase::Counted => {
             return Err(bad(format!(
-                "its last layer ({}) was counted without being stored (--no-store-last); run the census to that layer \
-                 again without --no-store-last",
+                "its last layer ({}) was counted without being stored (the run was told not to store it); run the \
+                 census to that layer again, storing it",
                 m.layer
             )));
         }

@@ -102,7 +102,7 @@ impl Catalog {
                 return Err(refuse(
                     path,
                     format!(
-                        "estimate {} has the same board and seed {seed} and layers in common, with --focus {}: the \
+                        "estimate {} has the same board and seed {seed} and layers in common, with the focus {}: the \
                          draws of one seed pool under one focus; estimate with another seed",
                         e["id"].as_str().unwrap_or("?"),
                         other.focus.name()
