@@ -69,10 +69,14 @@ enum Tok {
     /// `::`
     Path,
     Punct(char),
+    /// A string literal's text as written (escapes not undone): plain,
+    /// raw, byte or C.
+    Str(String),
 }
 
-/// The tokens of a Rust file that matter here, with their lines: comments,
-/// string and char literals dropped, lifetimes kept apart from chars.
+/// The tokens of a Rust file that matter here, with their lines (a
+/// string literal's, its first): comments and char literals dropped,
+/// lifetimes kept apart from chars.
 fn tokens(text: &str) -> Vec<(Tok, usize)> {
     let c: Vec<char> = text.chars().collect();
     let (mut i, mut line, mut out) = (0, 1, Vec::new());
@@ -105,18 +109,22 @@ fn tokens(text: &str) -> Vec<(Tok, usize)> {
                     i += 1;
                 }
             }
-        } else if (ch == 'r' || ch == 'b') && (at(i + 1) == '"' || at(i + 1) == '#' || (at(i + 1) == 'r' && ch == 'b'))
+        } else if matches!(ch, 'r' | 'b' | 'c')
+            && (at(i + 1) == '"' || at(i + 1) == '#' || (at(i + 1) == 'r' && ch != 'r'))
         {
-            // a raw or byte string, or a raw identifier
-            let mut j = i + 1 + usize::from(ch == 'b' && at(i + 1) == 'r');
+            // a raw, byte or C string, or a raw identifier
+            let prefixed = ch != 'r';
+            let mut j = i + 1 + usize::from(prefixed && at(i + 1) == 'r');
             let raw = at(j) == '#' || (at(j) == '"' && j > i + 1) || (ch == 'r' && at(j) == '"');
             let mut hashes = 0;
             while at(j) == '#' {
                 hashes += 1;
                 j += 1;
             }
-            if at(j) == '"' && (raw || ch == 'b') {
+            if at(j) == '"' && (raw || prefixed) {
+                let first_line = line;
                 j += 1;
+                let (start, mut end) = (j, c.len());
                 let escapes = !raw;
                 loop {
                     if j >= c.len() {
@@ -130,11 +138,13 @@ fn tokens(text: &str) -> Vec<(Tok, usize)> {
                         continue;
                     }
                     if c[j] == '"' && (0..hashes).all(|h| at(j + 1 + h) == '#') {
+                        end = j;
                         j += 1 + hashes;
                         break;
                     }
                     j += 1;
                 }
+                out.push((Tok::Str(c[start..end.min(c.len())].iter().collect()), first_line));
                 i = j;
             } else if ch == 'r' && hashes == 1 && (at(j).is_alphabetic() || at(j) == '_') {
                 // r#ident
@@ -153,7 +163,9 @@ fn tokens(text: &str) -> Vec<(Tok, usize)> {
                 out.push((Tok::Ident(c[start..i].iter().collect()), line));
             }
         } else if ch == '"' {
+            let first_line = line;
             i += 1;
+            let start = i;
             while i < c.len() && c[i] != '"' {
                 if c[i] == '\\' {
                     i += 1;
@@ -161,6 +173,7 @@ fn tokens(text: &str) -> Vec<(Tok, usize)> {
                 line += usize::from(at(i) == '\n');
                 i += 1;
             }
+            out.push((Tok::Str(c[start..i.min(c.len())].iter().collect()), first_line));
             i += 1;
         } else if ch == '\'' {
             // a char literal ('x', '\n', '\u{..}') or a lifetime ('a)
@@ -572,7 +585,7 @@ fn impl_blocks(text: &str) -> Vec<(usize, usize, String)> {
             None => true,
             Some(Tok::Punct(c)) => matches!(c, '}' | ';' | ']' | '{'),
             Some(Tok::Ident(s)) => s == "unsafe",
-            Some(Tok::Path) => false,
+            Some(Tok::Path | Tok::Str(_)) => false,
         };
         if !item {
             continue;
@@ -589,6 +602,7 @@ fn impl_blocks(text: &str) -> Vec<(usize, usize, String)> {
                 Tok::Ident(s) => s.clone(),
                 Tok::Path => "::".into(),
                 Tok::Punct(c) => c.to_string(),
+                Tok::Str(s) => format!("{s:?}"),
             })
             .collect();
         let mut depth = 0usize;
@@ -712,97 +726,23 @@ fn the_room_check_measures_impl_blocks_and_long_files() {
 /// says so with `// command line` on its line.
 const COMMAND_LINE_FILES: [&str; 3] = ["engine/layers/ranks.rs", "report/catalog/render.rs", "text.rs"];
 
-/// The string literals of a Rust file that name a flag (`--word` after a
-/// space, a bracket, a quote or the literal's start), with
-/// their first lines: comments skipped, char literals and lifetimes told
-/// apart, escapes and raw strings read as such.
+/// The string literals of a Rust file (read by [`tokens`]) that name a
+/// flag (`--word` after a space, a bracket, a quote or the literal's
+/// start), with their first lines.
 fn flags_in_literals(text: &str) -> Vec<(usize, String)> {
-    let b = text.as_bytes();
-    let (mut i, mut line, mut out) = (0, 1, Vec::new());
     let flag = |s: &str| {
         s.match_indices("--").any(|(k, _)| {
             (k == 0 || matches!(s.as_bytes()[k - 1], b' ' | b'\n' | b'(' | b'`' | b'\'' | b'"' | b'['))
                 && s.as_bytes().get(k + 2).is_some_and(u8::is_ascii_lowercase)
         })
     };
-    while i < b.len() {
-        match b[i] {
-            b'\n' => line += 1,
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                // block comments nest
-                let (mut depth, mut j) = (0, i);
-                while j < b.len() {
-                    if b[j..].starts_with(b"/*") {
-                        depth += 1;
-                        j += 2;
-                    } else if b[j..].starts_with(b"*/") {
-                        depth -= 1;
-                        j += 2;
-                        if depth == 0 {
-                            break;
-                        }
-                    } else {
-                        j += 1;
-                    }
-                }
-                line += text[i..j].matches('\n').count();
-                i = j;
-                continue;
-            }
-            b'\'' => {
-                // '\n', '\'' or 'x' (a char), else a lifetime
-                if b.get(i + 1) == Some(&b'\\') {
-                    i += text[i + 3..].find('\'').map_or(b.len(), |e| e + 4);
-                    continue;
-                } else if b.get(i + 2) == Some(&b'\'') {
-                    i += 3;
-                    continue;
-                }
-            }
-            // r"..", r#".."#, and their byte and C forms (br, cr)
-            b'r' if matches!(b.get(i + 1), Some(b'"' | b'#'))
-                && (i == 0
-                    || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')
-                    || (matches!(b[i - 1], b'b' | b'c')
-                        && (i == 1 || !(b[i - 2].is_ascii_alphanumeric() || b[i - 2] == b'_')))) =>
-            {
-                let hashes = b[i + 1..].iter().take_while(|&&c| c == b'#').count();
-                if b.get(i + 1 + hashes) == Some(&b'"') {
-                    let start = i + 2 + hashes;
-                    let close = format!("\"{}", "#".repeat(hashes));
-                    let end = text[start..].find(&close).map_or(b.len(), |e| start + e);
-                    if flag(&text[start..end]) {
-                        out.push((line, text[start..end].to_string()));
-                    }
-                    line += text[i..end].matches('\n').count();
-                    i = end + close.len();
-                    continue;
-                }
-            }
-            b'"' => {
-                let mut j = i + 1;
-                while j < b.len() && b[j] != b'"' {
-                    j += if b[j] == b'\\' { 2 } else { 1 };
-                }
-                let literal = &text[i + 1..j.min(b.len())];
-                if flag(literal) {
-                    out.push((line, literal.to_string()));
-                }
-                line += literal.matches('\n').count();
-                i = j + 1;
-                continue;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    out
+    tokens(text)
+        .into_iter()
+        .filter_map(|(t, line)| match t {
+            Tok::Str(s) if flag(&s) => Some((line, s)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The library names settings, not the command line's flags: a message
