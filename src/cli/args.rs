@@ -386,6 +386,15 @@ pub struct EstimateArgs {
     /// first round left counts as untried until the second searches it.
     #[arg(long, value_name = "N", requires = "resolve")]
     pub exact_first: Option<u64>,
+    /// With --resolve and --out: where an exact search ends without a
+    /// verdict (cut by --time or a signal, or at --exact-first's limit),
+    /// keep the short clauses the solver learned in DIR/exact-carry/, and
+    /// let the next search of that sample go on from them; the conflict
+    /// limits then count all the searches of a sample together. Verdicts
+    /// stay exact; which samples a limit leaves may differ from a resolve
+    /// without it, whose searches of a cut sample start afresh.
+    #[arg(long, requires_all = ["resolve", "out"])]
+    pub carry_exact: bool,
     /// With --resolve: search only the undecided samples of a fixed
     /// random subsample, one in D (a power of two; the subsample of 4
     /// lies inside that of 2). Which samples are in it is a hash of the

@@ -103,6 +103,12 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
     if a.time.is_some() && a.out.is_none() {
         bail!("--time with --resolve needs --out DIR: the partial document and the progress are kept there");
     }
+    if a.carry_exact && (limits.exact_conflicts == 0 || limits.exact_solver.name() == "batsat") {
+        bail!(
+            "--carry-exact keeps what CaDiCaL learned in the exact encoding's searches: give --exact-conflicts above \
+             0, with a build that has CaDiCaL (--features cadical) and without --sat-solver batsat"
+        );
+    }
     if let Some(first) = a.exact_first
         && !othello_census::estimate::first_round_fits(first, limits.exact_conflicts)
     {
@@ -262,6 +268,12 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
         // while samples finish (a sample that ends just after a write is
         // not left unwritten until the next one ends, minutes later)
         let searching_done = std::sync::atomic::AtomicBool::new(false);
+        let carry = match (&a.out, a.carry_exact) {
+            (Some(dir), true) => {
+                Some(othello_census::estimate::CarryDir::new(&dir.join(othello_census::estimate::CARRY_DIR)))
+            }
+            _ => None,
+        };
         let r = std::thread::scope(|scope| {
             if let Some(p) = &progress {
                 scope.spawn(|| {
@@ -270,7 +282,7 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
                     })
                 });
             }
-            let r = othello_census::estimate::resolve::<G>(
+            let r = othello_census::estimate::resolve_carried::<G>(
                 &frontier,
                 checked.seed,
                 limits,
@@ -282,11 +294,15 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
                 waiting,
                 &keep,
                 &stop,
+                carry.as_ref().map(|c| c as &dyn othello_census::search::game_encoding::CarryStore),
             );
             searching_done.store(true, std::sync::atomic::Ordering::Relaxed);
             r
         })
         .map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
+        if let Some(c) = &carry {
+            report_carry(c, a.quiet);
+        }
         // a part writes no document; nor does a run without --out (nothing
         // of it is kept), nor one stopped before this resolve searched any
         // sample (its document would decide nothing the document given
@@ -529,4 +545,20 @@ fn open_keeper(
         }
     }
     Ok(keeper)
+}
+
+/// What the exact searches' carry files did: a problem always (a carry
+/// lost costs time, not a verdict), the counts unless quiet.
+fn report_carry(c: &othello_census::estimate::CarryDir, quiet: bool) {
+    if let Some(problem) = c.problem() {
+        note(format!("warning: an exact search's carry file: {problem}"));
+    }
+    if !quiet {
+        let ((written, resumed), (files, bytes)) = (c.counts(), c.on_disk());
+        note(format!(
+            "exact searches: {resumed} resumed from a carry, {written} carries written; {files} carry files \
+             ({:.1} MB) kept for samples not yet decided",
+            bytes as f64 / 1e6
+        ));
+    }
 }

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::board::Status;
 use crate::key::Keyed;
-use crate::search::game_encoding::Solver;
+use crate::search::game_encoding::{CarryStore, Solver};
 use crate::search::reachable::{Frontier, Searches, Stages, WithStages};
 
 use super::*;
@@ -240,6 +240,32 @@ pub fn resolve<G: Keyed>(
     searched: &(dyn Fn(Searched) + Sync),
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Resolution, ResolveError> {
+    resolve_carried(frontier, seed, limits, first, threads, layers, undecided, before, waiting, searched, stop, None)
+}
+
+/// [`resolve`], its exact searches resuming from the carry `carry` keeps
+/// for a sample and keeping one there when they end without a verdict
+/// (cut by `stop`, or at a first round's limit):
+/// [`crate::search::game_encoding::exact_game_resumed`]. The conflict
+/// limits then count every search of a sample together. Each verdict is
+/// as exact as without it; which samples a limit leaves undecided may
+/// differ (a resumed search is not the uncut one), so a resolve with a
+/// carry is reproducible only where no search of it was cut.
+#[allow(clippy::too_many_arguments)]
+pub fn resolve_carried<G: Keyed>(
+    frontier: &Frontier<G>,
+    seed: u64,
+    limits: SearchLimits,
+    first: u64,
+    threads: usize,
+    layers: &[(u32, Tally)],
+    undecided: &[UndecidedSample],
+    before: &[Decided],
+    waiting: &[Deferred],
+    searched: &(dyn Fn(Searched) + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+    carry: Option<&dyn CarryStore>,
+) -> Result<Resolution, ResolveError> {
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
     check_undecided::<G>(seed, layers, undecided)?;
@@ -259,7 +285,8 @@ pub fn resolve<G: Keyed>(
         let searches = Searches::new(frontier, limits.budget)
             .with_stages(limits.stages())
             .with_exact(conflicts, limits.exact_solver)
-            .with_stop(Some(stop));
+            .with_stop(Some(stop))
+            .with_carry(carry);
         let last = conflicts == limits.exact_conflicts;
         let next = AtomicUsize::new(0);
         pool.scope(|scope| {

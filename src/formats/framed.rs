@@ -29,6 +29,8 @@ pub const MAGIC_PROGRESS: [u8; 8] = *b"OTHLPRG\0";
 pub const MAGIC_RESOLVE: [u8; 8] = *b"OTHRSLV\0";
 /// The magic of an estimate's progress file.
 pub const MAGIC_ESTIMATE: [u8; 8] = *b"OTHESTM\0";
+/// The magic of an exact search's carry file.
+pub const MAGIC_CARRY: [u8; 8] = *b"OTHCARY\0";
 
 /// The kind of othello-census file a magic names, for messages.
 pub fn kind_of_magic(magic: &[u8]) -> Option<&'static str> {
@@ -40,6 +42,7 @@ pub fn kind_of_magic(magic: &[u8]) -> Option<&'static str> {
         (MAGIC_PROGRESS, "layered expansion's progress file"),
         (MAGIC_RESOLVE, "estimate resolve's progress file"),
         (MAGIC_ESTIMATE, "estimate's progress file"),
+        (MAGIC_CARRY, "exact search's carry file"),
     ]
     .into_iter()
     .find(|(m, _)| m.as_slice() == magic)

@@ -134,6 +134,17 @@ pub(crate) trait Backend {
     fn value(&self, l: Lit) -> bool;
     /// Conflicts spent by every solve so far.
     fn conflicts(&self) -> u64;
+    /// From now on, keeps the clauses of at most `max_len` literals that
+    /// the solver learns, each implied by the clauses given it (CaDiCaL
+    /// only: the others keep none, and say so by returning false).
+    fn keep_learned(&mut self, _max_len: usize) -> bool {
+        false
+    }
+    /// The clauses kept since [`Backend::keep_learned`], taken: flat, each
+    /// its length then its literals.
+    fn take_learned(&mut self) -> Vec<u32> {
+        Vec::new()
+    }
 }
 
 /// BatSat (pure Rust, the default).
@@ -187,6 +198,10 @@ struct Formula<'a> {
     clauses: u64,
     /// Set when a clause folded to the empty clause: unsatisfiable.
     empty: bool,
+    /// The xxh3 of every clause handed to the backend, in order: two
+    /// formulas with the same fingerprint number their variables alike,
+    /// so clauses learned on one hold on the other ([`Carry`]).
+    fingerprint: xxhash_rust::xxh3::Xxh3,
 }
 
 impl Formula<'_> {
@@ -208,6 +223,10 @@ impl Formula<'_> {
             self.empty = true;
         } else {
             self.clauses += 1;
+            self.fingerprint.update(&(out.len() as u32).to_le_bytes());
+            for l in &out {
+                self.fingerprint.update(&l.0.to_le_bytes());
+            }
             self.backend.add_clause(&out);
         }
     }
@@ -358,7 +377,13 @@ struct Encoding<'a> {
 fn encode<'a, G: Geometry>(target: &Position<G>, solver: Solver, passes: bool, cut: Option<Cut<'a>>) -> Encoding<'a> {
     let n = G::N;
     let squares = G::SQUARES as usize;
-    let mut f = Formula { backend: solver.make(cut), vars: 0, clauses: 0, empty: false };
+    let mut f = Formula {
+        backend: solver.make(cut),
+        vars: 0,
+        clauses: 0,
+        empty: false,
+        fingerprint: xxhash_rust::xxh3::Xxh3::new(),
+    };
     let start = Position::<G>::start();
     let centre = start.black().0 | start.white().0;
     let tb = target.black().0;
@@ -542,38 +567,226 @@ pub fn exact_game_until<G: Geometry>(
     solver: Solver,
     cut: Option<Cut<'_>>,
 ) -> (Exact<G>, u64) {
+    let (verdict, spent, _) = exact_game_resumed(p, conflicts, solver, cut, None);
+    (verdict, spent)
+}
+
+/// The longest learned clause a [`Carry`] keeps: the short ones are the
+/// ones that resumed searches use (results/benchmarks/exact-carry-8x8-20261206.txt).
+pub const CARRY_CLAUSE_LEN: usize = 8;
+
+/// The most literals a [`Carry`] keeps (64 MiB as u32s); past it the
+/// oldest clauses go first.
+pub const CARRY_LITERALS: usize = 1 << 24;
+
+/// What a search of the exact encoding left without an answer hands to
+/// the next search of the same position ([`exact_game_resumed`]): the
+/// conflicts spent, and the short clauses the solver learned on the
+/// formula with passes. Every one of them is implied by that formula (the
+/// solver runs no technique that adds clauses the formula does not
+/// imply: see [`Backend::keep_learned`]), so adding them to the same
+/// formula changes no verdict; the fingerprint says it is the same
+/// formula.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Carry {
+    /// The conflicts the formula without passes spent (it found no game;
+    /// a resumed search does not try it again).
+    pub first_spent: u64,
+    /// The conflicts the formula with passes spent, in all the searches
+    /// before.
+    pub passes_spent: u64,
+    /// The fingerprint of the formula with passes.
+    pub fingerprint: u64,
+    /// The longest clause the next search keeps: [`CARRY_CLAUSE_LEN`],
+    /// doubled after each search that kept none (a search given the same
+    /// carry is the same search again, so it would stall).
+    pub keep_len: u32,
+    /// The clauses, flat: each its length, then its literals (a
+    /// variable's index times two, plus one where negated).
+    pub clauses: Vec<u32>,
+}
+
+impl Carry {
+    /// The clauses it keeps.
+    pub fn clause_count(&self) -> usize {
+        let mut i = 0;
+        let mut n = 0;
+        while i < self.clauses.len() {
+            i += 1 + self.clauses[i] as usize;
+            n += 1;
+        }
+        n
+    }
+
+    /// Whether its clauses are well formed: each length at least 1 and
+    /// within the vector, and no literal beyond `vars` variables.
+    pub fn well_formed(&self, vars: u32) -> bool {
+        let mut i = 0;
+        while i < self.clauses.len() {
+            let len = self.clauses[i] as usize;
+            let Some(lits) = self.clauses.get(i + 1..i + 1 + len) else { return false };
+            if len == 0 || lits.iter().any(|&l| l >> 1 >= vars) {
+                return false;
+            }
+            i += 1 + len;
+        }
+        true
+    }
+
+    /// Of `learned` (flat clauses), those it does not hold yet (each once),
+    /// flat.
+    fn new_clauses(&self, learned: &[u32]) -> Vec<u32> {
+        let sorted = |c: &[u32]| {
+            let mut c = c.to_vec();
+            c.sort_unstable();
+            c
+        };
+        let mut held: std::collections::HashSet<Vec<u32>> = std::collections::HashSet::new();
+        let mut i = 0;
+        while i < self.clauses.len() {
+            let len = self.clauses[i] as usize;
+            held.insert(sorted(&self.clauses[i + 1..i + 1 + len]));
+            i += 1 + len;
+        }
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < learned.len() {
+            let len = learned[i] as usize;
+            if held.insert(sorted(&learned[i + 1..i + 1 + len])) {
+                out.extend_from_slice(&learned[i..i + 1 + len]);
+            }
+            i += 1 + len;
+        }
+        out
+    }
+
+    /// Appends `more` (flat clauses), then drops the oldest clauses while
+    /// more than [`CARRY_LITERALS`] words are kept.
+    fn extend(&mut self, more: &[u32]) {
+        self.clauses.extend_from_slice(more);
+        if self.clauses.len() > CARRY_LITERALS {
+            let mut i = 0;
+            while self.clauses.len() - i > CARRY_LITERALS / 2 {
+                i += 1 + self.clauses[i] as usize;
+            }
+            self.clauses.drain(..i);
+        }
+    }
+}
+
+/// Where searches of the exact encoding keep their [`Carry`] from one to
+/// the next, by position (its black and white discs and whether Black is
+/// to move). A store that cannot keep a carry says nothing: a carry
+/// lost costs only the conflicts spent again.
+pub trait CarryStore: Sync {
+    /// The carry kept for the position, if any.
+    fn load(&self, black: u64, white: u64, black_to_move: bool) -> Option<Carry>;
+    /// Keeps `carry` for the position, in place of any before.
+    fn save(&self, black: u64, white: u64, black_to_move: bool, carry: &Carry);
+    /// Drops the carry of the position (it is decided).
+    fn forget(&self, black: u64, white: u64, black_to_move: bool);
+}
+
+/// [`exact_game_until`], resumable: a search that ends without an answer
+/// (its limit, or the cut) also returns a [`Carry`] (where the solver can
+/// keep what it learned: CaDiCaL; BatSat carries nothing), and a search given that carry goes on
+/// from it: the formula without passes is not tried again, the clauses
+/// kept are added to the formula with passes, and its limit counts the
+/// conflicts spent before (`conflicts` is the limit of all the searches
+/// of the position together). A carry of another formula (its fingerprint
+/// differs: another position, or another generation of the encoding) is
+/// not used. The conflicts returned are this search's.
+///
+/// A resumed search is not the search an uncut one would have made: where
+/// it decides, the verdict is the same (each is exact), but at a limit it
+/// may decide positions the other leaves, and the other way round.
+pub fn exact_game_resumed<G: Geometry>(
+    p: &Position<G>,
+    conflicts: u64,
+    solver: Solver,
+    cut: Option<Cut<'_>>,
+    carry: Option<&Carry>,
+) -> (Exact<G>, u64, Option<Carry>) {
     let start = Position::<G>::start();
     let (b, w) = (p.black().0, p.white().0);
     let centre = start.black().0 | start.white().0;
     if (b | w) & centre != centre || b & w != 0 {
-        return (Exact::Unreachable, 0);
+        return (Exact::Unreachable, 0, None);
     }
     if b | w == centre {
         let v = if *p == start { Exact::Reachable(Game { plies: Vec::new(), end: *p }) } else { Exact::Unreachable };
-        return (v, 0);
+        return (v, 0, None);
     }
-    // first without passes inside the game, on a tenth of the budget
-    // (most games have none, and that formula is much smaller: every
-    // move's colour is known); where it finds no game, with them (most
-    // positions asked are unreachable: the full budget goes to the formula
-    // that can prove it)
-    let mut enc = encode::<G>(p, solver, false, cut);
-    let first = if enc.formula.empty { Some(false) } else { enc.formula.backend.solve(conflicts.div_ceil(10)) };
-    let mut spent = enc.formula.backend.conflicts();
-    let mut found = first == Some(true);
-    if !found && cut.is_some_and(|cut| cut()) {
-        return (Exact::Unknown, spent);
+    let mut spent = 0;
+    let mut found = false;
+    let mut enc;
+    let mut resumed: Option<Carry> = None;
+    if let Some(c) = carry {
+        enc = encode::<G>(p, solver, true, cut);
+        if enc.formula.fingerprint.digest() == c.fingerprint && c.well_formed(enc.formula.vars) {
+            resumed = Some(c.clone());
+        }
+    }
+    if resumed.is_none() {
+        // first without passes inside the game, on a tenth of the budget
+        // (most games have none, and that formula is much smaller: every
+        // move's colour is known); where it finds no game, with them (most
+        // positions asked are unreachable: the full budget goes to the
+        // formula that can prove it)
+        enc = encode::<G>(p, solver, false, cut);
+        let first = if enc.formula.empty { Some(false) } else { enc.formula.backend.solve(conflicts.div_ceil(10)) };
+        spent = enc.formula.backend.conflicts();
+        found = first == Some(true);
+        if !found && cut.is_some_and(|cut| cut()) {
+            return (Exact::Unknown, spent, None);
+        }
+        if !found {
+            enc = encode::<G>(p, solver, true, cut);
+        }
+    } else {
+        enc = encode::<G>(p, solver, true, cut);
     }
     if !found {
-        enc = encode::<G>(p, solver, true, cut);
         if enc.formula.empty {
-            return (Exact::Unreachable, spent);
+            return (Exact::Unreachable, spent, None);
         }
-        let r = enc.formula.backend.solve(conflicts);
-        spent += enc.formula.backend.conflicts();
+        let fingerprint = enc.formula.fingerprint.digest();
+        let mut carry = resumed.unwrap_or(Carry {
+            first_spent: spent,
+            passes_spent: 0,
+            fingerprint,
+            keep_len: CARRY_CLAUSE_LEN as u32,
+            clauses: Vec::new(),
+        });
+        let mut i = 0;
+        while i < carry.clauses.len() {
+            let len = carry.clauses[i] as usize;
+            let c: Vec<Lit> = carry.clauses[i + 1..i + 1 + len].iter().map(|&l| Lit(l)).collect();
+            enc.formula.backend.add_clause(&c);
+            i += 1 + len;
+        }
+        let left = conflicts.saturating_sub(carry.passes_spent);
+        if left == 0 {
+            return (Exact::Unknown, spent, Some(carry));
+        }
+        let keeps = enc.formula.backend.keep_learned(carry.keep_len.max(1) as usize);
+        let r = enc.formula.backend.solve(left);
+        let now = enc.formula.backend.conflicts();
+        spent += now;
         match r {
-            Some(false) => return (Exact::Unreachable, spent),
-            None => return (Exact::Unknown, spent),
+            Some(false) => return (Exact::Unreachable, spent, None),
+            // a solver that keeps nothing carries nothing: a search resumed
+            // from a count alone would only have fewer conflicts left
+            None if !keeps => return (Exact::Unknown, spent, None),
+            None => {
+                carry.passes_spent += now;
+                let learned = carry.new_clauses(&enc.formula.backend.take_learned());
+                if learned.is_empty() {
+                    carry.keep_len = carry.keep_len.saturating_mul(2).min(1 << 12);
+                }
+                carry.extend(&learned);
+                return (Exact::Unknown, spent, Some(carry));
+            }
             Some(true) => found = true,
         }
     }
@@ -597,13 +810,13 @@ pub fn exact_game_until<G: Geometry>(
     enc.placed.clear();
     let game = Game { plies, end: *p };
     match game.replay() {
-        Ok(()) => (Exact::Reachable(game), spent),
+        Ok(()) => (Exact::Reachable(game), spent, None),
         // a defect of the encoding: no answer rather than a wrong one,
         // counted so that runs and tests in release builds see it
         Err(e) => {
             NON_REPLAYING.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             debug_assert!(false, "a game of the exact encoding does not replay: {e}");
-            (Exact::Unknown, spent)
+            (Exact::Unknown, spent, None)
         }
     }
 }
@@ -689,15 +902,26 @@ mod cadical {
     use rustsat::types::{Clause, TernaryVal};
     use rustsat_cadical::{Config, Statistic};
 
+    use std::sync::{Arc, Mutex};
+
     use super::{Backend, Cut, Lit};
 
-    pub(super) struct Cadical<'a>(rustsat_cadical::CaDiCaL<'a, 'static>);
+    /// CaDiCaL's techniques that add clauses the formula does not imply
+    /// (they keep only its satisfiability): off by default in the
+    /// version built, and set off where learned clauses are kept, so that
+    /// every clause kept is implied by the formula whatever a later
+    /// version's defaults.
+    pub(super) const NOT_IMPLIED: [&str; 5] = ["block", "condition", "cover", "factor", "instantiate"];
+
+    /// CaDiCaL, and the clauses it learned that are kept
+    /// ([`Backend::keep_learned`]).
+    pub(super) struct Cadical<'a>(rustsat_cadical::CaDiCaL<'a, 'static>, Arc<Mutex<Vec<u32>>>);
 
     impl<'a> Cadical<'a> {
         /// CaDiCaL, stopped when `cut` says so (its terminator, which it
         /// asks regularly while it solves).
         pub(super) fn new(cut: Option<Cut<'a>>) -> Cadical<'a> {
-            let mut s = Cadical(rustsat_cadical::CaDiCaL::default());
+            let mut s = Cadical(rustsat_cadical::CaDiCaL::default(), Arc::default());
             if let Some(cut) = cut {
                 s.0.attach_terminator(move || if cut() { ControlSignal::Terminate } else { ControlSignal::Continue });
             }
@@ -740,6 +964,27 @@ mod cadical {
 
         fn conflicts(&self) -> u64 {
             self.0.get_statistic(Statistic::Conflicts)
+        }
+
+        fn keep_learned(&mut self, max_len: usize) -> bool {
+            use rustsat::solvers::Learn;
+            for option in NOT_IMPLIED {
+                self.0.set_option(option, 0).expect("an option of CaDiCaL");
+            }
+            let kept = Arc::clone(&self.1);
+            self.0.attach_learner(
+                move |c: Clause| {
+                    let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
+                    kept.push(c.len() as u32);
+                    kept.extend(c.iter().map(|l| l.vidx32() << 1 | u32::from(l.is_neg())));
+                },
+                max_len,
+            );
+            true
+        }
+
+        fn take_learned(&mut self) -> Vec<u32> {
+            std::mem::take(&mut *self.1.lock().unwrap_or_else(|e| e.into_inner()))
         }
     }
 
@@ -788,6 +1033,106 @@ mod cadical {
                 "-OXXX-OO -XXXXXOX OXOOXOOX XO-OXOOX O--XXOO- OXOOXX-- XXOXXX-- --O-XOOO O",
                 8_000,
             );
+        }
+
+        /// A search cut at its limit resumes from its carry: the flip
+        /// lemmas' sample above (5,461 conflicts whole), in searches of
+        /// at most 1,500 conflicts each, every one resuming from the carry
+        /// of the one before, is proven unreachable; each carry holds
+        /// learned clauses and counts the conflicts spent; a carry at its
+        /// limit already answers at once; the carry of another formula is
+        /// not used.
+        #[test]
+        fn a_cut_search_resumes_from_its_carry() {
+            use crate::board::{B8, Position};
+            use crate::search::game_encoding::{Exact, Solver, exact_game_resumed};
+            let p = Position::<B8>::parse("-OXXX-OO -XXXXXOX OXOOXOOX XO-OXOOX O--XXOO- OXOOXX-- XXOXXX-- --O-XOOO O")
+                .unwrap();
+            let (mut carry, mut limit, mut searches) = (None, 0, 0);
+            let verdict = loop {
+                limit += 1_500;
+                searches += 1;
+                assert!(searches <= 20, "no verdict within {limit} conflicts");
+                let (v, spent, c) = exact_game_resumed::<B8>(&p, limit, Solver::CaDiCaL, None, carry.as_ref());
+                if v != Exact::Unknown {
+                    assert!(c.is_none());
+                    break v;
+                }
+                let c = c.expect("a search left without a verdict carries");
+                assert!(c.clause_count() > 0, "search {searches}: no clause kept");
+                // (CaDiCaL may pass its limit by a few conflicts)
+                assert!(
+                    c.passes_spent <= limit + 100 && c.passes_spent + 1_500 > limit,
+                    "{} of {limit}",
+                    c.passes_spent
+                );
+                // the same limit again: nothing left to spend
+                let (again, none, kept) = exact_game_resumed::<B8>(&p, c.passes_spent, Solver::CaDiCaL, None, Some(&c));
+                assert_eq!((again, none, kept.as_ref()), (Exact::Unknown, 0, Some(&c)));
+                assert!(spent > 0);
+                carry = Some(c);
+            };
+            assert_eq!(verdict, Exact::Unreachable);
+            assert!(searches >= 2, "decided by the first search: the test needs a longer proof");
+            // another position's carry: ignored, the search starts afresh
+            // (the formula without passes first, so more conflicts than
+            // the carry would have left)
+            let q = Position::<B8>::parse("XOXX-XOX -O-XXOOX OOX-OXO- XOOOXOX- OXXXXOXX OO-X-OOO -O-O-OX- XXXXXXXX X")
+                .unwrap();
+            let mut c = carry.expect("a carry");
+            c.passes_spent = 1 << 40;
+            let (v, spent, _) = exact_game_resumed::<B8>(&q, 100_000, Solver::CaDiCaL, None, Some(&c));
+            assert_eq!(v, Exact::Unreachable);
+            assert!(spent > 0);
+        }
+
+        /// Every clause a carry keeps is implied by the formula with
+        /// passes, checked by the other solver: BatSat proves the formula
+        /// with the clause's literals all false unsatisfiable. On dense 6x6
+        /// positions of random games with one disc's colour changed, whose
+        /// searches CaDiCaL leaves at 400 conflicts.
+        #[test]
+        fn every_clause_carried_is_implied_by_the_formula() {
+            use crate::board::{B6, Position};
+            use crate::search::game_encoding::{Exact, L, Lit, Solver, encode, exact_game_resumed};
+            let mut checked = 0;
+            let mut carries = 0;
+            crate::board::random_games::<B6>(40, 21, |p| {
+                if carries >= 3 || !(26..=30).contains(&p.discs()) {
+                    return;
+                }
+                // a black disc outside the centre turned white
+                let start = Position::<B6>::start();
+                let outside = p.black().0 & !(start.black().0 | start.white().0);
+                if outside == 0 {
+                    return;
+                }
+                let q = outside.trailing_zeros();
+                let changed = Position::<B6>::from_colors_unchecked(
+                    p.black().0 & !(1 << q),
+                    p.white().0 | 1 << q,
+                    p.side_to_move(),
+                );
+                let (v, _, carry) = exact_game_resumed::<B6>(&changed, 400, Solver::CaDiCaL, None, None);
+                let (Exact::Unknown, Some(carry)) = (v, carry) else { return };
+                carries += 1;
+                let mut i = 0;
+                let mut n = 0;
+                while i < carry.clauses.len() && n < 150 {
+                    let len = carry.clauses[i] as usize;
+                    let clause = &carry.clauses[i + 1..i + 1 + len];
+                    let mut enc = encode::<B6>(&changed, Solver::BatSat, true, None);
+                    for &l in clause {
+                        enc.formula.clause(&[!L::Var(Lit(l))]);
+                    }
+                    let r = if enc.formula.empty { Some(false) } else { enc.formula.backend.solve(1_000_000) };
+                    assert_eq!(r, Some(false), "a carried clause not implied: {clause:?} ({})", changed.line());
+                    i += 1 + len;
+                    n += 1;
+                    checked += 1;
+                }
+            });
+            assert!(carries >= 2 && checked >= 200, "{carries} carries, {checked} clauses checked");
         }
 
         /// CaDiCaL proves the 8x8 position `line` unreachable within

@@ -10,7 +10,7 @@ use crate::board::{Geometry, Position};
 use crate::key::Keyed;
 use crate::search::class_set::ClassSet;
 use crate::search::flip_history::{Relaxation, SharedRelaxation, flip_history};
-use crate::search::game_encoding::{Exact, exact_game_until};
+use crate::search::game_encoding::{CarryStore, Exact, exact_game_resumed};
 
 use super::beam::{BeamOutcome, StepProof, Walk, beam};
 use super::class::class_of;
@@ -67,6 +67,9 @@ pub struct Search<'f, G: Keyed> {
     /// The last position asked was left undecided by the deadline, not by
     /// a limit.
     deferred: bool,
+    /// Where the exact stage keeps what a search left without an answer
+    /// learned, and resumes from it (none: every search starts afresh).
+    carry: Option<&'f dyn CarryStore>,
 }
 
 /// What decided a position ([`Search::decided_by`]).
@@ -175,6 +178,7 @@ impl<'f, G: Keyed> Search<'f, G> {
             decided_by: Stage::Search,
             clock: Clock::default(),
             deferred: false,
+            carry: None,
         }
     }
 
@@ -209,6 +213,15 @@ impl<'f, G: Keyed> Search<'f, G> {
         self
     }
 
+    /// The same, its exact stage resuming from the carry `store` keeps for
+    /// a position, and keeping one there when it ends without an answer
+    /// ([`crate::search::game_encoding::exact_game_resumed`]; none: every
+    /// exact search starts afresh, the default).
+    pub fn with_carry(mut self, store: Option<&'f dyn CarryStore>) -> Self {
+        self.carry = store;
+        self
+    }
+
     /// Whether the deadline has passed; marks the position deferred if so.
     fn defer_now(&mut self) -> bool {
         let passed = self.clock.past();
@@ -228,13 +241,25 @@ impl<'f, G: Keyed> Search<'f, G> {
         self.decided_by = Stage::Exact;
         let clock = self.clock;
         let cut = move || clock.past();
-        let (verdict, spent) = exact_game_until::<G>(
+        let key = (p.black().0, p.white().0, p.side_to_move() == crate::board::Color::Black);
+        let before = self.carry.and_then(|store| store.load(key.0, key.1, key.2));
+        let (verdict, spent, after) = exact_game_resumed::<G>(
             p,
             self.stages.exact_conflicts,
             self.stages.exact_solver,
             clock.set().then_some(&cut as _),
+            before.as_ref(),
         );
         self.exact_spent = spent;
+        if let Some(store) = self.carry {
+            match (&verdict, after) {
+                (Exact::Unknown, Some(after)) => store.save(key.0, key.1, key.2, &after),
+                // cut before the formula with passes: whatever was kept stays
+                (Exact::Unknown, None) => {}
+                _ if before.is_some() => store.forget(key.0, key.1, key.2),
+                _ => {}
+            }
+        }
         match verdict {
             Exact::Reachable(game) => Verdict::Reachable(game),
             Exact::Unreachable => Verdict::Unreachable,
@@ -570,6 +595,7 @@ pub struct Searches<'f, G: Keyed> {
     budget: u64,
     stages: Stages,
     clock: Clock<'f>,
+    carry: Option<&'f dyn CarryStore>,
     held: std::sync::Mutex<Vec<Search<'f, G>>>,
 }
 
@@ -581,6 +607,7 @@ impl<'f, G: Keyed> Searches<'f, G> {
             budget,
             stages: Stages::default(),
             clock: Clock::default(),
+            carry: None,
             held: std::sync::Mutex::new(Vec::new()),
         }
     }
@@ -598,6 +625,13 @@ impl<'f, G: Keyed> Searches<'f, G> {
         self
     }
 
+    /// The same, their exact stages resuming from `store` and keeping
+    /// their carry there ([`Search::with_carry`]).
+    pub fn with_carry(mut self, store: Option<&'f dyn CarryStore>) -> Self {
+        self.carry = store;
+        self
+    }
+
     /// A search, kept or new, until the guard is dropped.
     pub fn take(&self) -> LentSearch<'_, 'f, G> {
         let kept = self.held.lock().expect("searches lock").pop();
@@ -606,6 +640,7 @@ impl<'f, G: Keyed> Searches<'f, G> {
                 .with_stages(self.stages)
                 .with_deadline(self.clock.deadline, self.clock.defer)
                 .with_stop(self.clock.stop)
+                .with_carry(self.carry)
         });
         LentSearch { search: Some(search), from: self }
     }
