@@ -437,12 +437,12 @@ fn a_resolve_carries_its_exact_searches_from_round_to_round() {
     };
     assert_eq!(tallies(&carried), tallies(&plain));
     assert_eq!(carried["totals"]["undecided"], 0, "every sample decided at 1,000 conflicts");
-    let counts = said.lines().find(|l| l.contains("resumed from a carry")).expect(&said).to_string();
+    let counts = said.lines().find(|l| l.contains("given a carry")).expect(&said).to_string();
     let number = |word: &str| -> u64 {
         let at = counts.find(word).unwrap();
         counts[..at].split_whitespace().last().unwrap().parse().unwrap()
     };
-    assert!(number(" resumed from a carry") >= 1 && number(" carries written") >= 1, "{counts}");
+    assert!(number(" given a carry") >= 1 && number(" carries written") >= 1, "{counts}");
     assert!(counts.contains("0 carry files"), "{counts}");
     let left: Vec<_> = std::fs::read_dir(c.join("exact-carry")).map(|d| d.flatten().collect()).unwrap_or_default();
     assert!(left.is_empty(), "{left:?}");

@@ -387,7 +387,7 @@ pub struct EstimateArgs {
     #[arg(long, value_name = "N", requires = "resolve")]
     pub exact_first: Option<u64>,
     /// With --resolve and --out: where an exact search ends without a
-    /// verdict (cut by --time or a signal, or at --exact-first's limit),
+    /// verdict (cut by --time or a signal, or at a limit),
     /// keep the short clauses the solver learned in DIR/exact-carry/, and
     /// let the next search of that sample go on from them; the conflict
     /// limits then count all the searches of a sample together. Verdicts

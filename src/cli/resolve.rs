@@ -103,7 +103,9 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
     if a.time.is_some() && a.out.is_none() {
         bail!("--time with --resolve needs --out DIR: the partial document and the progress are kept there");
     }
-    if a.carry_exact && (limits.exact_conflicts == 0 || limits.exact_solver.name() == "batsat") {
+    if a.carry_exact
+        && (limits.exact_conflicts == 0 || limits.exact_solver == othello_census::search::game_encoding::Solver::BatSat)
+    {
         bail!(
             "--carry-exact keeps what CaDiCaL learned in the exact encoding's searches: give --exact-conflicts above \
              0, with a build that has CaDiCaL (--features cadical) and without --sat-solver batsat"
@@ -556,8 +558,8 @@ fn report_carry(c: &othello_census::estimate::CarryDir, quiet: bool) {
     if !quiet {
         let ((written, resumed), (files, bytes)) = (c.counts(), c.on_disk());
         note(format!(
-            "exact searches: {resumed} resumed from a carry, {written} carries written; {files} carry files \
-             ({:.1} MB) kept for samples not yet decided",
+            "exact searches: {resumed} given a carry, {written} carries written; {files} carry files ({:.1} MB) \
+             kept for samples not yet decided",
             bytes as f64 / 1e6
         ));
     }

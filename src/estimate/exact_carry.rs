@@ -45,8 +45,12 @@ pub struct CarryDir {
     /// The first problem met (a file that could not be read, written or
     /// removed), for the caller to report.
     problem: Mutex<Option<String>>,
-    /// Carries written and used, for the caller's summary.
+    /// Carries written and found, for the caller's summary.
     written: Mutex<(u64, u64)>,
+    /// Held while a file is written: two threads may search samples of
+    /// one position, and an atomic write's temporary is named by the
+    /// process.
+    writing: Mutex<()>,
 }
 
 impl CarryDir {
@@ -58,7 +62,12 @@ impl CarryDir {
     /// lost.)
     pub fn new(dir: &Path) -> CarryDir {
         crate::formats::atomic::remove_temporaries(dir, |f| f.ends_with(".carry"));
-        CarryDir { dir: dir.to_path_buf(), problem: Mutex::new(None), written: Mutex::new((0, 0)) }
+        CarryDir {
+            dir: dir.to_path_buf(),
+            problem: Mutex::new(None),
+            written: Mutex::new((0, 0)),
+            writing: Mutex::new(()),
+        }
     }
 
     /// The file of a position.
@@ -75,7 +84,8 @@ impl CarryDir {
         self.problem.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    /// Carries written and carries resumed from, so far.
+    /// Carries written, and carries found for a search (each used where
+    /// it is of the same formula), so far.
     pub fn counts(&self) -> (u64, u64) {
         *self.written.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -96,10 +106,10 @@ impl CarryDir {
     /// Reads the carry file at `path` for the position: `None` where there
     /// is none; an error where it is damaged or of another position.
     pub fn read(path: &Path, black: u64, white: u64, black_to_move: bool) -> Result<Option<Carry>, FrameError> {
-        if !path.exists() {
-            return Ok(None);
-        }
-        let f: CarryFile = read_head_file(path, CARRY_KIND, 8 * CARRY_LITERALS as u64 + 1024)?;
+        let f: CarryFile = match read_head_file(path, CARRY_KIND, 8 * CARRY_LITERALS as u64 + 1024) {
+            Err(FrameError::Io { error, .. }) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            r => r?,
+        };
         if (f.black, f.white, f.black_to_move) != (black, white, black_to_move) {
             return Err(FrameError::Corrupt {
                 path: path.to_path_buf(),
@@ -144,6 +154,7 @@ impl CarryStore for CarryDir {
             clauses: carry.clauses.clone(),
         };
         let path = self.path_of(black, white, black_to_move);
+        let _writing = self.writing.lock().unwrap_or_else(|e| e.into_inner());
         let done = std::fs::create_dir_all(&self.dir)
             .map_err(|e| format!("cannot create {}: {e}", self.dir.display()))
             .and_then(|()| write_head_file(&path, &CARRY_KIND, &f).map_err(|e| e.to_string()));
@@ -155,6 +166,7 @@ impl CarryStore for CarryDir {
 
     fn forget(&self, black: u64, white: u64, black_to_move: bool) {
         let path = self.path_of(black, white, black_to_move);
+        let _writing = self.writing.lock().unwrap_or_else(|e| e.into_inner());
         if let Err(e) = std::fs::remove_file(&path)
             && e.kind() != std::io::ErrorKind::NotFound
         {

@@ -245,7 +245,7 @@ pub fn resolve<G: Keyed>(
 
 /// [`resolve`], its exact searches resuming from the carry `carry` keeps
 /// for a sample and keeping one there when they end without a verdict
-/// (cut by `stop`, or at a first round's limit):
+/// (cut by `stop`, or at a limit):
 /// [`crate::search::game_encoding::exact_game_resumed`]. The conflict
 /// limits then count every search of a sample together. Each verdict is
 /// as exact as without it; which samples a limit leaves undecided may

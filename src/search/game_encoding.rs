@@ -567,7 +567,7 @@ pub fn exact_game_until<G: Geometry>(
     solver: Solver,
     cut: Option<Cut<'_>>,
 ) -> (Exact<G>, u64) {
-    let (verdict, spent, _) = exact_game_resumed(p, conflicts, solver, cut, None);
+    let (verdict, spent, _) = exact_game_inner(p, conflicts, solver, cut, None, false);
     (verdict, spent)
 }
 
@@ -575,9 +575,13 @@ pub fn exact_game_until<G: Geometry>(
 /// ones that resumed searches use (results/benchmarks/exact-carry-8x8-20261206.txt).
 pub const CARRY_CLAUSE_LEN: usize = 8;
 
-/// The most literals a [`Carry`] keeps (64 MiB as u32s); past it the
-/// oldest clauses go first.
+/// The most words a [`Carry`] keeps (64 MiB as u32s); past it the oldest
+/// clauses go, until half as many are left. A search keeps no more than
+/// this many words of new clauses either.
 pub const CARRY_LITERALS: usize = 1 << 24;
+
+/// The longest clause a [`Carry`] is ever made to keep.
+pub const CARRY_LONGEST: u32 = 64;
 
 /// What a search of the exact encoding left without an answer hands to
 /// the next search of the same position ([`exact_game_resumed`]): the
@@ -707,6 +711,19 @@ pub fn exact_game_resumed<G: Geometry>(
     cut: Option<Cut<'_>>,
     carry: Option<&Carry>,
 ) -> (Exact<G>, u64, Option<Carry>) {
+    exact_game_inner(p, conflicts, solver, cut, carry, true)
+}
+
+/// [`exact_game_resumed`]; only where `keep` do the solver's learned
+/// clauses go into a carry (a search that nobody resumes keeps none).
+fn exact_game_inner<G: Geometry>(
+    p: &Position<G>,
+    conflicts: u64,
+    solver: Solver,
+    cut: Option<Cut<'_>>,
+    carry: Option<&Carry>,
+    keep: bool,
+) -> (Exact<G>, u64, Option<Carry>) {
     let start = Position::<G>::start();
     let (b, w) = (p.black().0, p.white().0);
     let centre = start.black().0 | start.white().0;
@@ -719,33 +736,42 @@ pub fn exact_game_resumed<G: Geometry>(
     }
     let mut spent = 0;
     let mut found = false;
-    let mut enc;
-    let mut resumed: Option<Carry> = None;
-    if let Some(c) = carry {
-        enc = encode::<G>(p, solver, true, cut);
+    let mut resumed: Option<(Carry, Encoding)> = None;
+    if let Some(c) = carry.filter(|_| keep) {
+        let enc = encode::<G>(p, solver, true, cut);
         if enc.formula.fingerprint.digest() == c.fingerprint && c.well_formed(enc.formula.vars) {
-            resumed = Some(c.clone());
+            // at its limit already: nothing to search, nothing new to keep
+            if conflicts <= c.passes_spent {
+                return (Exact::Unknown, 0, None);
+            }
+            resumed = Some((c.clone(), enc));
         }
     }
-    if resumed.is_none() {
-        // first without passes inside the game, on a tenth of the budget
-        // (most games have none, and that formula is much smaller: every
-        // move's colour is known); where it finds no game, with them (most
-        // positions asked are unreachable: the full budget goes to the
-        // formula that can prove it)
-        enc = encode::<G>(p, solver, false, cut);
-        let first = if enc.formula.empty { Some(false) } else { enc.formula.backend.solve(conflicts.div_ceil(10)) };
-        spent = enc.formula.backend.conflicts();
-        found = first == Some(true);
-        if !found && cut.is_some_and(|cut| cut()) {
-            return (Exact::Unknown, spent, None);
+    let mut enc;
+    let resumed = match resumed {
+        Some((c, e)) => {
+            enc = e;
+            Some(c)
         }
-        if !found {
-            enc = encode::<G>(p, solver, true, cut);
+        None => {
+            // first without passes inside the game, on a tenth of the budget
+            // (most games have none, and that formula is much smaller: every
+            // move's colour is known); where it finds no game, with them (most
+            // positions asked are unreachable: the full budget goes to the
+            // formula that can prove it)
+            enc = encode::<G>(p, solver, false, cut);
+            let first = if enc.formula.empty { Some(false) } else { enc.formula.backend.solve(conflicts.div_ceil(10)) };
+            spent = enc.formula.backend.conflicts();
+            found = first == Some(true);
+            if !found && cut.is_some_and(|cut| cut()) {
+                return (Exact::Unknown, spent, None);
+            }
+            if !found {
+                enc = encode::<G>(p, solver, true, cut);
+            }
+            None
         }
-    } else {
-        enc = encode::<G>(p, solver, true, cut);
-    }
+    };
     if !found {
         if enc.formula.empty {
             return (Exact::Unreachable, spent, None);
@@ -766,10 +792,7 @@ pub fn exact_game_resumed<G: Geometry>(
             i += 1 + len;
         }
         let left = conflicts.saturating_sub(carry.passes_spent);
-        if left == 0 {
-            return (Exact::Unknown, spent, Some(carry));
-        }
-        let keeps = enc.formula.backend.keep_learned(carry.keep_len.max(1) as usize);
+        let keeps = keep && enc.formula.backend.keep_learned(carry.keep_len.max(1) as usize);
         let r = enc.formula.backend.solve(left);
         let now = enc.formula.backend.conflicts();
         spent += now;
@@ -781,8 +804,10 @@ pub fn exact_game_resumed<G: Geometry>(
             None => {
                 carry.passes_spent += now;
                 let learned = carry.new_clauses(&enc.formula.backend.take_learned());
-                if learned.is_empty() {
-                    carry.keep_len = carry.keep_len.saturating_mul(2).min(1 << 12);
+                // kept nothing new after some search: the same carry would
+                // give the same search again, so the next keeps longer ones
+                if learned.is_empty() && now > 0 {
+                    carry.keep_len = carry.keep_len.saturating_mul(2).min(CARRY_LONGEST);
                 }
                 carry.extend(&learned);
                 return (Exact::Unknown, spent, Some(carry));
@@ -906,12 +931,16 @@ mod cadical {
 
     use super::{Backend, Cut, Lit};
 
-    /// CaDiCaL's techniques that add clauses the formula does not imply
-    /// (they keep only its satisfiability): off by default in the
-    /// version built, and set off where learned clauses are kept, so that
-    /// every clause kept is implied by the formula whatever a later
-    /// version's defaults.
-    pub(super) const NOT_IMPLIED: [&str; 5] = ["block", "condition", "cover", "factor", "instantiate"];
+    /// CaDiCaL's techniques that could make a learned clause one the
+    /// formula does not imply: instantiation (it strengthens a clause
+    /// keeping only the formula's satisfiability) and bounded variable
+    /// addition (new variables). Off by default in the version built,
+    /// and set off at the start (CaDiCaL takes options only before the
+    /// first clause), so that every clause a carry keeps is implied by the
+    /// formula whatever a later version's defaults. (Every other technique
+    /// on by default removes clauses, or adds clauses the formula
+    /// implies.)
+    pub(super) const NOT_IMPLIED: [&str; 2] = ["factor", "instantiate"];
 
     /// CaDiCaL, and the clauses it learned that are kept
     /// ([`Backend::keep_learned`]).
@@ -922,6 +951,9 @@ mod cadical {
         /// asks regularly while it solves).
         pub(super) fn new(cut: Option<Cut<'a>>) -> Cadical<'a> {
             let mut s = Cadical(rustsat_cadical::CaDiCaL::default(), Arc::default());
+            for option in NOT_IMPLIED {
+                s.0.set_option(option, 0).expect("an option of CaDiCaL, before any clause");
+            }
             if let Some(cut) = cut {
                 s.0.attach_terminator(move || if cut() { ControlSignal::Terminate } else { ControlSignal::Continue });
             }
@@ -968,13 +1000,14 @@ mod cadical {
 
         fn keep_learned(&mut self, max_len: usize) -> bool {
             use rustsat::solvers::Learn;
-            for option in NOT_IMPLIED {
-                self.0.set_option(option, 0).expect("an option of CaDiCaL");
-            }
             let kept = Arc::clone(&self.1);
             self.0.attach_learner(
                 move |c: Clause| {
                     let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
+                    // bounded: past it the carry keeps none of the newest
+                    if kept.len() + c.len() >= super::CARRY_LITERALS {
+                        return;
+                    }
                     kept.push(c.len() as u32);
                     kept.extend(c.iter().map(|l| l.vidx32() << 1 | u32::from(l.is_neg())));
                 },
@@ -991,6 +1024,17 @@ mod cadical {
     #[cfg(test)]
     mod tests {
         use super::Cadical;
+
+        /// The techniques that could make a kept clause one the formula
+        /// does not imply are off in every solver made.
+        #[test]
+        fn no_technique_that_breaks_implication_is_on() {
+            for s in [Cadical::new(None), Cadical::unsat(None)] {
+                for option in super::NOT_IMPLIED {
+                    assert_eq!(s.0.get_option(option).expect("an option of CaDiCaL"), 0, "{option}");
+                }
+            }
+        }
 
         /// The configuration is taken: CaDiCaL's "unsat" turns off its
         /// stabilizing phases and local search (its config.cpp), which the
@@ -1068,7 +1112,7 @@ mod cadical {
                 );
                 // the same limit again: nothing left to spend
                 let (again, none, kept) = exact_game_resumed::<B8>(&p, c.passes_spent, Solver::CaDiCaL, None, Some(&c));
-                assert_eq!((again, none, kept.as_ref()), (Exact::Unknown, 0, Some(&c)));
+                assert_eq!((again, none, kept), (Exact::Unknown, 0, None));
                 assert!(spent > 0);
                 carry = Some(c);
             };

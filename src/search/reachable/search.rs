@@ -10,7 +10,7 @@ use crate::board::{Geometry, Position};
 use crate::key::Keyed;
 use crate::search::class_set::ClassSet;
 use crate::search::flip_history::{Relaxation, SharedRelaxation, flip_history};
-use crate::search::game_encoding::{CarryStore, Exact, exact_game_resumed};
+use crate::search::game_encoding::{CarryStore, Exact, exact_game_resumed, exact_game_until};
 
 use super::beam::{BeamOutcome, StepProof, Walk, beam};
 use super::class::class_of;
@@ -242,24 +242,29 @@ impl<'f, G: Keyed> Search<'f, G> {
         let clock = self.clock;
         let cut = move || clock.past();
         let key = (p.black().0, p.white().0, p.side_to_move() == crate::board::Color::Black);
-        let before = self.carry.and_then(|store| store.load(key.0, key.1, key.2));
-        let (verdict, spent, after) = exact_game_resumed::<G>(
-            p,
-            self.stages.exact_conflicts,
-            self.stages.exact_solver,
-            clock.set().then_some(&cut as _),
-            before.as_ref(),
-        );
-        self.exact_spent = spent;
-        if let Some(store) = self.carry {
-            match (&verdict, after) {
-                (Exact::Unknown, Some(after)) => store.save(key.0, key.1, key.2, &after),
-                // cut before the formula with passes: whatever was kept stays
-                (Exact::Unknown, None) => {}
-                _ if before.is_some() => store.forget(key.0, key.1, key.2),
-                _ => {}
+        let (conflicts, solver, cut) =
+            (self.stages.exact_conflicts, self.stages.exact_solver, clock.set().then_some(&cut as _));
+        let verdict = match self.carry {
+            None => {
+                let (verdict, spent) = exact_game_until::<G>(p, conflicts, solver, cut);
+                self.exact_spent = spent;
+                verdict
             }
-        }
+            Some(store) => {
+                let before = store.load(key.0, key.1, key.2);
+                let (verdict, spent, after) = exact_game_resumed::<G>(p, conflicts, solver, cut, before.as_ref());
+                self.exact_spent = spent;
+                match (&verdict, after) {
+                    (Exact::Unknown, Some(after)) => store.save(key.0, key.1, key.2, &after),
+                    // cut before the formula with passes, or at its limit
+                    // already: whatever was kept stays
+                    (Exact::Unknown, None) => {}
+                    // decided: its file goes (any file under its name)
+                    _ => store.forget(key.0, key.1, key.2),
+                }
+                verdict
+            }
+        };
         match verdict {
             Exact::Reachable(game) => Verdict::Reachable(game),
             Exact::Unreachable => Verdict::Unreachable,
