@@ -2743,3 +2743,32 @@ fn catalog_export_gives_back_a_document_to_resolve() {
     common::fails_with(dir.path(), &args, "checksum");
     assert!(!other.exists());
 }
+
+/// `inspect` reads a carry file of an exact search (`--carry-exact`):
+/// its position, the conflicts spent and what it keeps, in words and in
+/// JSON; a damaged one is refused in one line.
+#[test]
+fn inspect_shows_a_carry_file() {
+    use othello_census::estimate::{CARRY_DIR, CarryDir};
+    use othello_census::search::game_encoding::{Carry, CarryStore};
+    let dir = tempfile::tempdir().unwrap();
+    let store = CarryDir::new(&dir.path().join(CARRY_DIR));
+    let carry =
+        Carry { first_spent: 12, passes_spent: 3456, fingerprint: 0xabc, keep_len: 8, clauses: vec![2, 4, 7, 1, 9] };
+    store.save(0x0000_0010_0800_0000, 0x0000_0008_1000_0000, true, &carry);
+    let path = store.path_of(0x0000_0010_0800_0000, 0x0000_0008_1000_0000, true);
+    let out = Command::new(common::bin()).args(["inspect"]).arg(&path).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("black 0000001008000000, white 0000000810000000, Black to move (4 discs)"), "{text}");
+    assert!(text.contains("12 by the formula without passes, 3,456 by the formula with passes"), "{text}");
+    assert!(text.contains("kept: 2 clauses (5 words)"), "{text}");
+    let out = Command::new(common::bin()).args(["inspect", "--json"]).arg(&path).output().unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((doc["clauses"].as_u64(), doc["conflicts_with_passes"].as_u64()), (Some(2), Some(3456)));
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes.len() - 30;
+    bytes[at] ^= 1;
+    std::fs::write(&path, &bytes).unwrap();
+    common::fails_with(dir.path(), &["inspect", path.to_str().unwrap()], "the file is damaged");
+}

@@ -18,6 +18,9 @@ pub fn run(a: &InspectArgs) -> anyhow::Result<ExitCode> {
     if file_magic(&a.file) == Some(othello_census::formats::framed::MAGIC_ESTIMATE) {
         return inspect_estimate_progress(a);
     }
+    if file_magic(&a.file) == Some(othello_census::formats::framed::MAGIC_CARRY) {
+        return inspect_carry(a);
+    }
     refuse_layered_file(a)?;
     let v = verify(&a.file)?;
     let h = &v.header;
@@ -98,6 +101,45 @@ fn inspect_progress(a: &InspectArgs) -> anyhow::Result<ExitCode> {
     for (l, r) in &layers {
         crate::outln!("{l:>5}  {:>9}  {:>11}  {:>9}", r[0], r[1], r[2])?;
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// An exact search's carry file (`estimate --resolve --carry-exact`):
+/// its position, the conflicts its searches spent, and what it keeps.
+fn inspect_carry(a: &InspectArgs) -> anyhow::Result<ExitCode> {
+    let (black, white, black_to_move, c) = othello_census::estimate::CarryDir::read_any(&a.file)?;
+    let side = if black_to_move { "Black" } else { "White" };
+    if a.json {
+        let doc = json!({
+            "file": a.file.display().to_string(),
+            "kind": "exact search carry",
+            "black": format!("{black:016x}"),
+            "white": format!("{white:016x}"),
+            "to_move": side,
+            "discs": (black | white).count_ones(),
+            "conflicts_without_passes": c.first_spent,
+            "conflicts_with_passes": c.passes_spent,
+            "clauses": c.clause_count(),
+            "words": c.clauses.len(),
+            "longest_clause_kept_next": c.keep_len,
+            "formula_fingerprint": format!("{:016x}", c.fingerprint),
+        });
+        crate::outln!("{}", serde_json::to_string_pretty(&doc)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    crate::outln!(
+        "carry file of an exact search {} (checksum ok)\n\
+         position: black {black:016x}, white {white:016x}, {side} to move ({} discs)\n\
+         conflicts spent: {} by the formula without passes, {} by the formula with passes in all its searches\n\
+         kept: {} clauses ({} words); the next search keeps clauses of at most {} literals",
+        a.file.display(),
+        (black | white).count_ones(),
+        group_digits(c.first_spent),
+        group_digits(c.passes_spent),
+        group_digits(c.clause_count() as u64),
+        group_digits(c.clauses.len() as u64),
+        c.keep_len
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 

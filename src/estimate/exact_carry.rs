@@ -21,7 +21,7 @@ use crate::formats::framed::{FileKind, FrameError, MAGIC_CARRY, read_head_file, 
 use crate::search::game_encoding::{CARRY_LITERALS, Carry, CarryStore};
 
 /// The kind of file: magic `OTHCARY\0`, version 1.
-pub const CARRY_KIND: FileKind = FileKind { magic: MAGIC_CARRY, version: 1, name: "exact search's carry file" };
+pub const CARRY_KIND: FileKind = FileKind { magic: MAGIC_CARRY, version: 1, name: "carry file of an exact search" };
 
 /// The directory of the carry files in a resolve's `--out` directory.
 pub const CARRY_DIR: &str = "exact-carry";
@@ -101,6 +101,21 @@ impl CarryDir {
 
     fn note(&self, problem: String) {
         self.problem.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(problem);
+    }
+
+    /// Reads the carry file at `path` whatever its position (`inspect`):
+    /// its position's black and white discs, whether Black is to move,
+    /// and the carry; an error where it is missing or damaged.
+    pub fn read_any(path: &Path) -> Result<(u64, u64, bool, Carry), FrameError> {
+        let f: CarryFile = read_head_file(path, CARRY_KIND, 8 * CARRY_LITERALS as u64 + 1024)?;
+        let carry = Carry {
+            first_spent: f.first_spent,
+            passes_spent: f.passes_spent,
+            fingerprint: f.fingerprint,
+            keep_len: f.keep_len,
+            clauses: f.clauses,
+        };
+        Ok((f.black, f.white, f.black_to_move, carry))
     }
 
     /// Reads the carry file at `path` for the position: `None` where there

@@ -42,7 +42,7 @@ pub fn kind_of_magic(magic: &[u8]) -> Option<&'static str> {
         (MAGIC_PROGRESS, "layered expansion's progress file"),
         (MAGIC_RESOLVE, "estimate resolve's progress file"),
         (MAGIC_ESTIMATE, "estimate's progress file"),
-        (MAGIC_CARRY, "exact search's carry file"),
+        (MAGIC_CARRY, "carry file of an exact search"),
     ]
     .into_iter()
     .find(|(m, _)| m.as_slice() == magic)
