@@ -610,31 +610,35 @@ pub struct Carry {
     pub clauses: Vec<u32>,
 }
 
+/// The clauses of flat words (each its length, then its literals), in
+/// order; a last clause cut short by the end of the words ends them.
+pub fn each_clause(words: &[u32]) -> impl Iterator<Item = &[u32]> {
+    let mut rest = words;
+    std::iter::from_fn(move || {
+        let (&len, tail) = rest.split_first()?;
+        let clause = tail.get(..len as usize)?;
+        rest = &tail[len as usize..];
+        Some(clause)
+    })
+}
+
 impl Carry {
     /// The clauses it keeps.
     pub fn clause_count(&self) -> usize {
-        let mut i = 0;
-        let mut n = 0;
-        while i < self.clauses.len() {
-            i += 1 + self.clauses[i] as usize;
-            n += 1;
-        }
-        n
+        each_clause(&self.clauses).count()
     }
 
     /// Whether its clauses are well formed: each length at least 1 and
     /// within the vector, and no literal beyond `vars` variables.
     pub fn well_formed(&self, vars: u32) -> bool {
-        let mut i = 0;
-        while i < self.clauses.len() {
-            let len = self.clauses[i] as usize;
-            let Some(lits) = self.clauses.get(i + 1..i + 1 + len) else { return false };
-            if len == 0 || lits.iter().any(|&l| l >> 1 >= vars) {
+        let mut words = 0;
+        for c in each_clause(&self.clauses) {
+            if c.is_empty() || c.iter().any(|&l| l >> 1 >= vars) {
                 return false;
             }
-            i += 1 + len;
+            words += 1 + c.len();
         }
-        true
+        words == self.clauses.len()
     }
 
     /// Of `learned` (flat clauses), those it does not hold yet (each once),
@@ -645,21 +649,13 @@ impl Carry {
             c.sort_unstable();
             c
         };
-        let mut held: std::collections::HashSet<Vec<u32>> = std::collections::HashSet::new();
-        let mut i = 0;
-        while i < self.clauses.len() {
-            let len = self.clauses[i] as usize;
-            held.insert(sorted(&self.clauses[i + 1..i + 1 + len]));
-            i += 1 + len;
-        }
+        let mut held: std::collections::HashSet<Vec<u32>> = each_clause(&self.clauses).map(sorted).collect();
         let mut out = Vec::new();
-        let mut i = 0;
-        while i < learned.len() {
-            let len = learned[i] as usize;
-            if held.insert(sorted(&learned[i + 1..i + 1 + len])) {
-                out.extend_from_slice(&learned[i..i + 1 + len]);
+        for c in each_clause(learned) {
+            if held.insert(sorted(c)) {
+                out.push(c.len() as u32);
+                out.extend_from_slice(c);
             }
-            i += 1 + len;
         }
         out
     }
@@ -784,12 +780,9 @@ fn exact_game_inner<G: Geometry>(
             keep_len: CARRY_CLAUSE_LEN as u32,
             clauses: Vec::new(),
         });
-        let mut i = 0;
-        while i < carry.clauses.len() {
-            let len = carry.clauses[i] as usize;
-            let c: Vec<Lit> = carry.clauses[i + 1..i + 1 + len].iter().map(|&l| Lit(l)).collect();
+        for c in each_clause(&carry.clauses) {
+            let c: Vec<Lit> = c.iter().map(|&l| Lit(l)).collect();
             enc.formula.backend.add_clause(&c);
-            i += 1 + len;
         }
         let left = conflicts.saturating_sub(carry.passes_spent);
         let keeps = keep && enc.formula.backend.keep_learned(carry.keep_len.max(1) as usize);
@@ -1160,19 +1153,13 @@ mod cadical {
                 let (v, _, carry) = exact_game_resumed::<B6>(&changed, 400, Solver::CaDiCaL, None, None);
                 let (Exact::Unknown, Some(carry)) = (v, carry) else { return };
                 carries += 1;
-                let mut i = 0;
-                let mut n = 0;
-                while i < carry.clauses.len() && n < 150 {
-                    let len = carry.clauses[i] as usize;
-                    let clause = &carry.clauses[i + 1..i + 1 + len];
+                for clause in super::super::each_clause(&carry.clauses).take(150) {
                     let mut enc = encode::<B6>(&changed, Solver::BatSat, true, None);
                     for &l in clause {
                         enc.formula.clause(&[!L::Var(Lit(l))]);
                     }
                     let r = if enc.formula.empty { Some(false) } else { enc.formula.backend.solve(1_000_000) };
                     assert_eq!(r, Some(false), "a carried clause not implied: {clause:?} ({})", changed.line());
-                    i += 1 + len;
-                    n += 1;
                     checked += 1;
                 }
             });
