@@ -452,6 +452,15 @@ fn a_resolve_carries_its_exact_searches_from_round_to_round() {
             .concat(),
         "--carry-exact keeps what CaDiCaL learned",
     );
+    // each thread's carry is reserved before any search: more threads
+    // than this machine's memory holds carries for (1,024 take 768
+    // GiB) are refused
+    common::fails_with(
+        dir.path(),
+        &[&["estimate", "--size", "4"][..], &settings, &["--out", "e", "--carry-exact", "--threads", "1024"]].concat(),
+        "--carry-exact on 1024 thread(s): the exact searches' carries may hold up to",
+    );
+    assert!(!dir.path().join("e").exists(), "a refused resolve made its directory");
     let o = Command::new(common::bin())
         .args(["estimate", "--size", "4"])
         .args(settings)

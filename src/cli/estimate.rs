@@ -143,7 +143,7 @@ fn config(a: &EstimateArgs) -> anyhow::Result<(EstimateConfig, u64)> {
     let layers = parse_discs(&a.discs, a.size.n())?;
     let frontier_discs = a.frontier.unwrap_or_else(|| default_frontier_discs(a.size));
     let threads = othello_census::engine::resources::threads(a.threads);
-    let reserved = check_memory(a.size, frontier_discs, &a.limits(), threads)?;
+    let reserved = check_memory(a.size, frontier_discs, &a.limits(), threads, false)?;
     let samples = match (a.samples, a.time) {
         (Some(s), _) => Some(s),
         (None, None) => Some(100_000),

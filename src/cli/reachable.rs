@@ -90,7 +90,7 @@ pub fn run(a: &ReachableArgs) -> anyhow::Result<ExitCode> {
     let size = super::args::size_for_position(a.size, &a.position)?;
     let frontier_discs = a.frontier.unwrap_or_else(|| default_frontier_discs(size));
     let limits = a.limits();
-    let reserved = check_memory(size, frontier_discs, &limits, 1)?;
+    let reserved = check_memory(size, frontier_discs, &limits, 1, false)?;
     with_geometry!(size, G => {
         let p = othello_census::board::Position::<G>::parse(&a.position).map_err(|e| anyhow::anyhow!("--position: {e}"))?;
         let layer = read_census_layer::<G>(a.census_layer.as_deref(), None, frontier_discs, reserved, a.json)?;

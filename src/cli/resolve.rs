@@ -122,7 +122,7 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
     let frontier_discs = doc["frontier_discs"].as_u64().ok_or_else(|| anyhow::anyhow!("{what}: no frontier"))? as u32;
     let size = BoardSize::from_n(checked.n)?;
     let threads = othello_census::engine::resources::threads(a.threads);
-    let reserved = check_memory(size, frontier_discs, &limits, threads)?;
+    let reserved = check_memory(size, frontier_discs, &limits, threads, a.carry_exact)?;
     // what this resolve decided before it was stopped or killed, kept in
     // --out (the census layer is checked below to be the document's)
     let census_classes = checked.census_classes.unwrap_or(0);

@@ -31,14 +31,16 @@ pub(super) fn check_frontier(size: BoardSize, discs: u32) -> anyhow::Result<()> 
     Ok(())
 }
 
-/// Refuses a frontier, or `threads` searches of `limits`, that
-/// would not fit the memory available, before any work; the bytes they
-/// take at most (what a census layer must leave them).
+/// Refuses a frontier, or `threads` searches of `limits` (with a carry
+/// each where `carry`: `--carry-exact`), that would not fit the memory
+/// available, before any work; the bytes they take at most (what a
+/// census layer must leave them).
 pub(super) fn check_memory(
     size: BoardSize,
     frontier_discs: u32,
     limits: &othello_census::estimate::SearchLimits,
     threads: usize,
+    carry: bool,
 ) -> anyhow::Result<u64> {
     let othello_census::estimate::SearchLimits { budget, beam_width, sweep_width, .. } = *limits;
     check_frontier(size, frontier_discs)?;
@@ -48,6 +50,28 @@ pub(super) fn check_memory(
         with_geometry!(size, G => Search::<G>::beam_bytes(beam_width).max(Search::<G>::sweep_bytes(sweep_width)))
             .saturating_mul(threads as u64);
     let available = othello_census::engine::memory::available_memory();
+    // --carry-exact: each thread's exact search may hold a carry's
+    // buffers besides (CARRY_PEAK_BYTES), taken from the same share
+    let carries =
+        if carry { othello_census::search::game_encoding::CARRY_PEAK_BYTES.saturating_mul(threads as u64) } else { 0 };
+    if let Some(free) = available
+        && carries > 0
+        && beams.saturating_add(carries) > free / 5 * 2
+    {
+        bail!(
+            "--carry-exact on {threads} thread(s): the exact searches' carries may hold up to {}{}, more than two \
+             fifths of the memory free ({}); give fewer --threads{}",
+            othello_census::text::human_bytes(carries as f64),
+            if beams > 0 {
+                format!(" besides the beams' {}", othello_census::text::human_bytes(beams as f64))
+            } else {
+                String::new()
+            },
+            othello_census::text::human_bytes(free as f64),
+            if beams > 0 { ", a smaller --beam-width or --sweep-width" } else { "" }
+        );
+    }
+    let beams = beams.saturating_add(carries);
     if let Some(free) = available
         && beams > free / 5 * 2
     {

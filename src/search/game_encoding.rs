@@ -580,6 +580,17 @@ pub const CARRY_CLAUSE_LEN: usize = 8;
 /// this many words of new clauses either.
 pub const CARRY_LITERALS: usize = 1 << 24;
 
+/// The most memory one search's carry may take, on top of the solver's:
+/// the carry given (at most [`CARRY_LITERALS`] words, 64 MiB), the one
+/// it returns while clauses are appended before the cap trims them (up
+/// to twice that, 128 MiB, and a vector's capacity may double it again),
+/// the solver's learned clauses and the new ones among them (64 MiB
+/// each), the hashes that find the new ones (8 bytes a clause, at most
+/// 2^24 clauses, and a hash table's slack: about 256 MiB), and the file's
+/// bytes as it is written (64 MiB). `--carry-exact` reserves it for each
+/// thread before a resolve starts.
+pub const CARRY_PEAK_BYTES: u64 = 768 << 20;
+
 /// The longest clause a [`Carry`] is ever made to keep.
 pub const CARRY_LONGEST: u32 = 64;
 
@@ -642,17 +653,26 @@ impl Carry {
     }
 
     /// Of `learned` (flat clauses), those it does not hold yet (each once),
-    /// flat.
+    /// flat. Clauses are compared by the xxh3 of their sorted literals (8
+    /// bytes a clause held, not a vector: about a tenth of the memory at
+    /// [`CARRY_LITERALS`]); two clauses with one hash drop the second, which
+    /// only loses an implied clause, never changes a verdict.
     fn new_clauses(&self, learned: &[u32]) -> Vec<u32> {
-        let sorted = |c: &[u32]| {
-            let mut c = c.to_vec();
-            c.sort_unstable();
-            c
+        let hash = |c: &[u32]| {
+            let mut sorted = [0u32; CARRY_LONGEST as usize];
+            let sorted = &mut sorted[..c.len().min(CARRY_LONGEST as usize)];
+            sorted.copy_from_slice(&c[..sorted.len()]);
+            sorted.sort_unstable();
+            let mut bytes = [0u8; 4 * CARRY_LONGEST as usize];
+            for (b, l) in bytes.chunks_exact_mut(4).zip(sorted.iter()) {
+                b.copy_from_slice(&l.to_le_bytes());
+            }
+            xxhash_rust::xxh3::xxh3_64(&bytes[..4 * sorted.len()])
         };
-        let mut held: std::collections::HashSet<Vec<u32>> = each_clause(&self.clauses).map(sorted).collect();
+        let mut held: std::collections::HashSet<u64> = each_clause(&self.clauses).map(hash).collect();
         let mut out = Vec::new();
         for c in each_clause(learned) {
-            if held.insert(sorted(c)) {
+            if held.insert(hash(c)) {
                 out.push(c.len() as u32);
                 out.extend_from_slice(c);
             }
@@ -1228,6 +1248,33 @@ mod tests {
                 assert!(cut_at < spent, "{solver:?}: {cut_at} of {spent} conflicts");
             }
         }
+    }
+
+    /// A carry takes each learned clause once, whatever the order of its
+    /// literals, and none it holds already; past its cap it drops the
+    /// oldest clauses, whole, down to half.
+    #[test]
+    fn a_carry_keeps_each_clause_once_and_the_newest_past_its_cap() {
+        let flat = |cs: &[&[u32]]| {
+            cs.iter().flat_map(|c| std::iter::once(c.len() as u32).chain(c.iter().copied())).collect::<Vec<u32>>()
+        };
+        let carry =
+            Carry { first_spent: 0, passes_spent: 0, fingerprint: 0, keep_len: 8, clauses: flat(&[&[2, 5], &[7]]) };
+        let learned = flat(&[&[5, 2], &[9, 4, 6], &[7], &[6, 9, 4], &[4, 9], &[11]]);
+        assert_eq!(carry.new_clauses(&learned), flat(&[&[9, 4, 6], &[4, 9], &[11]]));
+        assert!(carry.new_clauses(&carry.clauses).is_empty());
+        // past the cap: whole clauses of the oldest go, the newest stay
+        let mut big = Carry { clauses: Vec::new(), ..carry };
+        let one = flat(&[&[1, 2, 3]]);
+        for _ in 0..CARRY_LITERALS / one.len() {
+            big.extend(&one);
+        }
+        assert!(big.clauses.len() <= CARRY_LITERALS);
+        let last = flat(&[&[8, 10]]);
+        big.extend(&last);
+        assert!(big.clauses.len() <= CARRY_LITERALS / 2 + last.len() + one.len(), "{}", big.clauses.len());
+        assert!(big.well_formed(16));
+        assert!(big.clauses.ends_with(&last));
     }
 
     #[test]
