@@ -63,28 +63,34 @@ fn agrees(reachable: &HashSet<(u64, u64, bool)>, b: u64, w: u64, black_to_move: 
     }
 }
 
+/// A random 4x4 candidate of `discs` discs (the centre occupied and
+/// `discs - 4` of the 12 other squares, by a partial shuffle; each disc
+/// black or white; either side to move): (black, white, Black to move).
+fn candidate_4x4(rng: &mut Rng, discs: usize) -> (u64, u64, bool) {
+    let centre = 0x0660u64;
+    let mut pool: Vec<u32> = (0..16).filter(|s| centre >> s & 1 == 0).collect();
+    let mut occ = centre;
+    for i in 0..discs - 4 {
+        let j = i + (rng.next() % (pool.len() - i) as u64) as usize;
+        pool.swap(i, j);
+        occ |= 1 << pool[i];
+    }
+    let colours = rng.next();
+    let b: u64 = (0..16).filter(|&s| occ >> s & 1 == 1 && colours >> s & 1 == 1).map(|s| 1u64 << s).sum();
+    (b, occ & !b, colours >> 20 & 1 == 1)
+}
+
 /// `per_layer` random candidates of each disc count 5 to 16 (centre
 /// occupied, each disc black or white, either side to move), and every
 /// `stride`-th reachable position: the verdicts the oracle's.
 fn four_by_four(per_layer: usize, stride: usize, seed: u64, solver: Solver) {
     let reachable = oracle_4x4();
-    let centre = 0x0660u64;
-    let others: Vec<u32> = (0..16).filter(|s| centre >> s & 1 == 0).collect();
     let mut rng = Rng(seed);
     let (mut yes, mut no) = (0, 0);
     for discs in 5..=16usize {
         for _ in 0..per_layer {
-            // `discs - 4` of the 12 other squares, by a partial shuffle
-            let mut pool = others.clone();
-            let mut occ = centre;
-            for i in 0..discs - 4 {
-                let j = i + (rng.next() % (pool.len() - i) as u64) as usize;
-                pool.swap(i, j);
-                occ |= 1 << pool[i];
-            }
-            let colours = rng.next();
-            let b: u64 = (0..16).filter(|&s| occ >> s & 1 == 1 && colours >> s & 1 == 1).map(|s| 1u64 << s).sum();
-            if agrees(&reachable, b, occ & !b, colours >> 20 & 1 == 1, solver) {
+            let (b, w, black) = candidate_4x4(&mut rng, discs);
+            if agrees(&reachable, b, w, black, solver) {
                 yes += 1;
             } else {
                 no += 1;
@@ -297,23 +303,8 @@ fn searches_resumed_from_their_carries_give_the_same_verdicts() {
     let reachable = oracle_4x4();
     let mut rng = Rng(5);
     let (mut resumed, mut verdicts, mut stalled) = (0, 0, 0);
-    let centre = 0x0660u64;
-    let others: Vec<u32> = (0..16).filter(|s| centre >> s & 1 == 0).collect();
-    let mut candidates: Vec<(u64, u64, bool)> = Vec::new();
-    for discs in 8..=16usize {
-        for _ in 0..20 {
-            let mut pool = others.clone();
-            let mut occ = centre;
-            for i in 0..discs - 4 {
-                let j = i + (rng.next() % (pool.len() - i) as u64) as usize;
-                pool.swap(i, j);
-                occ |= 1 << pool[i];
-            }
-            let colours = rng.next();
-            let b: u64 = (0..16).filter(|&s| occ >> s & 1 == 1 && colours >> s & 1 == 1).map(|s| 1u64 << s).sum();
-            candidates.push((b, occ & !b, colours >> 20 & 1 == 1));
-        }
-    }
+    let mut candidates: Vec<(u64, u64, bool)> =
+        (8..=16usize).flat_map(|discs| std::iter::repeat_n(discs, 20)).map(|d| candidate_4x4(&mut rng, d)).collect();
     let mut all: Vec<(u64, u64, bool)> = reachable.iter().copied().collect();
     all.sort();
     candidates.extend(all.iter().step_by(200));
