@@ -580,15 +580,17 @@ pub const CARRY_CLAUSE_LEN: usize = 8;
 /// this many words of new clauses either.
 pub const CARRY_LITERALS: usize = 1 << 24;
 
-/// The most memory one search's carry may take, on top of the solver's:
-/// the carry given (at most [`CARRY_LITERALS`] words, 64 MiB), the one
-/// it returns while clauses are appended before the cap trims them (up
-/// to twice that, 128 MiB, and a vector's capacity may double it again),
-/// the solver's learned clauses and the new ones among them (64 MiB
-/// each), the hashes that find the new ones (8 bytes a clause, at most
-/// 2^24 clauses, and a hash table's slack: about 256 MiB), and the file's
-/// bytes as it is written (64 MiB). `--carry-exact` reserves it for each
-/// thread before a resolve starts.
+/// The most memory one search's carry may take, on top of the solver's.
+/// Its peak is while the new clauses are found: the carry given and the
+/// copy the search extends (at most [`CARRY_LITERALS`] words, 64 MiB,
+/// each: a carry of more is not used), the solver's learned clauses (64
+/// MiB) and the new ones among them (64 MiB, 96 while that vector
+/// grows), and the hashes of the clauses held (below 2^24, 8 bytes each
+/// in a table of at most 2^25 slots of 9 bytes: 288 MiB, 432 while it
+/// grows): about 720 MiB. Later the copy grows to 128 MiB (192 while it
+/// grows) before the cap trims it, and is written with a copy and its
+/// bytes (64 MiB each), less than that. `--carry-exact` reserves this for
+/// each thread before a resolve starts.
 pub const CARRY_PEAK_BYTES: u64 = 768 << 20;
 
 /// The longest clause a [`Carry`] is ever made to keep.
@@ -640,8 +642,12 @@ impl Carry {
     }
 
     /// Whether its clauses are well formed: each length at least 1 and
-    /// within the vector, and no literal beyond `vars` variables.
+    /// within the vector, no literal beyond `vars` variables, and no more
+    /// than [`CARRY_LITERALS`] words in all (the memory reserved for it).
     pub fn well_formed(&self, vars: u32) -> bool {
+        if self.clauses.len() > CARRY_LITERALS {
+            return false;
+        }
         let mut words = 0;
         for c in each_clause(&self.clauses) {
             if c.is_empty() || c.iter().any(|&l| l >> 1 >= vars) {
@@ -659,15 +665,13 @@ impl Carry {
     /// only loses an implied clause, never changes a verdict.
     fn new_clauses(&self, learned: &[u32]) -> Vec<u32> {
         let hash = |c: &[u32]| {
-            let mut sorted = [0u32; CARRY_LONGEST as usize];
-            let sorted = &mut sorted[..c.len().min(CARRY_LONGEST as usize)];
-            sorted.copy_from_slice(&c[..sorted.len()]);
+            let mut sorted = c.to_vec();
             sorted.sort_unstable();
-            let mut bytes = [0u8; 4 * CARRY_LONGEST as usize];
-            for (b, l) in bytes.chunks_exact_mut(4).zip(sorted.iter()) {
-                b.copy_from_slice(&l.to_le_bytes());
+            let mut h = xxhash_rust::xxh3::Xxh3::new();
+            for l in sorted {
+                h.update(&l.to_le_bytes());
             }
-            xxhash_rust::xxh3::xxh3_64(&bytes[..4 * sorted.len()])
+            h.digest()
         };
         let mut held: std::collections::HashSet<u64> = each_clause(&self.clauses).map(hash).collect();
         let mut out = Vec::new();
@@ -805,7 +809,7 @@ fn exact_game_inner<G: Geometry>(
             enc.formula.backend.add_clause(&c);
         }
         let left = conflicts.saturating_sub(carry.passes_spent);
-        let keeps = keep && enc.formula.backend.keep_learned(carry.keep_len.max(1) as usize);
+        let keeps = keep && enc.formula.backend.keep_learned(carry.keep_len.clamp(1, CARRY_LONGEST) as usize);
         let r = enc.formula.backend.solve(left);
         let now = enc.formula.backend.conflicts();
         spent += now;
@@ -1272,9 +1276,18 @@ mod tests {
         assert!(big.clauses.len() <= CARRY_LITERALS);
         let last = flat(&[&[8, 10]]);
         big.extend(&last);
-        assert!(big.clauses.len() <= CARRY_LITERALS / 2 + last.len() + one.len(), "{}", big.clauses.len());
+        // whole clauses went (a trim by words would leave a piece of
+        // one, read as clauses of other lengths), the oldest, down to half
+        let n = big.clauses.len();
+        assert!(n <= CARRY_LITERALS / 2 + last.len() + one.len() && n >= CARRY_LITERALS / 2 - one.len(), "{n}");
         assert!(big.well_formed(16));
-        assert!(big.clauses.ends_with(&last));
+        let kept: Vec<&[u32]> = each_clause(&big.clauses).collect();
+        assert!(kept[..kept.len() - 1].iter().all(|c| *c == [1, 2, 3]), "a clause cut in pieces");
+        assert_eq!(*kept.last().unwrap(), [8, 10]);
+        assert_eq!(kept.iter().map(|c| 1 + c.len()).sum::<usize>(), n);
+        // a carry of more words than the cap is not used
+        let over = Carry { clauses: one.repeat(CARRY_LITERALS / one.len() + 1), ..big.clone() };
+        assert!(!over.well_formed(16));
     }
 
     #[test]
