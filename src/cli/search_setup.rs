@@ -54,40 +54,36 @@ pub(super) fn check_memory(
     // buffers besides (CARRY_PEAK_BYTES), taken from the same share
     let carries =
         if carry { othello_census::search::game_encoding::CARRY_PEAK_BYTES.saturating_mul(threads as u64) } else { 0 };
+    // one share for both: the carries' refusal names them, the beams' only
+    // where no carry is held
+    let held = beams.saturating_add(carries);
     if let Some(free) = available
-        && carries > 0
-        && beams.saturating_add(carries) > free / 5 * 2
+        && held > free / 5 * 2
     {
-        bail!(
-            "--carry-exact on {threads} thread(s): the exact searches' carries may hold up to {}{}, more than two \
-             fifths of the memory free ({}); give fewer --threads{}",
-            othello_census::text::human_bytes(carries as f64),
-            if beams > 0 {
-                format!(" besides the beams' {}", othello_census::text::human_bytes(beams as f64))
-            } else {
-                String::new()
-            },
-            othello_census::text::human_bytes(free as f64),
-            if beams > 0 { ", a smaller --beam-width or --sweep-width" } else { "" }
-        );
-    }
-    let beams = beams.saturating_add(carries);
-    if let Some(free) = available
-        && beams > free / 5 * 2
-    {
+        let human = |b: u64| othello_census::text::human_bytes(b as f64);
+        if carries > 0 {
+            bail!(
+                "--carry-exact on {threads} thread(s): the exact searches' carries may hold up to {}{}, more than two \
+                 fifths of the memory free ({}); give fewer --threads{}",
+                human(carries),
+                if beams > 0 { format!(" besides the beams' {}", human(beams)) } else { String::new() },
+                human(free),
+                if beams > 0 { ", a smaller --beam-width or --sweep-width" } else { "" }
+            );
+        }
         bail!(
             "--beam-width {beam_width} and --sweep-width {sweep_width} on {threads} thread(s): the beams may hold up \
              to {}, more than two fifths of the memory free ({}); give a smaller --beam-width or --sweep-width, or \
              fewer --threads",
-            othello_census::text::human_bytes(beams as f64),
-            othello_census::text::human_bytes(free as f64)
+            human(beams),
+            human(free)
         );
     }
     let searches = with_geometry!(size, G => othello_census::estimate::searches_fit::<G>(
         frontier_discs,
         budget,
         threads,
-        available.map(|a| a - beams)
+        available.map(|a| a - held)
     ))
     .map_err(|e| {
         anyhow::anyhow!(
@@ -103,7 +99,7 @@ pub(super) fn check_memory(
             e.threads
         )
     })?;
-    Ok(searches + beams)
+    Ok(searches + held)
 }
 
 /// Says on stderr when a game read from the exact encoding's models did
