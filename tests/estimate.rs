@@ -1069,6 +1069,59 @@ fn estimate_4x4(args: &[&str], out: &std::path::Path) -> serde_json::Value {
     serde_json::from_slice(&o.stdout).unwrap()
 }
 
+/// `estimate --resolve --part K/N --time T`: a part stopped by its time
+/// (here a millisecond, which passes while the frontier is built, before
+/// any sample) exits 0, writes no document and leaves its progress and
+/// its `.part-K-of-N.progress` copy, which a gather takes; the same
+/// command without --time goes on to the part's end. `--time 0` with
+/// --part is refused in one line.
+#[test]
+fn a_part_stopped_by_its_time_keeps_its_copy_and_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    estimate_4x4(&SMALL_4X4, &dir.path().join("a"));
+    let first = std::fs::read_dir(dir.path().join("a")).unwrap().next().unwrap().unwrap().path();
+    let f = first.to_str().unwrap();
+    let part = dir.path().join("part");
+    let run = |extra: &[&str]| {
+        Command::new(common::bin())
+            .args(["estimate", "--resolve", f, "--budget", "1000000", "--part", "1/3", "--out"])
+            .arg(&part)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["--time", "1ms"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && err.contains("stopped by --time") && err.contains("to gather"), "{o:?}");
+    let names = |d: &std::path::Path| -> Vec<String> {
+        std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect()
+    };
+    assert!(names(&part).iter().all(|n| !n.ends_with(".json")), "{:?}", names(&part));
+    let copy = names(&part).into_iter().find(|n| n.ends_with(".part-1-of-3.progress")).expect("the part's copy");
+    // the copy is a progress file of this resolve: a gather takes it
+    let gathered = dir.path().join("gathered");
+    let o = Command::new(common::bin())
+        .args(["estimate", "-q", "--json", "--resolve", f, "--budget", "1000000", "--out"])
+        .arg(&gathered)
+        .arg("--gather")
+        .arg(part.join(&copy))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let whole = estimate_4x4(&["--resolve", f, "--budget", "1000000"], &dir.path().join("whole"));
+    assert_eq!(doc["undecided_samples"], whole["undecided_samples"]);
+    // the same command goes on to the part's end
+    let o = run(&["-q"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && err.contains("part 1 of 3 done"), "{o:?}");
+    common::fails_with(
+        dir.path(),
+        &["estimate", "--resolve", f, "--budget", "1000000", "--part", "1/3", "--time", "0", "--out", "p0"],
+        "--time 0 writes the partial document",
+    );
+}
+
 /// `estimate --resolve --part K/N`: three parts run apart each write no
 /// document and keep their share of the samples; together their
 /// progress files hold every listed sample once; a resolve that gathers

@@ -310,7 +310,10 @@ pub struct EstimateArgs {
     /// document at the same settings searches only its untried samples.
     /// `--time 0` with --resolve searches nothing new: it writes the
     /// partial document of what its progress file and --gather hold.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration_or_zero, conflicts_with = "part")]
+    /// With --part: stop at this time and keep the part's progress (and
+    /// its `.part-K-of-N.progress` copy, to gather what it decided); no
+    /// document, as always with --part.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_or_zero)]
     pub time: Option<std::time::Duration>,
     /// The seed: the same seed and sample count give the same figures on
     /// any thread count.

@@ -103,6 +103,12 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
     if a.time.is_some() && a.out.is_none() {
         bail!("--time with --resolve needs --out DIR: the partial document and the progress are kept there");
     }
+    if a.part.is_some() && a.time.is_some_and(|t| t.is_zero()) {
+        bail!(
+            "--time 0 writes the partial document of what is kept, and a part writes no document: give --part a \
+             positive --time (it stops then, keeping what it decided), or drop --part"
+        );
+    }
     if a.carry_exact
         && (limits.exact_conflicts == 0 || limits.exact_solver == othello_census::search::game_encoding::Solver::BatSat)
     {
@@ -336,9 +342,19 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
                 }
                 Some(p) => {
                     let kept = p.flush()?;
+                    // a part stopped (its machine's time is up, say) also
+                    // leaves its copy, for a gather to take what it decided
+                    let copy = match a.part {
+                        Some((k, n)) => {
+                            let copy = p.path().with_extension(format!("part-{k}-of-{n}.progress"));
+                            p.write_to(&copy)?;
+                            format!(" (and in {}, to gather with --gather)", copy.display())
+                        }
+                        None => String::new(),
+                    };
                     note(format!(
                         "stopped by {why}{}: no document written, the document given is as it was; the {kept} \
-                         samples decided again so far are kept in {}{}, and the same command resumes after them",
+                         samples decided again so far are kept in {}{copy}{}, and the same command resumes after them",
                         if none_searched && a.part.is_none() && r.deferred == 0 {
                             " before a sample was searched"
                         } else {
