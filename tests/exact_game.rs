@@ -443,19 +443,55 @@ fn a_resolve_carries_its_exact_searches_from_round_to_round() {
             .concat(),
         "--carry-exact keeps what CaDiCaL learned",
     );
-    // each thread's carry is reserved before any search: 1,024 threads'
-    // carries (768 GiB) are refused where they exceed two fifths of the
-    // memory free (any machine with less than 1.9 TiB free); where the
-    // memory cannot be read, or is larger, nothing is checked here
-    let carries = 1024 * othello_census::search::game_encoding::CARRY_PEAK_BYTES;
+    // each thread's carry and solver are reserved before any search:
+    // 1,024 threads' (768 GiB and 38 GiB on 4x4) are refused where they
+    // exceed two fifths of the memory free (any machine with less than
+    // 2 TiB free); where the memory cannot be read, or is larger,
+    // nothing is checked here
+    let carries = 1024
+        * (othello_census::search::game_encoding::CARRY_PEAK_BYTES
+            + othello_census::search::game_encoding::exact_peak_bytes::<B4>());
     if othello_census::engine::memory::available_memory().is_some_and(|free| carries > free / 5 * 2) {
         common::fails_with(
             dir.path(),
             &[&["estimate", "--size", "4"][..], &settings, &["--out", "e", "--carry-exact", "--threads", "1024"]]
                 .concat(),
-            "--carry-exact on 1024 thread(s): the exact searches' carries may hold up to",
+            "--carry-exact on 1024 thread(s): the exact searches' solvers and carries may hold up to",
         );
         assert!(!dir.path().join("e").exists(), "a refused resolve made its directory");
+    }
+    // without a carry each thread's solver alone is reserved, and only
+    // where the exact encoding is tried: on 8x8 1,024 threads' (768 GiB)
+    // are refused on a machine with less than 1.9 TiB free, and the same
+    // run with --exact-conflicts 0 is not refused for them (it draws one
+    // sample, of 5 discs)
+    let solvers = 1024 * othello_census::search::game_encoding::exact_peak_bytes::<B8>();
+    if othello_census::engine::memory::available_memory().is_some_and(|free| solvers > free / 5 * 2) {
+        let run = [
+            "estimate",
+            "--size",
+            "8",
+            "--discs",
+            "5",
+            "-q",
+            "--threads",
+            "1024",
+            "--budget",
+            "1000",
+            "--beam-width",
+            "0",
+            "--sweep-width",
+            "0",
+            "--samples",
+            "1",
+        ];
+        common::fails_with(
+            dir.path(),
+            &[&run[..], &["--exact-conflicts", "1000"]].concat(),
+            "--exact-conflicts on 1024 thread(s): the exact searches' solvers may hold up to 768 GiB",
+        );
+        let o = Command::new(common::bin()).args(run).args(["--exact-conflicts", "0"]).output().unwrap();
+        assert!(o.status.success(), "{o:?}");
     }
     let o = Command::new(common::bin())
         .args(["estimate", "--size", "4"])

@@ -54,21 +54,31 @@ pub(super) fn check_memory(
     // buffers besides (CARRY_PEAK_BYTES), taken from the same share
     let carries =
         if carry { othello_census::search::game_encoding::CARRY_PEAK_BYTES.saturating_mul(threads as u64) } else { 0 };
-    // one share for both: the carries' refusal names them, the beams' only
-    // where no carry is held
-    let held = beams.saturating_add(carries);
+    // each thread's exact search holds its solver besides (EXACT_PEAK_BYTES)
+    let solvers = if limits.exact_conflicts > 0 {
+        with_geometry!(size, G => othello_census::search::game_encoding::exact_peak_bytes::<G>())
+            .saturating_mul(threads as u64)
+    } else {
+        0
+    };
+    // one share for all: the refusal names the exact searches where they
+    // hold a carry or the most, the beams otherwise
+    let held = beams.saturating_add(carries).saturating_add(solvers);
     if let Some(free) = available
         && held > free / 5 * 2
     {
         let human = |b: u64| othello_census::text::human_bytes(b as f64);
-        if carries > 0 {
+        if carries > 0 || solvers > beams {
             bail!(
-                "--carry-exact on {threads} thread(s): the exact searches' carries may hold up to {}{}, more than two \
-                 fifths of the memory free ({}); give fewer --threads{}",
-                human(carries),
+                "{} on {threads} thread(s): the exact searches{} may hold up to {}{}, more than two fifths of the \
+                 memory free ({}); give fewer --threads{}{}",
+                if carries > 0 { "--carry-exact" } else { "--exact-conflicts" },
+                if carries > 0 { "' solvers and carries" } else { "' solvers" },
+                human(carries + solvers),
                 if beams > 0 { format!(" besides the beams' {}", human(beams)) } else { String::new() },
                 human(free),
-                if beams > 0 { ", a smaller --beam-width or --sweep-width" } else { "" }
+                if beams > 0 { ", a smaller --beam-width or --sweep-width" } else { "" },
+                if carries > 0 { "" } else { ", or --exact-conflicts 0 (no exact encoding)" }
             );
         }
         bail!(

@@ -593,6 +593,24 @@ pub const CARRY_LITERALS: usize = 1 << 24;
 /// each thread before a resolve starts.
 pub const CARRY_PEAK_BYTES: u64 = 768 << 20;
 
+/// The memory one search of the exact encoding on 8x8 (the solver and
+/// its formula) is taken to hold, reserved for each thread of a run that
+/// tries the encoding before it starts. Measured peaks (resident memory
+/// of one process, less the 36 MB it holds without the encoding) vary by
+/// sample more than by conflicts: 0.61 GB for a dense sample proven
+/// unreachable at 6.5 x 10^5 conflicts, 0.23 GB for the searches of the
+/// resolve units at 5 x 10^6 to 2 x 10^7 with a carry loaded
+/// (results/benchmarks/exact-memory-8x8-20261207.txt). The largest
+/// measured, with a quarter to spare: an estimate, not a bound.
+pub const EXACT_PEAK_BYTES_8X8: u64 = 768 << 20;
+
+/// [`EXACT_PEAK_BYTES_8X8`] scaled to the board by the formula's size
+/// (squares times moves: 3,840 on 8x8, 1,152 on 6x6, 192 on 4x4).
+pub const fn exact_peak_bytes<G: Geometry>() -> u64 {
+    let sq = G::SQUARES as u64;
+    EXACT_PEAK_BYTES_8X8 / 3840 * (sq * (sq - 4))
+}
+
 /// The longest clause a [`Carry`] is ever made to keep.
 pub const CARRY_LONGEST: u32 = 64;
 
