@@ -54,7 +54,7 @@ pub(super) fn check_memory(
     // buffers besides (CARRY_PEAK_BYTES), taken from the same share
     let carries =
         if carry { othello_census::search::game_encoding::CARRY_PEAK_BYTES.saturating_mul(threads as u64) } else { 0 };
-    // each thread's exact search holds its solver besides (EXACT_PEAK_BYTES)
+    // each thread's exact search holds its solver besides (exact_peak_bytes)
     let solvers = if limits.exact_conflicts > 0 {
         with_geometry!(size, G => othello_census::search::game_encoding::exact_peak_bytes::<G>())
             .saturating_mul(threads as u64)
