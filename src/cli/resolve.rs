@@ -346,8 +346,7 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
                     // leaves its copy, for a gather to take what it decided
                     let copy = match a.part {
                         Some((k, n)) => {
-                            let copy = p.path().with_extension(format!("part-{k}-of-{n}.progress"));
-                            p.write_to(&copy)?;
+                            let (copy, _) = p.write_part_copy(k, n)?;
                             format!(" (and in {}, to gather with --gather)", copy.display())
                         }
                         None => String::new(),
@@ -381,10 +380,7 @@ pub(super) fn resolve_run(a: &EstimateArgs, file: &std::path::Path, command_line
         if let Some((k, n)) = a.part {
             let p = progress.as_ref().expect("clap requires --out with --part");
             let kept = p.flush()?;
-            // a copy under a name of its own, so that copying the parts'
-            // files together replaces none of them
-            let copy = p.path().with_extension(format!("part-{k}-of-{n}.progress"));
-            p.write_to(&copy)?;
+            let (copy, _) = p.write_part_copy(k, n)?;
             report_encoding_defects();
             if a.json {
                 // a script running the parts reads what each left where

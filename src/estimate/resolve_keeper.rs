@@ -261,6 +261,16 @@ impl ResolveKeeper {
         Ok(s.0.done.len())
     }
 
+    /// Writes what is recorded into part `k` of `n`'s copy beside the
+    /// progress file (`resolve-ID.part-K-of-N.progress`, a name of its
+    /// own so that copying the parts' files together replaces none of
+    /// them); returns the copy's path and how many samples it holds.
+    pub fn write_part_copy(&self, k: u64, n: u64) -> Result<(PathBuf, usize), FrameError> {
+        let copy = self.path.with_extension(format!("part-{k}-of-{n}.progress"));
+        let kept = self.write_to(&copy)?;
+        Ok((copy, kept))
+    }
+
     /// The resolved document is written: the progress file, no longer
     /// needed, is removed (still under the lock, so that a second run of
     /// the same resolve never resumes from a file about to go), then the
