@@ -682,16 +682,20 @@ impl Carry {
     /// [`CARRY_LITERALS`]); two clauses with one hash drop the second, which
     /// only loses an implied clause, never changes a verdict.
     fn new_clauses(&self, learned: &[u32]) -> Vec<u32> {
-        let hash = |c: &[u32]| {
-            let mut sorted = c.to_vec();
+        // one buffer for the sorted literals of every clause, not a
+        // vector each
+        let mut sorted = Vec::new();
+        let mut hash = |c: &[u32]| {
+            sorted.clear();
+            sorted.extend_from_slice(c);
             sorted.sort_unstable();
             let mut h = xxhash_rust::xxh3::Xxh3::new();
-            for l in sorted {
+            for l in &sorted {
                 h.update(&l.to_le_bytes());
             }
             h.digest()
         };
-        let mut held: std::collections::HashSet<u64> = each_clause(&self.clauses).map(hash).collect();
+        let mut held: std::collections::HashSet<u64> = each_clause(&self.clauses).map(&mut hash).collect();
         let mut out = Vec::new();
         for c in each_clause(learned) {
             if held.insert(hash(c)) {
