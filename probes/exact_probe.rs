@@ -4,7 +4,9 @@
 //! on 8x8 positions read from stdin (`reachable`'s notation, one a line):
 //! `cargo run --release --example exact_probe -- stdin CONFLICTS [SOLVER]`.
 //! SOLVER: batsat, cadical, cadical-unsat (the last two with
-//! `--features cadical`).
+//! `--features cadical`). The facts the flip-history relaxation forces on
+//! 8x8 positions read from stdin (`flip_history::forced_facts`, CONFLICTS
+//! a solver call): `cargo run --release --example exact_probe -- forced CONFLICTS`.
 
 use std::io::BufRead;
 use std::time::Instant;
@@ -44,6 +46,32 @@ fn solver(name: Option<&str>) -> Solver {
 
 fn main() {
     let a: Vec<String> = std::env::args().collect();
+    if a[1] == "forced" {
+        // the facts the flip-history relaxation forces, per position
+        let conflicts: u64 = a[2].parse().unwrap();
+        for line in std::io::stdin().lock().lines() {
+            let p = Position::<B8>::parse(&line.unwrap()).unwrap();
+            let t = Instant::now();
+            let f = othello_census::search::flip_history::forced_facts::<B8>(p.black().0, p.white().0, conflicts);
+            match f {
+                Some(f) => println!(
+                    "{:>2} discs  {:>5} order facts of {:>5} pairs  {:>2} colours of {:>2}  never flipped {:>2}  flipped {:>2}  {:>5} calls {:>3} unknown  {:>8.3} s",
+                    p.discs(),
+                    f.before.len(),
+                    (p.discs() - 4) * (p.discs() - 5) / 2,
+                    f.placed_black.len(),
+                    p.discs() - 4,
+                    f.never_flipped.len(),
+                    f.flipped.len(),
+                    f.calls,
+                    f.unknown,
+                    t.elapsed().as_secs_f64()
+                ),
+                None => println!("{:>2} discs  no model ({:.3} s)", p.discs(), t.elapsed().as_secs_f64()),
+            }
+        }
+        return;
+    }
     if a[1] == "stdin" {
         let conflicts: u64 = a[2].parse().unwrap();
         let solver = solver(a.get(3).map(String::as_str));

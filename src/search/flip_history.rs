@@ -433,6 +433,138 @@ pub fn flip_history<G: Geometry>(black: u64, white: u64, conflicts: u64) -> Rela
     }
 }
 
+/// Facts the flip-history relaxation forces: true of every history it
+/// allows, so of every game to the board (each game's history satisfies
+/// it). Probe material (issue 50): whether handing them to the exact
+/// encoding shortens its proofs is measured by `probes/exact_probe.rs`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Forced {
+    /// `(a, b)`: non-centre square `a` is placed before `b`.
+    pub before: Vec<(u32, u32)>,
+    /// `(q, black)`: the disc placed on `q` is black (or white).
+    pub placed_black: Vec<(u32, bool)>,
+    /// Squares no move ever flips (their colour is the one they were
+    /// given first).
+    pub never_flipped: Vec<u32>,
+    /// Squares some move flips.
+    pub flipped: Vec<u32>,
+    /// Solver calls made, and how many ran out of conflicts (a fact not
+    /// settled is left out).
+    pub calls: u32,
+    pub unknown: u32,
+}
+
+/// The order and colour facts forced by the relaxation of the board
+/// `black`, `white`: a model, then each of its order and colour literals
+/// tried negated (a literal whose negation is unsatisfiable is forced;
+/// a new model drops every literal it disagrees with). `None` when the
+/// relaxation is infeasible or its first call runs out; each later call
+/// gets `conflicts` conflicts of its own.
+pub fn forced_facts<G: Geometry>(black: u64, white: u64, conflicts: u64) -> Option<Forced> {
+    let centre = centre::<G>();
+    if (black | white) & centre != centre || black & white != 0 {
+        return None;
+    }
+    let mut enc = Encoding::new::<G>(black, white, conflicts);
+    if !enc.build::<G>() || enc.solver.solve_limited(&[]) != lbool::TRUE {
+        return None;
+    }
+    enum Fact {
+        Before(u32, u32),
+        Black(u32, bool),
+    }
+    let sq = enc.squares;
+    let placed: Vec<u32> = (0..sq).filter(|&s| enc.occupied >> s & 1 == 1 && !enc.is_centre(s)).collect();
+    let mut cands: Vec<(Lit, Fact)> = Vec::new();
+    for (i, &a) in placed.iter().enumerate() {
+        for &b in &placed[i + 1..] {
+            let l = enc.before(a, b);
+            if enc.solver.value_lit(l) == lbool::TRUE {
+                cands.push((l, Fact::Before(a, b)));
+            } else {
+                cands.push((!l, Fact::Before(b, a)));
+            }
+        }
+    }
+    for &q in &placed {
+        let l = enc.placed(q, true);
+        if enc.solver.value_lit(l) == lbool::TRUE {
+            cands.push((l, Fact::Black(q, true)));
+        } else {
+            cands.push((!l, Fact::Black(q, false)));
+        }
+    }
+    let mut out = Forced::default();
+    while let Some((l, fact)) = cands.pop() {
+        enc.solver.cb_mut().conflicts = 0;
+        out.calls += 1;
+        let r = enc.solver.solve_limited(&[!l]);
+        if r == lbool::FALSE {
+            match fact {
+                Fact::Before(a, b) => out.before.push((a, b)),
+                Fact::Black(q, c) => out.placed_black.push((q, c)),
+            }
+            enc.solver.add_clause_reuse(&mut vec![l]);
+        } else if r == lbool::TRUE {
+            let solver = &enc.solver;
+            cands.retain(|(x, _)| solver.value_lit(*x) == lbool::TRUE);
+        } else {
+            out.unknown += 1;
+        }
+    }
+    // squares never flipped, or flipped at least once: each square's
+    // events tried together
+    let mut open: Vec<u32> = (0..sq).filter(|&s| enc.occupied >> s & 1 == 1).collect();
+    let flipped_in_model = |enc: &Encoding, s: u32| {
+        enc.flips_of[s as usize].iter().any(|&e| enc.solver.value_lit(enc.events[e].lit) == lbool::TRUE)
+    };
+    let mut model_flips: Vec<bool> = (0..sq).map(|s| flipped_in_model(&enc, s)).collect();
+    // first "never flipped" for squares the model leaves alone, then
+    // "flipped" for the others; a new model re-reads both
+    let mut tried = vec![false; sq as usize];
+    while let Some(i) = open.iter().position(|&s| !tried[s as usize]) {
+        let s = open.swap_remove(i);
+        tried[s as usize] = true;
+        let events: Vec<Lit> = enc.flips_of[s as usize].iter().map(|&e| enc.events[e].lit).collect();
+        enc.solver.cb_mut().conflicts = 0;
+        if !model_flips[s as usize] {
+            if events.is_empty() {
+                out.never_flipped.push(s);
+                continue;
+            }
+            // can some event flip it?
+            let act = enc.var();
+            let mut c = vec![!act];
+            c.extend(events.iter().copied());
+            enc.clause(c);
+            out.calls += 1;
+            let r = enc.solver.solve_limited(&[act]);
+            if r == lbool::FALSE {
+                out.never_flipped.push(s);
+                enc.clause(vec![!act]);
+            } else if r == lbool::TRUE {
+                model_flips = (0..sq).map(|s| flipped_in_model(&enc, s)).collect();
+            } else {
+                out.unknown += 1;
+            }
+        } else {
+            // can every event leave it alone?
+            let assume: Vec<Lit> = events.iter().map(|&l| !l).collect();
+            out.calls += 1;
+            let r = enc.solver.solve_limited(&assume);
+            if r == lbool::FALSE {
+                out.flipped.push(s);
+                enc.clause(events.clone());
+            } else if r == lbool::TRUE {
+                model_flips = (0..sq).map(|s| flipped_in_model(&enc, s)).collect();
+            } else {
+                out.unknown += 1;
+            }
+        }
+    }
+    Some(out)
+}
+
 /// A refutation kept by a [`SharedRelaxation`]: the assumptions its
 /// solver found contradictory, as masks. Every board that agrees with
 /// them (these squares present, these absent, these black, these white)
@@ -625,6 +757,55 @@ mod tests {
         random_games::<B4>(200, 1);
         random_games::<B6>(20, 2);
         random_games::<B8>(3, 3);
+    }
+
+    /// The facts forced on positions of random games hold in the games
+    /// that reached them: each placement's turn and colour, and which
+    /// squares were flipped, read from the game's successive boards.
+    fn forced_facts_hold<G: Geometry>(games: usize, seed: u64) -> usize {
+        let start = Position::<G>::start();
+        let sq = G::SQUARES as usize;
+        let (mut time, mut colour, mut flipped) = (vec![0usize; sq], vec![false; sq], vec![false; sq]);
+        let mut prev: Option<Position<G>> = None;
+        let mut facts = 0;
+        crate::board::random_games::<G>(games, seed, |p| {
+            if *p == start {
+                (time, colour, flipped) = (vec![0; sq], vec![false; sq], vec![false; sq]);
+            } else if let Some(q) = prev.filter(|q| q.discs() < p.discs()) {
+                let (was, is) = (q.black().0 | q.white().0, p.black().0 | p.white().0);
+                let s = (is & !was).trailing_zeros() as usize;
+                time[s] = p.discs() as usize;
+                colour[s] = p.black().0 >> s & 1 == 1;
+                for (t, f) in flipped.iter_mut().enumerate() {
+                    *f |= was >> t & 1 == 1 && (q.black().0 ^ p.black().0) >> t & 1 == 1;
+                }
+            }
+            prev = Some(*p);
+            let f = forced_facts::<G>(p.black().0, p.white().0, 100_000).expect("a position of a game is feasible");
+            let line = p.line();
+            for &(a, b) in &f.before {
+                assert!(time[a as usize] < time[b as usize], "{line}: {a} before {b} forced");
+            }
+            for &(q, black) in &f.placed_black {
+                assert_eq!(colour[q as usize], black, "{line}: the colour placed on {q} forced");
+            }
+            for &s in &f.never_flipped {
+                assert!(!flipped[s as usize], "{line}: {s} never flipped forced");
+            }
+            for &s in &f.flipped {
+                assert!(flipped[s as usize], "{line}: {s} flipped forced");
+            }
+            facts += f.before.len() + f.placed_black.len() + f.never_flipped.len() + f.flipped.len();
+        });
+        facts
+    }
+
+    #[test]
+    fn facts_forced_on_positions_of_random_games_hold_in_them() {
+        // the counts make sure facts were forced, so that the test tests
+        assert!(forced_facts_hold::<B4>(100, 1) > 1000);
+        assert!(forced_facts_hold::<B6>(10, 2) > 1000);
+        assert!(forced_facts_hold::<B8>(1, 3) > 500);
     }
 
     #[test]
