@@ -454,12 +454,13 @@ pub struct Forced {
     pub unknown: u32,
 }
 
-/// The order and colour facts forced by the relaxation of the board
-/// `black`, `white`: a model, then each of its order and colour literals
-/// tried negated (a literal whose negation is unsatisfiable is forced;
-/// a new model drops every literal it disagrees with). `None` when the
-/// relaxation is infeasible or its first call runs out; each later call
-/// gets `conflicts` conflicts of its own.
+/// The facts ([`Forced`]) the relaxation of the board `black`, `white`
+/// forces: a model, then each of its order and colour literals tried
+/// negated (a literal whose negation is unsatisfiable is forced; a new
+/// model drops every literal it disagrees with), then each occupied
+/// square's flip events tried together. `None` when the relaxation is
+/// infeasible or its first call runs out; each later call gets
+/// `conflicts` conflicts of its own.
 pub fn forced_facts<G: Geometry>(black: u64, white: u64, conflicts: u64) -> Option<Forced> {
     let centre = centre::<G>();
     if (black | white) & centre != centre || black & white != 0 {
@@ -514,17 +515,17 @@ pub fn forced_facts<G: Geometry>(black: u64, white: u64, conflicts: u64) -> Opti
     }
     // squares never flipped, or flipped at least once: each square's
     // events tried together
-    let mut open: Vec<u32> = (0..sq).filter(|&s| enc.occupied >> s & 1 == 1).collect();
     let flipped_in_model = |enc: &Encoding, s: u32| {
         enc.flips_of[s as usize].iter().any(|&e| enc.solver.value_lit(enc.events[e].lit) == lbool::TRUE)
     };
     let mut model_flips: Vec<bool> = (0..sq).map(|s| flipped_in_model(&enc, s)).collect();
-    // first "never flipped" for squares the model leaves alone, then
-    // "flipped" for the others; a new model re-reads both
-    let mut tried = vec![false; sq as usize];
-    while let Some(i) = open.iter().position(|&s| !tried[s as usize]) {
-        let s = open.swap_remove(i);
-        tried[s as usize] = true;
+    // "never flipped" for a square the model leaves alone, "flipped" for
+    // the others; a new model is read again for the squares after (in the
+    // order the measurements of 2026-12-07 used: the first, then the
+    // last, going down)
+    let mut open: Vec<u32> = (0..sq).filter(|&s| enc.occupied >> s & 1 == 1).collect();
+    while !open.is_empty() {
+        let s = open.swap_remove(0);
         let events: Vec<Lit> = enc.flips_of[s as usize].iter().map(|&e| enc.events[e].lit).collect();
         enc.solver.cb_mut().conflicts = 0;
         if !model_flips[s as usize] {
@@ -554,7 +555,7 @@ pub fn forced_facts<G: Geometry>(black: u64, white: u64, conflicts: u64) -> Opti
             let r = enc.solver.solve_limited(&assume);
             if r == lbool::FALSE {
                 out.flipped.push(s);
-                enc.clause(events.clone());
+                enc.clause(events);
             } else if r == lbool::TRUE {
                 model_flips = (0..sq).map(|s| flipped_in_model(&enc, s)).collect();
             } else {
