@@ -2,7 +2,9 @@
 //! On positions of random games, by disc count:
 //! `cargo run --release --example exact_probe -- SIZE GAMES SEED CONFLICTS [EVERY [SOLVER]]`;
 //! on 8x8 positions read from stdin (`reachable`'s notation, one a line):
-//! `cargo run --release --example exact_probe -- stdin CONFLICTS [SOLVER]`.
+//! `cargo run --release --example exact_probe -- stdin CONFLICTS [SOLVER [facts]]`
+//! (`facts`: with the facts the flip-history relaxation forces added,
+//! `game_encoding::exact_game_forced`; the time includes finding them).
 //! SOLVER: batsat, cadical, cadical-unsat (the last two with
 //! `--features cadical`). The facts the flip-history relaxation forces on
 //! 8x8 positions read from stdin (`flip_history::forced_facts`, CONFLICTS
@@ -12,12 +14,16 @@ use std::io::BufRead;
 use std::time::Instant;
 
 use othello_census::board::{B6, B8, Geometry, Position, random_games};
-use othello_census::search::game_encoding::{Exact, Solver, encoding_size, exact_game_counted};
+use othello_census::search::game_encoding::{Exact, Solver, encoding_size, exact_game_counted, exact_game_forced};
 
-fn one<G: Geometry>(p: &Position<G>, conflicts: u64, solver: Solver) {
+fn one<G: Geometry>(p: &Position<G>, conflicts: u64, solver: Solver, facts: bool) {
     let (vars, clauses) = encoding_size::<G>(p);
     let t = Instant::now();
-    let (r, spent) = exact_game_counted::<G>(p, conflicts, solver);
+    let (r, spent) = if facts {
+        exact_game_forced::<G>(p, conflicts, solver)
+    } else {
+        exact_game_counted::<G>(p, conflicts, solver)
+    };
     let verdict = match r {
         Exact::Reachable(_) => "reachable",
         Exact::Unreachable => "UNREACHABLE",
@@ -75,9 +81,14 @@ fn main() {
     if a[1] == "stdin" {
         let conflicts: u64 = a[2].parse().unwrap();
         let solver = solver(a.get(3).map(String::as_str));
+        let facts = match a.get(4).map(String::as_str) {
+            None => false,
+            Some("facts") => true,
+            Some(other) => panic!("the fourth argument is `facts` or nothing, not {other}"),
+        };
         for line in std::io::stdin().lock().lines() {
             let p = Position::<B8>::parse(&line.unwrap()).unwrap();
-            one(&p, conflicts, solver);
+            one(&p, conflicts, solver, facts);
         }
         return;
     }
@@ -90,12 +101,12 @@ fn main() {
     let run = |size| match size {
         6 => random_games::<B6>(games, seed, |p| {
             if p.discs().is_multiple_of(every) {
-                one(p, conflicts, solver)
+                one(p, conflicts, solver, false)
             }
         }),
         8 => random_games::<B8>(games, seed, |p| {
             if p.discs().is_multiple_of(every) {
-                one(p, conflicts, solver)
+                one(p, conflicts, solver, false)
             }
         }),
         _ => panic!("6 or 8"),

@@ -18,7 +18,7 @@ mod policies;
 use std::collections::HashSet;
 
 use othello_census::board::{B4, B6, B8, Color, Geometry, Position};
-use othello_census::search::game_encoding::{Exact, Solver, exact_game_with};
+use othello_census::search::game_encoding::{Exact, Solver, exact_game_forced, exact_game_with};
 use othello_census::search::reachable::{Frontier, Search, Stage, Verdict, WithStages};
 
 const CONFLICTS: u64 = 1_000_000;
@@ -28,6 +28,28 @@ use policies::Rng;
 fn position<G: Geometry>(b: u64, w: u64, black_to_move: bool) -> Position<G> {
     let side = if black_to_move { Color::Black } else { Color::White };
     Position::from_colors(othello_census::board::Bitboard(b), othello_census::board::Bitboard(w), side).unwrap()
+}
+
+/// How the encoding is asked: by `solver`, and where `facts` with the
+/// facts the flip-history relaxation forces added to it.
+#[derive(Clone, Copy)]
+struct Ask {
+    solver: Solver,
+    facts: bool,
+}
+
+impl Ask {
+    const fn plain(solver: Solver) -> Ask {
+        Ask { solver, facts: false }
+    }
+
+    fn decide<G: Geometry>(self, p: &Position<G>, conflicts: u64) -> Exact<G> {
+        if self.facts {
+            exact_game_forced::<G>(p, conflicts, self.solver).0
+        } else {
+            exact_game_with::<G>(p, conflicts, self.solver)
+        }
+    }
 }
 
 /// The oracle's reachable 4x4 positions as (black, white, black to move).
@@ -41,11 +63,11 @@ fn oracle_4x4() -> HashSet<(u64, u64, bool)> {
         .collect()
 }
 
-/// The encoding's verdict on `(b, w, side)` by `solver` against the
+/// The encoding's verdict on `(b, w, side)`, asked so, against the
 /// oracle's.
-fn agrees(reachable: &HashSet<(u64, u64, bool)>, b: u64, w: u64, black_to_move: bool, solver: Solver) -> bool {
+fn agrees(reachable: &HashSet<(u64, u64, bool)>, b: u64, w: u64, black_to_move: bool, ask: Ask) -> bool {
     let p = position::<B4>(b, w, black_to_move);
-    match exact_game_with::<B4>(&p, CONFLICTS, solver) {
+    match ask.decide::<B4>(&p, CONFLICTS) {
         Exact::Reachable(g) => {
             assert_eq!(g.replay(), Ok(()), "{}", p.line());
             assert!(reachable.contains(&(b, w, black_to_move)), "called reachable, the oracle disagrees: {}", p.line());
@@ -83,14 +105,14 @@ fn candidate_4x4(rng: &mut Rng, discs: usize) -> (u64, u64, bool) {
 /// `per_layer` random candidates of each disc count 5 to 16 (centre
 /// occupied, each disc black or white, either side to move), and every
 /// `stride`-th reachable position: the verdicts the oracle's.
-fn four_by_four(per_layer: usize, stride: usize, seed: u64, solver: Solver) {
+fn four_by_four(per_layer: usize, stride: usize, seed: u64, ask: Ask) {
     let reachable = oracle_4x4();
     let mut rng = Rng(seed);
     let (mut yes, mut no) = (0, 0);
     for discs in 5..=16usize {
         for _ in 0..per_layer {
             let (b, w, black) = candidate_4x4(&mut rng, discs);
-            if agrees(&reachable, b, w, black, solver) {
+            if agrees(&reachable, b, w, black, ask) {
                 yes += 1;
             } else {
                 no += 1;
@@ -100,7 +122,7 @@ fn four_by_four(per_layer: usize, stride: usize, seed: u64, solver: Solver) {
     let mut all: Vec<&(u64, u64, bool)> = reachable.iter().collect();
     all.sort();
     for &&(b, w, black) in all.iter().step_by(stride) {
-        assert!(agrees(&reachable, b, w, black, solver));
+        assert!(agrees(&reachable, b, w, black, ask));
         yes += 1;
     }
     eprintln!("4x4: {yes} reachable, {no} unreachable, as the oracle says");
@@ -109,7 +131,7 @@ fn four_by_four(per_layer: usize, stride: usize, seed: u64, solver: Solver) {
 
 #[test]
 fn on_4x4_the_verdicts_are_the_oracles() {
-    four_by_four(150, 40, 1, Solver::default());
+    four_by_four(150, 40, 1, Ask::plain(Solver::default()));
     assert_eq!(othello_census::search::game_encoding::non_replaying_games(), 0);
 }
 
@@ -118,21 +140,21 @@ fn on_4x4_the_verdicts_are_the_oracles() {
 #[test]
 #[ignore = "about 15 minutes"]
 fn on_4x4_the_verdicts_are_the_oracles_at_length() {
-    four_by_four(1500, 1, 2, Solver::default());
+    four_by_four(1500, 1, 2, Ask::plain(Solver::default()));
 }
 
 /// Positions of `games` games under each policy (uniform, then the
 /// biased ones), seeds from `seed` on, up to `max_discs` discs, each never
 /// unreachable (and, when reachable, its game replays): the positions
 /// checked and those given a game.
-fn under_every_policy<G: Geometry>(games: u64, seed: u64, max_discs: u32, solver: Solver) -> (u64, u64) {
+fn under_every_policy<G: Geometry>(games: u64, seed: u64, max_discs: u32, ask: Ask) -> (u64, u64) {
     let (mut checked, mut decided) = (0, 0);
     let mut check = |p: &Position<G>| {
         if p.discs() > max_discs {
             return false;
         }
         checked += 1;
-        match exact_game_with::<G>(p, 20_000, solver) {
+        match ask.decide::<G>(p, 20_000) {
             Exact::Unreachable => panic!("a position of a game called unreachable: {}", p.line()),
             Exact::Reachable(g) => {
                 assert_eq!(g.replay(), Ok(()), "{}", p.line());
@@ -148,10 +170,10 @@ fn under_every_policy<G: Geometry>(games: u64, seed: u64, max_discs: u32, solver
 
 #[test]
 fn positions_of_6x6_and_8x8_games_are_never_unreachable() {
-    let (checked, decided) = under_every_policy::<B6>(6, 10, 22, Solver::default());
+    let (checked, decided) = under_every_policy::<B6>(6, 10, 22, Ask::plain(Solver::default()));
     eprintln!("6x6: {checked} positions of games, {decided} given a game that replays");
     assert!(decided * 10 >= checked * 9, "{decided} of {checked}");
-    let (checked, decided) = under_every_policy::<B8>(2, 20, 18, Solver::default());
+    let (checked, decided) = under_every_policy::<B8>(2, 20, 18, Ask::plain(Solver::default()));
     eprintln!("8x8: {checked} positions of games, {decided} given a game that replays");
     assert!(decided * 10 >= checked * 9, "{decided} of {checked}");
     // no model's game failed to replay (it would have been answered as
@@ -165,10 +187,28 @@ fn positions_of_6x6_and_8x8_games_are_never_unreachable() {
 #[cfg(feature = "cadical")]
 #[test]
 fn cadicals_unsat_configuration_gives_the_same_verdicts() {
-    four_by_four(60, 80, 3, Solver::CaDiCaLUnsat);
-    let (checked, decided) = under_every_policy::<B6>(3, 40, 22, Solver::CaDiCaLUnsat);
+    four_by_four(60, 80, 3, Ask::plain(Solver::CaDiCaLUnsat));
+    let (checked, decided) = under_every_policy::<B6>(3, 40, 22, Ask::plain(Solver::CaDiCaLUnsat));
     assert!(decided * 10 >= checked * 9, "6x6: {decided} of {checked}");
-    let (checked, decided) = under_every_policy::<B8>(1, 50, 16, Solver::CaDiCaLUnsat);
+    let (checked, decided) = under_every_policy::<B8>(1, 50, 16, Ask::plain(Solver::CaDiCaLUnsat));
+    assert!(decided * 10 >= checked * 9, "8x8: {decided} of {checked}");
+    assert_eq!(othello_census::search::game_encoding::non_replaying_games(), 0);
+}
+
+/// With the facts the flip-history relaxation forces added
+/// (`exact_game_forced`): the oracle's verdicts on 4x4, and no position
+/// of a 6x6 or 8x8 game called unreachable, each game found replaying.
+/// The 6x6 games go to 30 discs, where the relaxation forces dozens of
+/// facts a position (a fact added wrongly would cut off the game).
+#[test]
+fn with_the_forced_facts_the_verdicts_are_the_same() {
+    let ask = Ask { solver: Solver::default(), facts: true };
+    four_by_four(60, 80, 4, ask);
+    let (checked, decided) = under_every_policy::<B6>(3, 60, 30, ask);
+    eprintln!("6x6 with forced facts: {checked} positions of games, {decided} given a game that replays");
+    assert!(decided * 10 >= checked * 9, "6x6: {decided} of {checked}");
+    let (checked, decided) = under_every_policy::<B8>(1, 70, 20, ask);
+    eprintln!("8x8 with forced facts: {checked} positions of games, {decided} given a game that replays");
     assert!(decided * 10 >= checked * 9, "8x8: {decided} of {checked}");
     assert_eq!(othello_census::search::game_encoding::non_replaying_games(), 0);
 }
@@ -177,7 +217,7 @@ fn cadicals_unsat_configuration_gives_the_same_verdicts() {
 #[test]
 #[ignore = "about 20 minutes"]
 fn positions_of_whole_6x6_games_are_never_unreachable() {
-    let (checked, decided) = under_every_policy::<B6>(2, 30, 36, Solver::default());
+    let (checked, decided) = under_every_policy::<B6>(2, 30, 36, Ask::plain(Solver::default()));
     eprintln!("6x6: {checked} positions of games, {decided} given a game that replays");
 }
 

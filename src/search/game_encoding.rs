@@ -57,6 +57,7 @@
 use batsat::{SolverInterface, lbool};
 
 use crate::board::{Color, Geometry, Position};
+use crate::search::flip_history::{Forced, forced_facts};
 use crate::search::game::Game;
 use crate::search::sat_budget::Budget;
 pub use crate::search::sat_budget::Cut;
@@ -374,7 +375,43 @@ struct Encoding<'a> {
     colour: Vec<L>,
 }
 
-fn encode<'a, G: Geometry>(target: &Position<G>, solver: Solver, passes: bool, cut: Option<Cut<'a>>) -> Encoding<'a> {
+/// Adds the facts the flip-history relaxation forces ([`Forced`]): each
+/// holds in every game to the target (every game's flip history is one
+/// the relaxation allows), so no game is lost, and a proof of
+/// unreachability may be shorter: "a placed before b" as "b occupied on
+/// board t implies a occupied on it" for every t; "q never flipped" as
+/// no move flipping q; "q flipped" as some move flipping it; "the disc
+/// placed on q is black" as "move t placed q implies move t is Black's".
+/// `boards[t]`, `flips[t]`: move t's occupied and flipped squares.
+fn add_forced(f: &mut Formula, forced: &Forced, boards: &[Vec<L>], flips: &[Vec<L>], placed: &[Vec<L>], colour: &[L]) {
+    for &(a, b) in &forced.before {
+        for occupied in boards {
+            f.clause(&[!occupied[b as usize], occupied[a as usize]]);
+        }
+    }
+    for &q in &forced.never_flipped {
+        for flipped in flips {
+            f.clause(&[!flipped[q as usize]]);
+        }
+    }
+    for &q in &forced.flipped {
+        let some: Vec<L> = flips.iter().map(|flipped| flipped[q as usize]).collect();
+        f.clause(&some);
+    }
+    for &(q, black) in &forced.placed_black {
+        for (x, &c) in placed.iter().zip(colour) {
+            f.clause(&[!x[q as usize], if black { c } else { !c }]);
+        }
+    }
+}
+
+fn encode<'a, G: Geometry>(
+    target: &Position<G>,
+    solver: Solver,
+    passes: bool,
+    cut: Option<Cut<'a>>,
+    forced: Option<&Forced>,
+) -> Encoding<'a> {
     let n = G::N;
     let squares = G::SQUARES as usize;
     let mut f = Formula {
@@ -397,6 +434,10 @@ fn encode<'a, G: Geometry>(target: &Position<G>, solver: Solver, passes: bool, c
     let mut was_white: Vec<L> = (0..squares).map(|q| f.and(was_occupied[q], !was_black[q])).collect();
     let mut placed = Vec::with_capacity(m);
     let mut colour: Vec<L> = Vec::with_capacity(m);
+    // each move's board and flips, kept for the forced facts
+    let keep = forced.is_some();
+    let mut boards: Vec<Vec<L>> = Vec::with_capacity(if keep { m } else { 0 });
+    let mut flips: Vec<Vec<L>> = Vec::with_capacity(if keep { m } else { 0 });
     for t in 1..=m {
         let last = t == m;
         // occupancy
@@ -520,9 +561,16 @@ fn encode<'a, G: Geometry>(target: &Position<G>, solver: Solver, passes: bool, c
         }
         placed.push(x);
         colour.push(c);
+        if keep {
+            boards.push(occupied.clone());
+            flips.push(flipped);
+        }
         was_white = (0..squares).map(|q| f.and(occupied[q], !black[q])).collect();
         was_occupied = occupied;
         was_black = black;
+    }
+    if let Some(forced) = forced {
+        add_forced(&mut f, forced, &boards, &flips, &placed, &colour);
     }
     // the side to move at the end: the other side of the last mover, or the
     // last mover when the other side has no move and it has one (a pass);
@@ -567,7 +615,24 @@ pub fn exact_game_until<G: Geometry>(
     solver: Solver,
     cut: Option<Cut<'_>>,
 ) -> (Exact<G>, u64) {
-    let (verdict, spent, _) = exact_game_inner(p, conflicts, solver, cut, None, false);
+    let (verdict, spent, _) = exact_game_inner(p, conflicts, solver, cut, None, false, false);
+    (verdict, spent)
+}
+
+/// The conflicts of each solver call that [`flip_history::forced_facts`]
+/// makes for [`exact_game_forced`] (0.3-1.3 s a dense 8x8 position:
+/// results/benchmarks/exact-forced-facts-8x8-20261207.txt).
+pub const FORCED_FACT_CONFLICTS: u64 = 100_000;
+
+/// [`exact_game_counted`] with the facts the flip-history relaxation
+/// forces added to both formulas (found once, with
+/// [`FORCED_FACT_CONFLICTS`] a call; a relaxation without a model adds
+/// none). Every game to the board satisfies them, so the verdicts are
+/// those of the encoding without them; what changes is the conflicts a
+/// search takes. Not yet the decider's encoding: measured by
+/// `probes/exact_probe.rs`.
+pub fn exact_game_forced<G: Geometry>(p: &Position<G>, conflicts: u64, solver: Solver) -> (Exact<G>, u64) {
+    let (verdict, spent, _) = exact_game_inner(p, conflicts, solver, None, None, false, true);
     (verdict, spent)
 }
 
@@ -753,11 +818,13 @@ pub fn exact_game_resumed<G: Geometry>(
     cut: Option<Cut<'_>>,
     carry: Option<&Carry>,
 ) -> (Exact<G>, u64, Option<Carry>) {
-    exact_game_inner(p, conflicts, solver, cut, carry, true)
+    exact_game_inner(p, conflicts, solver, cut, carry, true, false)
 }
 
 /// [`exact_game_resumed`]; only where `keep` do the solver's learned
-/// clauses go into a carry (a search that nobody resumes keeps none).
+/// clauses go into a carry (a search that nobody resumes keeps none);
+/// where `facts`, both formulas hold the relaxation's forced facts (the
+/// fingerprint then differs from the formula's without them).
 fn exact_game_inner<G: Geometry>(
     p: &Position<G>,
     conflicts: u64,
@@ -765,6 +832,7 @@ fn exact_game_inner<G: Geometry>(
     cut: Option<Cut<'_>>,
     carry: Option<&Carry>,
     keep: bool,
+    facts: bool,
 ) -> (Exact<G>, u64, Option<Carry>) {
     let start = Position::<G>::start();
     let (b, w) = (p.black().0, p.white().0);
@@ -776,11 +844,15 @@ fn exact_game_inner<G: Geometry>(
         let v = if *p == start { Exact::Reachable(Game { plies: Vec::new(), end: *p }) } else { Exact::Unreachable };
         return (v, 0, None);
     }
+    // found once for both formulas (and again, alike, by a resumed
+    // search: the calls are deterministic, so the fingerprint is too)
+    let forced = if facts { forced_facts::<G>(b, w, FORCED_FACT_CONFLICTS) } else { None };
+    let forced = forced.as_ref();
     let mut spent = 0;
     let mut found = false;
     let mut resumed: Option<(Carry, Encoding)> = None;
     if let Some(c) = carry.filter(|_| keep) {
-        let enc = encode::<G>(p, solver, true, cut);
+        let enc = encode::<G>(p, solver, true, cut, forced);
         if enc.formula.fingerprint.digest() == c.fingerprint && c.well_formed(enc.formula.vars) {
             // at its limit already: nothing to search, nothing new to keep
             if conflicts <= c.passes_spent {
@@ -801,7 +873,7 @@ fn exact_game_inner<G: Geometry>(
             // move's colour is known); where it finds no game, with them (most
             // positions asked are unreachable: the full budget goes to the
             // formula that can prove it)
-            enc = encode::<G>(p, solver, false, cut);
+            enc = encode::<G>(p, solver, false, cut, forced);
             let first = if enc.formula.empty { Some(false) } else { enc.formula.backend.solve(conflicts.div_ceil(10)) };
             spent = enc.formula.backend.conflicts();
             found = first == Some(true);
@@ -809,7 +881,7 @@ fn exact_game_inner<G: Geometry>(
                 return (Exact::Unknown, spent, None);
             }
             if !found {
-                enc = encode::<G>(p, solver, true, cut);
+                enc = encode::<G>(p, solver, true, cut, forced);
             }
             None
         }
@@ -898,7 +970,7 @@ pub fn non_replaying_games() -> u64 {
 
 /// The size of the encoding of `p`: variables and clauses.
 pub fn encoding_size<G: Geometry>(p: &Position<G>) -> (u32, u64) {
-    let enc = encode::<G>(p, Solver::BatSat, true, None);
+    let enc = encode::<G>(p, Solver::BatSat, true, None, None);
     (enc.formula.vars, enc.formula.clauses)
 }
 
@@ -1118,6 +1190,21 @@ mod cadical {
             );
         }
 
+        /// The forced facts refute a dense 8x8 sample by unit propagation
+        /// alone (0 conflicts; 7,474 without them:
+        /// results/benchmarks/exact-forced-facts-8x8-20261207.txt, panel B).
+        #[test]
+        fn the_forced_facts_shorten_a_dense_proof() {
+            use crate::board::{B8, Position};
+            use crate::search::game_encoding::{Exact, Solver, exact_game_counted, exact_game_forced};
+            let line = "OXO---OX OXOXOOXO O--OXXX- OOXXOXXO OOXXOXXO XOO-X-OX -OXXXOOO OXX-OXO- O";
+            let p = Position::<B8>::parse(line).unwrap();
+            let (verdict, spent) = exact_game_forced::<B8>(&p, 1_000, Solver::CaDiCaL);
+            assert_eq!(verdict, Exact::Unreachable, "after {spent} conflicts");
+            assert!(spent <= 100, "{spent} conflicts");
+            assert_eq!(exact_game_counted::<B8>(&p, 1_000, Solver::CaDiCaL).0, Exact::Unknown);
+        }
+
         /// A search cut at its limit resumes from its carry: the flip
         /// lemmas' sample above (5,461 conflicts whole), in searches of
         /// at most 1,500 conflicts each, every one resuming from the carry
@@ -1200,7 +1287,7 @@ mod cadical {
                 let (Exact::Unknown, Some(carry)) = (v, carry) else { return };
                 carries += 1;
                 for clause in super::super::each_clause(&carry.clauses).take(150) {
-                    let mut enc = encode::<B6>(&changed, Solver::BatSat, true, None);
+                    let mut enc = encode::<B6>(&changed, Solver::BatSat, true, None, None);
                     for &l in clause {
                         enc.formula.clause(&[!L::Var(Lit(l))]);
                     }
@@ -1310,6 +1397,34 @@ mod tests {
         // a carry of more words than the cap is not used
         let over = Carry { clauses: one.repeat(CARRY_LITERALS / one.len() + 1), ..big.clone() };
         assert!(!over.well_formed(16));
+    }
+
+    /// The forced facts go into the formula (it grows, and its
+    /// fingerprint changes) and keep every game: positions of random 6x6
+    /// games of 24 to 28 discs are found reachable with them, each game
+    /// replaying.
+    #[test]
+    fn forced_facts_are_added_and_keep_every_game() {
+        let (mut checked, mut grew) = (0, 0);
+        crate::board::random_games::<B6>(3, 12, |p| {
+            if !(24..=28).contains(&p.discs()) {
+                return;
+            }
+            checked += 1;
+            let forced = forced_facts::<B6>(p.black().0, p.white().0, FORCED_FACT_CONFLICTS)
+                .expect("the relaxation allows the history of a game");
+            let plain = encode::<B6>(p, Solver::BatSat, true, None, None);
+            let with = encode::<B6>(p, Solver::BatSat, true, None, Some(&forced));
+            if with.formula.clauses > plain.formula.clauses {
+                grew += 1;
+                assert_ne!(with.formula.fingerprint.digest(), plain.formula.fingerprint.digest());
+            }
+            match exact_game_forced::<B6>(p, 1_000_000, Solver::BatSat).0 {
+                Exact::Reachable(g) => assert_eq!(g.replay(), Ok(())),
+                other => panic!("{other:?} with the forced facts, for a position of a game: {}", p.line()),
+            }
+        });
+        assert!(checked >= 12 && grew * 10 >= checked * 9, "{grew} of {checked} formulas grew");
     }
 
     #[test]
