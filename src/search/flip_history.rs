@@ -502,10 +502,12 @@ pub fn forced_facts<G: Geometry>(black: u64, white: u64, conflicts: u64) -> Opti
     // which squares the latest model flips (the first model's, then each
     // new one's): read when a model is found, since a solver that has just
     // answered "unsatisfiable" or run out holds none
-    let flipped_in_model = |enc: &Encoding, s: u32| {
-        enc.flips_of[s as usize].iter().any(|&e| enc.solver.value_lit(enc.events[e].lit) == lbool::TRUE)
+    let flips_of_model = |enc: &Encoding| -> Vec<bool> {
+        (0..sq)
+            .map(|s| enc.flips_of[s as usize].iter().any(|&e| enc.solver.value_lit(enc.events[e].lit) == lbool::TRUE))
+            .collect()
     };
-    let mut model_flips: Vec<bool> = (0..sq).map(|s| flipped_in_model(&enc, s)).collect();
+    let mut model_flips = flips_of_model(&enc);
     let mut out = Forced::default();
     while let Some((l, fact)) = cands.pop() {
         enc.solver.cb_mut().conflicts = 0;
@@ -520,17 +522,16 @@ pub fn forced_facts<G: Geometry>(black: u64, white: u64, conflicts: u64) -> Opti
         } else if r == lbool::TRUE {
             let solver = &enc.solver;
             cands.retain(|(x, _)| solver.value_lit(*x) == lbool::TRUE);
-            model_flips = (0..sq).map(|s| flipped_in_model(&enc, s)).collect();
+            model_flips = flips_of_model(&enc);
         } else {
             out.unknown += 1;
         }
     }
-    // squares never flipped, or flipped at least once: each square's
-    // events tried together
-    // "never flipped" for a square the model leaves alone, "flipped" for
-    // the others; a new model is read again for the squares after (in the
-    // order the measurements of 2026-12-07 used: the first, then the
-    // last, going down)
+    // squares never flipped, or flipped at least once, each square's
+    // events tried together: "never flipped" for a square the latest model
+    // leaves alone, "flipped" for the others (in the order the
+    // measurements of 2026-12-07 used: the first, then the last, going
+    // down)
     let mut open: Vec<u32> = (0..sq).filter(|&s| enc.occupied >> s & 1 == 1).collect();
     while !open.is_empty() {
         let s = open.swap_remove(0);
@@ -552,7 +553,7 @@ pub fn forced_facts<G: Geometry>(black: u64, white: u64, conflicts: u64) -> Opti
                 out.never_flipped.push(s);
                 enc.clause(vec![!act]);
             } else if r == lbool::TRUE {
-                model_flips = (0..sq).map(|s| flipped_in_model(&enc, s)).collect();
+                model_flips = flips_of_model(&enc);
             } else {
                 out.unknown += 1;
             }
@@ -565,7 +566,7 @@ pub fn forced_facts<G: Geometry>(black: u64, white: u64, conflicts: u64) -> Opti
                 out.flipped.push(s);
                 enc.clause(events);
             } else if r == lbool::TRUE {
-                model_flips = (0..sq).map(|s| flipped_in_model(&enc, s)).collect();
+                model_flips = flips_of_model(&enc);
             } else {
                 out.unknown += 1;
             }
