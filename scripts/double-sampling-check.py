@@ -10,10 +10,12 @@
 # found reachable, with every undecided sample decided, and with more
 # seeds like these (planning, not a result).
 #   pip install xxhash   # the xxh3 hash of the subsample's membership
-#   scripts/double-sampling-check.py results/catalog.json estimate-8x8-20261205T181441Z
-# The second argument is the common prefix of the pooled documents' ids
-# (one chain's seeds), or their ids separated by commas. The exact layers the catalogue adds (8x8: to 14
-# discs, about 1e12 positions) are left out, below the digits printed.
+#   scripts/double-sampling-check.py results/catalog.json ID1,ID2,ID3
+# The second argument is the pooled documents' ids separated by commas
+# (results/8x8-estimate.csv lists them in its `runs` column), or their common prefix
+# where they share one (one chain's seeds). The exact layers the catalogue
+# adds (8x8: to 14 discs, about 1e12 positions) are left out, below the
+# digits printed.
 import json, math, struct, collections, sys
 import xxhash
 from math import lgamma, exp, log, sqrt
