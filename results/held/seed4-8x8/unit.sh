@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The fourth 8x8 seed's chain (docs/estimate-history.md, "Widening to one in 2"),
+# one step after another, each resumable: run the same command again after a stop
+# and it takes up the step it is in from that step's progress file.
+#   results/held/seed4-8x8/unit.sh WORK DEADLINE THREADS     (from the repository's root)
+# WORK: the work directory (seed4/, seed4r1/, seed4r2/ under it); DEADLINE: when
+# to stop, as `date -d` reads it (e.g. 19:50); THREADS: threads for each step.
+# BIN (default target/release) holds a clean build of search generation 10 with
+# --features cadical. On a fresh machine, copy the held files first: each of
+# results/held/seed4-8x8/seed4*/ to WORK/ (`cp -r results/held/seed4-8x8/seed4* WORK/`;
+# before hold.sh's layout, the first phase's estimate-*.progress lay at the top:
+# copy it to WORK/seed4/). After a unit, hold.sh keeps them here for a commit.
+# Steps, fixed by the plan before any of the seed's samples was searched again:
+#   1. the first phase, drawn by its sample count (no beam, no sweep);
+#   2. its undecided samples with a beam of 10,000;
+#   3. what that leaves with the exact encoding at 10^6 conflicts, a first
+#      round at 3 x 10^5; that document is the first phase. Its subsample of
+#      one in 4 at 5 x 10^6 and 2 x 10^7 follows (not in this script yet).
+set -euo pipefail
+work=$1 deadline=$(date -d "$2" +%s) threads=$3
+export PATH="$(cd "${BIN:-target/release}" && pwd):$PATH"
+grep -m1 'model name' /proc/cpuinfo
+othello-census --version
+mkdir -p "$work"
+cd "$work"
+left() { echo $(( deadline - $(date +%s) )); }
+# the whole document (no untried sample) of a step's directory, if any
+whole() { grep -L '"untried": true' "$1"/estimate-*.json 2>/dev/null | sort | tail -1 || true; }
+
+first=$(ls seed4/estimate-*.json 2>/dev/null | sort | tail -1 || true)
+if [ -z "$first" ]; then
+    s=$(left); [ "$s" -gt 60 ] || { echo "no time left for the first phase"; exit 0; }
+    echo "step 1, the first phase: $(date -u +%H:%M:%S), ${s}s"
+    # stopped by the deadline, it keeps its progress file and writes no document
+    rc=0
+    timeout -s INT "$s" othello-census estimate --size 8 --discs all --samples 39973431 --seed 4 \
+        --out seed4 --progress-every 5m -q --budget 1000000 --beam-width 0 --sweep-width 0 \
+        --threads "$threads" || rc=$?
+    first=$(ls seed4/estimate-*.json 2>/dev/null | sort | tail -1 || true)
+    [ -n "$first" ] || { echo "step 1 stopped (exit $rc) at $(date -u +%H:%M:%S); the same command goes on"; exit 0; }
+fi
+echo "step 1 done: $first"
+
+beam=$(whole seed4r1)
+if [ -z "$beam" ]; then
+    m=$(( $(left) / 60 )); [ "$m" -ge 2 ] || { echo "no time left for step 2"; exit 0; }
+    echo "step 2, the beam: $(date -u +%H:%M:%S), ${m}m"
+    othello-census estimate --resolve "$first" --out seed4r1 -q --budget 1000000 --beam-width 10000 \
+        --sweep-width 0 --threads "$threads" --time "${m}m"
+    beam=$(whole seed4r1)
+    [ -n "$beam" ] || { echo "step 2 stopped at $(date -u +%H:%M:%S); the same command goes on"; exit 0; }
+fi
+echo "step 2 done: $beam"
+
+exact=$(whole seed4r2)
+if [ -z "$exact" ]; then
+    m=$(( $(left) / 60 )); [ "$m" -ge 2 ] || { echo "no time left for step 3"; exit 0; }
+    echo "step 3, the exact encoding: $(date -u +%H:%M:%S), ${m}m"
+    othello-census estimate --resolve "$beam" --out seed4r2 -q --budget 1000000 --beam-width 0 \
+        --sweep-width 0 --exact-conflicts 1000000 --exact-first 300000 --threads "$threads" --time "${m}m"
+    exact=$(whole seed4r2)
+    [ -n "$exact" ] || { echo "step 3 stopped at $(date -u +%H:%M:%S); the same command goes on"; exit 0; }
+fi
+echo "step 3 done, the first phase's document: $exact"
