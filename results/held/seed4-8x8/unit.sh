@@ -56,7 +56,9 @@ exact=$(whole seed4r2)
 if [ -z "$exact" ]; then
     m=$(( $(left) / 60 )); [ "$m" -ge 2 ] || { echo "no time left for step 3"; exit 0; }
     echo "step 3, the exact encoding: $(date -u +%H:%M:%S), ${m}m"
-    othello-census estimate --resolve "$beam" --out seed4r2 -q --budget 1000000 --beam-width 0 \
+    # the same beam (a resolve never runs weaker limits than its document's;
+    # the beam is run again on each sample, about 2 s of its 20)
+    othello-census estimate --resolve "$beam" --out seed4r2 -q --budget 1000000 --beam-width 10000 \
         --sweep-width 0 --exact-conflicts 1000000 --exact-first 300000 --threads "$threads" --time "${m}m"
     exact=$(whole seed4r2)
     [ -n "$exact" ] || { echo "step 3 stopped at $(date -u +%H:%M:%S); the same command goes on"; exit 0; }
