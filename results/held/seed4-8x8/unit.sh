@@ -41,26 +41,28 @@ if [ -z "$first" ]; then
 fi
 echo "step 1 done: $first"
 
-beam=$(whole seed4r1)
-if [ -z "$beam" ]; then
-    m=$(( $(left) / 60 )); [ "$m" -ge 2 ] || { echo "no time left for step 2"; exit 0; }
-    echo "step 2, the beam: $(date -u +%H:%M:%S), ${m}m"
-    othello-census estimate --resolve "$first" --out seed4r1 -q --budget 1000000 --beam-width 10000 \
-        --sweep-width 0 --threads "$threads" --time "${m}m"
-    beam=$(whole seed4r1)
-    [ -n "$beam" ] || { echo "step 2 stopped at $(date -u +%H:%M:%S); the same command goes on"; exit 0; }
-fi
-echo "step 2 done: $beam"
+# a resolve step: N, what it is, the document it resolves, its directory,
+# then its limits; sets `done` to its whole document, or stops the unit
+# (exit 0) when the deadline leaves it unfinished
+resolve_step() {
+    local n=$1 what=$2 from=$3 out=$4
+    shift 4
+    done=$(whole "$out")
+    if [ -z "$done" ]; then
+        local m=$(( $(left) / 60 ))
+        [ "$m" -ge 2 ] || { echo "no time left for step $n"; exit 0; }
+        echo "step $n, $what: $(date -u +%H:%M:%S), ${m}m"
+        othello-census estimate --resolve "$from" --out "$out" -q --budget 1000000 "$@" \
+            --threads "$threads" --time "${m}m"
+        done=$(whole "$out")
+        [ -n "$done" ] || { echo "step $n stopped at $(date -u +%H:%M:%S); the same command goes on"; exit 0; }
+    fi
+    echo "step $n done: $done"
+}
 
-exact=$(whole seed4r2)
-if [ -z "$exact" ]; then
-    m=$(( $(left) / 60 )); [ "$m" -ge 2 ] || { echo "no time left for step 3"; exit 0; }
-    echo "step 3, the exact encoding: $(date -u +%H:%M:%S), ${m}m"
-    # the same beam (a resolve never runs weaker limits than its document's;
-    # the beam is run again on each sample, about 2 s of its 20)
-    othello-census estimate --resolve "$beam" --out seed4r2 -q --budget 1000000 --beam-width 10000 \
-        --sweep-width 0 --exact-conflicts 1000000 --exact-first 300000 --threads "$threads" --time "${m}m"
-    exact=$(whole seed4r2)
-    [ -n "$exact" ] || { echo "step 3 stopped at $(date -u +%H:%M:%S); the same command goes on"; exit 0; }
-fi
-echo "step 3 done, the first phase's document: $exact"
+resolve_step 2 "the beam" "$first" seed4r1 --beam-width 10000 --sweep-width 0
+# the same beam (a resolve never runs weaker limits than its document's;
+# the beam is run again on each sample, about 2 s of its 20)
+resolve_step 3 "the exact encoding" "$done" seed4r2 --beam-width 10000 --sweep-width 0 \
+    --exact-conflicts 1000000 --exact-first 300000
+echo "the first phase's document: $done"
