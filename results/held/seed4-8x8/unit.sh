@@ -3,7 +3,7 @@
 # one step after another, each resumable: run the same command again after a stop
 # and it takes up the step it is in from that step's progress file.
 #   results/held/seed4-8x8/unit.sh WORK DEADLINE THREADS     (from the repository's root)
-# WORK: the work directory (seed4/, seed4r1/, seed4r2/ under it); DEADLINE: when
+# WORK: the work directory (seed4/, seed4r1/, seed4r2/, seed4r3/ under it); DEADLINE: when
 # to stop, as `date -d` reads it (e.g. 19:50); THREADS: threads for each step.
 # BIN (default target/release) holds a clean build of search generation 10 with
 # --features cadical. On a fresh machine, copy the held files first: each of
@@ -14,8 +14,14 @@
 #   1. the first phase, drawn by its sample count (no beam, no sweep);
 #   2. its undecided samples with a beam of 10,000;
 #   3. what that leaves with the exact encoding at 10^6 conflicts, a first
-#      round at 3 x 10^5; that document is the first phase. Its subsample of
-#      one in 4 at 5 x 10^6 and 2 x 10^7 follows (not in this script yet).
+#      round at 3 x 10^5; that document is the first phase of the double
+#      sampling;
+#   4. its subsample of one in 4 at 2 x 10^7 conflicts, a first round at
+#      5 x 10^6, with --carry-exact (the widening's settings, and the same
+#      beam as steps 2-3). The seed is pooled once this step's first round
+#      is through (the step's partial document then lists only members
+#      kept for the second round as untried); the script ends when the
+#      second round is through too.
 set -euo pipefail
 work=$1 deadline=$(date -d "$2" +%s) threads=$3
 export PATH="$(cd "${BIN:-target/release}" && pwd):$PATH"
@@ -66,3 +72,5 @@ resolve_step 2 "the beam" "$first" seed4r1 --beam-width 10000 --sweep-width 0
 resolve_step 3 "the exact encoding" "$done" seed4r2 --beam-width 10000 --sweep-width 0 \
     --exact-conflicts 1000000 --exact-first 300000
 echo "the first phase's document: $done"
+resolve_step 4 "the subsample of one in 4" "$done" seed4r3 --beam-width 10000 --sweep-width 0 \
+    --exact-conflicts 20000000 --exact-first 5000000 --subsample 4 --carry-exact
