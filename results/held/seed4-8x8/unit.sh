@@ -68,9 +68,12 @@ resolve_step() {
 
 resolve_step 2 "the beam" "$first" seed4r1 --beam-width 10000 --sweep-width 0
 # the same beam (a resolve never runs weaker limits than its document's;
-# the beam is run again on each sample, about 2 s of its 20)
+# the beam is run again on each sample, about 2 s of its 20); --carry-exact
+# from 2026-12-07 21:20 on (215 through the first round then): the second
+# round goes on from what the first learned, and the limit of 10^6 counts
+# both (it is not part of the resolve's ID: the same progress file goes on)
 resolve_step 3 "the exact encoding" "$done" seed4r2 --beam-width 10000 --sweep-width 0 \
-    --exact-conflicts 1000000 --exact-first 300000
+    --exact-conflicts 1000000 --exact-first 300000 --carry-exact
 echo "the first phase's document: $done"
 resolve_step 4 "the subsample of one in 4" "$done" seed4r3 --beam-width 10000 --sweep-width 0 \
     --exact-conflicts 20000000 --exact-first 5000000 --subsample 4 --carry-exact
