@@ -76,7 +76,10 @@ for d in docs:
         wider[k]+=sum(member(seed,k,u['index'],D//2) and not member(seed,k,u['index'],D) for u in d['undecided_samples'] if u['discs']==k) if D>1 else 0
         e=L[k]; e[0]+=t['samples']; e[1]+=f['reachable']; e[2]+=f['undecided']; e[3]+=f['undecided']-t['undecided']+left; e[4]+=t['reachable']-f['reachable']; e[5]+=left
 now=total([layer(*L[k],cand[k]) for k in sorted(L)])
-print('docs', len(docs), 'now: %.4g (%.4g to %.4g)'%now)
+print('docs', len(docs), 'now: %.4g (%.4g to %.4g), -%.1f%%/+%.1f%%'%(*now,100*(1-now[1]/now[0]),100*(now[2]/now[0]-1)))
+# the subsample's tallies, summed over the layers (what the prose quotes)
+m,h,left,u=(sum(e[i] for e in L.values()) for i in (3,4,5,2))
+print('the subsample: %d members, %d decided (%d reachable), %d left; the first phase: %d undecided'%(m,m-left,h,left,u))
 # projections: every member decided, a share q of the left ones reachable;
 # then the subsample of twice the rate (one in D/2), decided whole alike
 for q in (0.5, 2/3, 0.8):
