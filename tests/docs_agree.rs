@@ -202,3 +202,34 @@ fn links_between_documents_resolve() {
     }
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
+
+/// The two figures after `what` in the catalogue's whole-board line for
+/// `n x n`, as printed (four significant digits).
+fn catalogue_pair_after(n: u32, what: &str) -> (String, String) {
+    let results = read("results/README.md");
+    let head = format!("**The whole {n}x{n} board**");
+    let line = results.lines().find(|l| l.starts_with(&head)).expect("a whole-board line");
+    let after = line.split(what).nth(1).unwrap_or_else(|| panic!("no {what:?} in {line}"));
+    let words: Vec<&str> = after
+        .split([' ', '(', ')', ',', ';'])
+        .map(|w| w.trim_end_matches('.'))
+        .filter(|w| w.parse::<f64>().is_ok())
+        .take(2)
+        .collect();
+    assert_eq!(words.len(), 2, "{line}");
+    (words[0].to_string(), words[1].to_string())
+}
+
+/// README's comparison with Ishii and Tanaka gives the catalogue's bounds
+/// on their quantity (classes of pairs under the square's 8 symmetries),
+/// as the catalogue prints them, and those by double sampling.
+#[test]
+fn readme_gives_the_catalogues_8x8_pair_class_bounds() {
+    let readme = read("README.md").split_whitespace().collect::<Vec<_>>().join(" ");
+    for what in
+        ["as Ishii and Tanaka count them: 95% between ", "classes under the 8 symmetries of the square 95% between "]
+    {
+        let (lo, hi) = catalogue_pair_after(8, what);
+        assert!(readme.contains(&format!("between {lo} and {hi}")), "README lacks {lo} to {hi} ({what})");
+    }
+}
