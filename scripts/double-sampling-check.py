@@ -5,7 +5,10 @@
 # subsample's membership hash, the hypergeometric interval of the
 # reachable undecided samples given the subsample's size, Wilson's
 # interval with continuity correction, and MOVER, written again here
-# without the project's code; then what the figure would be once the
+# without the project's code (documents of different subsampling rates
+# pool apart, rate by rate, and combine by MOVER, as the catalogue's do:
+# seed 4's one in 4 beside seeds 1-3's one in 2; checked against the
+# catalogue only with one rate so far, the only kind it has pooled); then what the figure would be once the
 # subsample is decided whole, for a few shares of its undecided members
 # found reachable, with every undecided sample decided, and with more
 # seeds like these (planning, not a result).
@@ -44,13 +47,18 @@ def wcc(x,n):
     lo=0.0 if x<=0 else max(0.0,(2*n*p+z2-1-Z*sqrt(max(0,z2-2-1/n+4*p*(n*(1-p)+1))))/(2*(n+z2)))
     hi=1.0 if x>=n else min(1.0,(2*n*p+z2+1+Z*sqrt(max(0,z2+2-1/n+4*p*(n*(1-p)-1))))/(2*(n+z2)))
     return lo,hi
-def layer(n,r,u,m,h,left,c):
-    if m==0: klo_p,khi_p=0.0,float(u)
-    else: klo_p,khi_p=u*h/m,u*(h+left)/m
-    lo_c=r+klo_p; hi_c=r+khi_p
-    klo,_=kint(h,m,u); _,khi=kint(h+left,m,u)
-    lg=max(0,klo_p-klo); hg=max(0,khi-khi_p)
-    below=max(lg,hg)**2; above=hg**2
+def layer(n,r,groups,c):
+    # groups: per subsampling rate D, (u, m, h, left): the first phase's
+    # undecided samples, the members, the reachable ones found, the ones
+    # left; rates pool apart and combine by MOVER, as the catalogue's do
+    lo_c=hi_c=float(r); below=above=0.0
+    for u,m,h,left in groups:
+        if m==0: klo_p,khi_p=0.0,float(u)
+        else: klo_p,khi_p=u*h/m,u*(h+left)/m
+        lo_c+=klo_p; hi_c+=khi_p
+        klo,_=kint(h,m,u); _,khi=kint(h+left,m,u)
+        lg=max(0,klo_p-klo); hg=max(0,khi-khi_p)
+        below+=max(lg,hg)**2; above+=hg**2
     wl,_=wcc(lo_c,n); _,wh=wcc(hi_c,n)
     low=lo_c-sqrt(max(0,lo_c-n*wl)**2+below); high=hi_c+sqrt(max(0,n*wh-hi_c)**2+above)
     f=c/n
@@ -64,6 +72,8 @@ c=json.load(open(sys.argv[1]))
 wanted=sys.argv[2].split(',')
 docs=[e for e in c['estimates'] if any(str(e.get('id','')).startswith(w) for w in wanted)]
 L=collections.defaultdict(lambda: [0,0,0,0,0,0]); cand={}
+# per layer and subsampling rate D: [u, m, h, left]
+G=collections.defaultdict(lambda: collections.defaultdict(lambda: [0,0,0,0]))
 # per layer, the listed samples that a subsample of twice the rate adds
 wider=collections.Counter()
 for d in docs:
@@ -75,7 +85,9 @@ for d in docs:
         left=sum(member(seed,k,u['index'],D) for u in d['undecided_samples'] if u['discs']==k)
         wider[k]+=sum(member(seed,k,u['index'],D//2) and not member(seed,k,u['index'],D) for u in d['undecided_samples'] if u['discs']==k) if D>1 else 0
         e=L[k]; e[0]+=t['samples']; e[1]+=f['reachable']; e[2]+=f['undecided']; e[3]+=f['undecided']-t['undecided']+left; e[4]+=t['reachable']-f['reachable']; e[5]+=left
-now=total([layer(*L[k],cand[k]) for k in sorted(L)])
+        g=G[k][max(D,1)]; g[0]+=f['undecided']; g[1]+=f['undecided']-t['undecided']+left; g[2]+=t['reachable']-f['reachable']; g[3]+=left
+def groups(k): return [tuple(G[k][D]) for D in sorted(G[k])]
+now=total([layer(L[k][0],L[k][1],groups(k),cand[k]) for k in sorted(L)])
 print('docs', len(docs), 'now: %.4g (%.4g to %.4g), -%.1f%%/+%.1f%%'%(*now,100*(1-now[1]/now[0]),100*(now[2]/now[0]-1)))
 # the subsample's tallies, summed over the layers (what the prose quotes)
 m,h,left,u=(sum(e[i] for e in L.values()) for i in (3,4,5,2))
@@ -86,9 +98,12 @@ for q in (0.5, 2/3, 0.8):
     for widen in (False, True):
         ls=[]
         for k in sorted(L):
-            n,r,u,m,h,left=L[k]
-            more=wider[k] if widen else 0
-            ls.append(layer(n,r,u,m+more,h+round(q*(left+more)),0,cand[k]))
+            n,r=L[k][0],L[k][1]
+            # the wider subsample's added members, given to the rate of
+            # most members (one rate in the documents checked so far)
+            gs=[list(g) for g in groups(k)]
+            if widen and gs: max(gs,key=lambda g:g[1])[1]+=wider[k]; max(gs,key=lambda g:g[1])[3]+=wider[k]
+            ls.append(layer(n,r,[(u,m,h+round(q*left),0) for u,m,h,left in gs],cand[k]))
         t=total(ls)
         print('%s decided whole, %.2f of its undecided members reachable: %.4g (%.4g to %.4g), -%.1f%%/+%.1f%%'
               %('twice the subsample' if widen else 'the subsample',q,*t,100*(1-t[1]/t[0]),100*(t[2]/t[0]-1)))
@@ -98,8 +113,8 @@ for q in (0.5, 2/3, 0.8):
 for q in (0.5, 2/3, 0.8):
     ls=[]
     for k in sorted(L):
-        n,r,u,m,h,left=L[k]
-        ls.append(layer(n,r+round(q*u),0,0,0,0,cand[k]))
+        n,r,u=L[k][0],L[k][1],L[k][2]
+        ls.append(layer(n,r+round(q*u),[],cand[k]))
     t=total(ls)
     print('every undecided sample decided, %.2f of them reachable: %.4g (%.4g to %.4g), -%.1f%%/+%.1f%%'
           %(q,*t,100*(1-t[1]/t[0]),100*(t[2]/t[0]-1)))
@@ -118,10 +133,10 @@ for f in (1, 4/3, 5/3, 2):
             continue  # the floor above, at 0.50
         ls=[]; members=0
         for k in sorted(L):
-            n,r,u,m,h,left=L[k]
+            n,r,u=L[k][0],L[k][1],L[k][2]
             n2,r2,u2=round(n*f),round(r*f),round(u*f)
             m2=round(u2/D); members+=m2
-            ls.append(layer(n2,r2,u2,m2,round(0.5*m2),0,cand[k]))
+            ls.append(layer(n2,r2,[(u2,m2,round(0.5*m2),0)],cand[k]))
         t=total(ls)
         print('%.2fx the first phase, one in %d decided whole (%d members): %.4g (%.4g to %.4g), -%.1f%%/+%.1f%%'
               %(f,D,members,*t,100*(1-t[1]/t[0]),100*(t[2]/t[0]-1)))
