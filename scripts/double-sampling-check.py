@@ -16,7 +16,10 @@
 #   scripts/double-sampling-check.py results/catalog.json ID1,ID2,ID3
 # The second argument is the pooled documents' ids separated by commas
 # (results/8x8-estimate.csv lists them in its `runs` column), or their common prefix
-# where they share one (one chain's seeds). The exact layers the catalogue
+# where it matches one document of each seed; two of one seed are refused,
+# as the catalogue pools one a seed. A document of no subsample counts as
+# its own first phase with every undecided sample left (one in 1), as the
+# catalogue takes it. The exact layers the catalogue
 # adds (8x8: to 14 discs, about 1e12 positions) are left out, below the
 # digits printed.
 import json, math, struct, collections, sys
@@ -71,27 +74,39 @@ c=json.load(open(sys.argv[1]))
 # a prefix of the ids, or the ids themselves separated by commas
 wanted=sys.argv[2].split(',')
 docs=[e for e in c['estimates'] if any(str(e.get('id','')).startswith(w) for w in wanted)]
+# the catalogue pools one document a seed (its strongest): two of one seed
+# would count its samples twice
+seeds=collections.Counter(d['seed'] for d in docs)
+if not docs or max(seeds.values())>1:
+    sys.exit('error: give one document of each seed (ids, or a prefix that matches one a seed): '
+             + (', '.join('seed %d %d times'%(k,v) for k,v in seeds.items() if v>1) or 'none matched'))
 L=collections.defaultdict(lambda: [0,0,0,0,0,0]); cand={}
 # per layer and subsampling rate D: [u, m, h, left]
 G=collections.defaultdict(lambda: collections.defaultdict(lambda: [0,0,0,0]))
-# per layer, the listed samples that a subsample of twice the rate adds
-wider=collections.Counter()
+# per layer and rate D, the listed samples that a subsample of twice the
+# rate (one in D/2) adds
+wider=collections.defaultdict(collections.Counter)
 for d in docs:
-    seed=d['seed']; D=d['resolved']['subsample']['one_in']
-    first={l['discs']:l['tally'] for l in d['resolved']['subsample']['first_phase']['layers']}
+    seed=d['seed']; sub=(d.get('resolved') or {}).get('subsample')
+    # a document of no subsample is its own first phase with every
+    # undecided sample left (one in 1), as the catalogue takes it
+    D=sub['one_in'] if sub else 1
+    first={l['discs']:l['tally'] for l in sub['first_phase']['layers']} if sub else {l['discs']:l['tally'] for l in d['layers']}
     for l in d['layers']:
         k=l['discs']; t=l['tally']; cand[k]=int(l['candidates'])
         f=first[k]
-        left=sum(member(seed,k,u['index'],D) for u in d['undecided_samples'] if u['discs']==k)
-        wider[k]+=sum(member(seed,k,u['index'],D//2) and not member(seed,k,u['index'],D) for u in d['undecided_samples'] if u['discs']==k) if D>1 else 0
+        left=sum(member(seed,k,u['index'],D) for u in d['undecided_samples'] if u['discs']==k) if D>1 else t['undecided']
+        wider[k][D]+=sum(member(seed,k,u['index'],D//2) and not member(seed,k,u['index'],D) for u in d['undecided_samples'] if u['discs']==k) if D>1 else 0
         e=L[k]; e[0]+=t['samples']; e[1]+=f['reachable']; e[2]+=f['undecided']; e[3]+=f['undecided']-t['undecided']+left; e[4]+=t['reachable']-f['reachable']; e[5]+=left
         g=G[k][max(D,1)]; g[0]+=f['undecided']; g[1]+=f['undecided']-t['undecided']+left; g[2]+=t['reachable']-f['reachable']; g[3]+=left
 def groups(k): return [tuple(G[k][D]) for D in sorted(G[k])]
 now=total([layer(L[k][0],L[k][1],groups(k),cand[k]) for k in sorted(L)])
 print('docs', len(docs), 'now: %.4g (%.4g to %.4g), -%.1f%%/+%.1f%%'%(*now,100*(1-now[1]/now[0]),100*(now[2]/now[0]-1)))
-# the subsample's tallies, summed over the layers (what the prose quotes)
-m,h,left,u=(sum(e[i] for e in L.values()) for i in (3,4,5,2))
-print('the subsample: %d members, %d decided (%d reachable), %d left; the first phase: %d undecided'%(m,m-left,h,left,u))
+# the subsample's tallies, summed over the layers and the rates above one
+# (what the prose quotes)
+sm,sh,sl=(sum(g[i] for k in G for D,g in G[k].items() if D>1) for i in (1,2,3))
+print('the subsample: %d members, %d decided (%d reachable), %d left; the first phase: %d undecided'
+      %(sm,sm-sl,sh,sl,sum(e[2] for e in L.values())))
 # projections: every member decided, a share q of the left ones reachable;
 # then the subsample of twice the rate (one in D/2), decided whole alike
 for q in (0.5, 2/3, 0.8):
@@ -99,11 +114,14 @@ for q in (0.5, 2/3, 0.8):
         ls=[]
         for k in sorted(L):
             n,r=L[k][0],L[k][1]
-            # the wider subsample's added members, given to the rate of
-            # most members (one rate in the documents checked so far)
-            gs=[list(g) for g in groups(k)]
-            if widen and gs: max(gs,key=lambda g:g[1])[1]+=wider[k]; max(gs,key=lambda g:g[1])[3]+=wider[k]
-            ls.append(layer(n,r,[(u,m,h+round(q*left),0) for u,m,h,left in gs],cand[k]))
+            # each rate's wider subsample (one in D/2) adds its members as
+            # left ones; rates that then meet pool, as the catalogue's do
+            byrate=collections.defaultdict(lambda: [0,0,0,0])
+            for D,(gu,gm,gh,gl) in G[k].items():
+                more=wider[k][D] if widen and D>1 else 0
+                g=byrate[D//2 if widen and D>1 else D]
+                g[0]+=gu; g[1]+=gm+more; g[2]+=gh; g[3]+=gl+more
+            ls.append(layer(n,r,[(gu,gm,gh+round(q*gl),0) for gu,gm,gh,gl in byrate.values()],cand[k]))
         t=total(ls)
         print('%s decided whole, %.2f of its undecided members reachable: %.4g (%.4g to %.4g), -%.1f%%/+%.1f%%'
               %('twice the subsample' if widen else 'the subsample',q,*t,100*(1-t[1]/t[0]),100*(t[2]/t[0]-1)))
@@ -150,10 +168,12 @@ for e in (2/3, 0.8, 1.0):
         ls=[]; members=0
         for k in sorted(L):
             n,r,u=L[k][0],L[k][1],L[k][2]
-            gs=[(gu,gm,gh+(round(0.5*gl) if whole else 0),0 if whole else gl) for gu,gm,gh,gl in groups(k)]
+            byrate={D:[gu,gm,gh+(round(0.5*gl) if whole else 0),0 if whole else gl] for D,(gu,gm,gh,gl) in G[k].items()}
             n2,r2,u2=round(n*e),round(r*e),round(u*e)
             m2=round(u2/4); members+=m2
-            ls.append(layer(n+n2,r+r2,gs+[(u2,m2,round(0.5*m2),0)],cand[k]))
+            # the further seed's one in 4 pools with a rate of one in 4 already there
+            g=byrate.setdefault(4,[0,0,0,0]); g[0]+=u2; g[1]+=m2; g[2]+=round(0.5*m2)
+            ls.append(layer(n+n2,r+r2,[tuple(g) for g in byrate.values()],cand[k]))
         t=total(ls)
         print('a further seed of %.2fx the first phase, one in 4 decided whole (%d members), these %s: %.4g (%.4g to %.4g), -%.1f%%/+%.1f%%'
               %(e,members,'decided whole' if whole else 'as they are',*t,100*(1-t[1]/t[0]),100*(t[2]/t[0]-1)))

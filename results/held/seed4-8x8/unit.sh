@@ -19,9 +19,9 @@
 #   4. its subsample of one in 4 at 2 x 10^7 conflicts, a first round at
 #      5 x 10^6, with --carry-exact (the widening's settings, and the same
 #      beam as steps 2-3). The seed is pooled once this step's first round
-#      is through (the step's partial document then lists only members
-#      kept for the second round as untried); the script ends when the
-#      second round is through too.
+#      is through: the resolve's last line then says that every sample it
+#      has not searched is one the first round left, kept for the second.
+#      The script ends when the second round is through too.
 set -euo pipefail
 work=$1 deadline=$(date -d "$2" +%s) threads=$3
 export PATH="$(cd "${BIN:-target/release}" && pwd):$PATH"
@@ -30,8 +30,21 @@ othello-census --version
 mkdir -p "$work"
 cd "$work"
 left() { echo $(( deadline - $(date +%s) )); }
-# the whole document (no untried sample) of a step's directory, if any
-whole() { grep -L '"untried": true' "$1"/estimate-*.json 2>/dev/null | sort | tail -1 || true; }
+# the whole document of a resolve step's directory, if any: the newest whose
+# resolve left no sample of its own untried (`resolved.untried` 0; samples
+# outside a subsample are listed as untried too, so the samples' marks
+# cannot tell)
+whole() {
+    local f
+    for f in $(ls "$1"/estimate-*.json 2>/dev/null | sort -r); do
+        if python3 -c 'import json, sys
+r = json.load(open(sys.argv[1])).get("resolved") or {}
+sys.exit(0 if r.get("untried", 1) == 0 else 1)' "$f"; then
+            echo "$f"
+            return
+        fi
+    done
+}
 
 first=$(ls seed4/estimate-*.json 2>/dev/null | sort | tail -1 || true)
 if [ -z "$first" ]; then
