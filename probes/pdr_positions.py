@@ -5,15 +5,8 @@ unreachable), one a line as `TAG POSITION` (R, then P).
 Usage: python3 probes/pdr_positions.py N SEED PAIRS"""
 import random,sys
 N=int(sys.argv[1]); random.seed(int(sys.argv[2])); count=int(sys.argv[3])
-D=[(-1,-1),(-1,0),(-1,1),(0,-1),(0,1),(1,-1),(1,0),(1,1)]
-def flips(b,r,c,me):
-    op='O' if me=='X' else 'X'; out=[]
-    for dr,dc in D:
-        rr,cc=r+dr,c+dc; run=[]
-        while 0<=rr<N and 0<=cc<N and b[rr][cc]==op: run.append((rr,cc)); rr+=dr; cc+=dc
-        if run and 0<=rr<N and 0<=cc<N and b[rr][cc]==me: out+=run
-    return out
-def moves(b,me): return [(r,c,f) for r in range(N) for c in range(N) if b[r][c]=='-' for f in [flips(b,r,c,me)] if f]
+from othello_rules import moves as _moves
+def moves(b,me): return _moves(b,me,N)
 h=N//2
 for _ in range(count):
     b=[['-']*N for _ in range(N)]; b[h-1][h-1]=b[h][h]='O'; b[h-1][h]=b[h][h-1]='X'; me='X'

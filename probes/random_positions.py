@@ -4,16 +4,8 @@ the list: reachable by construction (for probes/beam_probe.rs).
 Usage: python3 random_positions.py SEED 46,50,54 COUNT"""
 import random,sys
 N=8
-D=[(-1,-1),(-1,0),(-1,1),(0,-1),(0,1),(1,-1),(1,0),(1,1)]
-def flips(b,r,c,me):
-    op='O' if me=='X' else 'X'; out=[]
-    for dr,dc in D:
-        rr,cc=r+dr,c+dc; run=[]
-        while 0<=rr<N and 0<=cc<N and b[rr][cc]==op: run.append((rr,cc)); rr+=dr; cc+=dc
-        if run and 0<=rr<N and 0<=cc<N and b[rr][cc]==me: out+=run
-    return out
-def moves(b,me):
-    return [(r,c,f) for r in range(N) for c in range(N) if b[r][c]=='-' for f in [flips(b,r,c,me)] if f]
+from othello_rules import moves as _moves
+def moves(b,me): return _moves(b,me,N)
 random.seed(int(sys.argv[1])); want=[int(x) for x in sys.argv[2].split(',')]
 got=0
 while got<int(sys.argv[3]):
