@@ -14,24 +14,7 @@ an odd number of passes whatever their board."""
 import collections, json, random, sys
 
 N = 8
-D = [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)]
-
-
-def flips(b, r, c, me):
-    op = 'O' if me == 'X' else 'X'
-    out = []
-    for dr, dc in D:
-        rr, cc, run = r + dr, c + dc, []
-        while 0 <= rr < N and 0 <= cc < N and b[rr][cc] == op:
-            run.append((rr, cc))
-            rr, cc = rr + dr, cc + dc
-        if run and 0 <= rr < N and 0 <= cc < N and b[rr][cc] == me:
-            out += run
-    return out
-
-
-def moves(b, me):
-    return [(r, c, f) for r in range(N) for c in range(N) if b[r][c] == '-' for f in [flips(b, r, c, me)] if f]
+from othello_rules import flips, moves
 
 
 def odd_passes(line):
