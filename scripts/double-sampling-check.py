@@ -80,7 +80,8 @@ seeds=collections.Counter(d['seed'] for d in docs)
 if not docs or max(seeds.values())>1:
     sys.exit('error: give one document of each seed (ids, or a prefix that matches one a seed): '
              + (', '.join('seed %d %d times'%(k,v) for k,v in seeds.items() if v>1) or 'none matched'))
-L=collections.defaultdict(lambda: [0,0,0,0,0,0]); cand={}
+# per layer: samples, the first phase's reachable and undecided samples
+L=collections.defaultdict(lambda: [0,0,0]); cand={}
 # per layer and subsampling rate D: [u, m, h, left]
 G=collections.defaultdict(lambda: collections.defaultdict(lambda: [0,0,0,0]))
 # per layer and rate D, the listed samples that a subsample of twice the
@@ -97,7 +98,7 @@ for d in docs:
         f=first[k]
         left=sum(member(seed,k,u['index'],D) for u in d['undecided_samples'] if u['discs']==k) if D>1 else t['undecided']
         wider[k][D]+=sum(member(seed,k,u['index'],D//2) and not member(seed,k,u['index'],D) for u in d['undecided_samples'] if u['discs']==k) if D>1 else 0
-        e=L[k]; e[0]+=t['samples']; e[1]+=f['reachable']; e[2]+=f['undecided']; e[3]+=f['undecided']-t['undecided']+left; e[4]+=t['reachable']-f['reachable']; e[5]+=left
+        e=L[k]; e[0]+=t['samples']; e[1]+=f['reachable']; e[2]+=f['undecided']
         g=G[k][max(D,1)]; g[0]+=f['undecided']; g[1]+=f['undecided']-t['undecided']+left; g[2]+=t['reachable']-f['reachable']; g[3]+=left
 def groups(k): return [tuple(G[k][D]) for D in sorted(G[k])]
 now=total([layer(L[k][0],L[k][1],groups(k),cand[k]) for k in sorted(L)])
